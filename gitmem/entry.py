@@ -1,0 +1,119 @@
+"""Entry and TopicFile values: the in-memory shape of a topic file (no I/O)."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# Canonical order of known metadata fields; unknown fields follow in their original order.
+FIELD_ORDER: tuple[str, ...] = (
+    "Id",
+    "Importance",
+    "Volatility",
+    "Created",
+    "Verified",
+    "Valid-until",
+    "Source",
+    "Supersedes",
+    "Superseded-by",
+    "Forgotten",
+    "Related",
+    "Commit",
+)
+IMPORTANCE_VALUES: tuple[str, ...] = ("critical", "high", "normal", "low")
+VOLATILITY_VALUES: tuple[str, ...] = ("stable", "normal", "volatile")
+IMPORTANCE_RANK: dict[str, int] = {"critical": 3, "high": 2, "normal": 1, "low": 0}
+
+_SPACE_RE = re.compile(r"\s+")
+
+
+def normalize_text(text: str) -> str:
+    """Text as compared for dedup: case-folded, whitespace collapsed, trimmed."""
+    return _SPACE_RE.sub(" ", text).strip().casefold()
+
+
+def text_hash(text: str) -> str:
+    """A short stable digest of normalized text (dedup key)."""
+    return hashlib.sha1(normalize_text(text).encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One `## heading` entry. `raw` holds its original text; None means render canonically."""
+
+    title: str
+    body: str
+    fields: dict[str, str] = field(default_factory=dict)
+    line: int = 0
+    raw: str | None = None
+
+    @property
+    def id(self) -> str | None:
+        return self.fields.get("Id") or None
+
+    def get(self, name: str, default: str = "") -> str:
+        return self.fields.get(name, default)
+
+    def with_fields(self, **updates: str | None) -> Entry:
+        """A copy with fields set (None removes one); the copy renders canonically."""
+        fields = dict(self.fields)
+        for key, value in updates.items():
+            name = key.replace("_", "-")
+            name = name[0].upper() + name[1:]
+            if value is None:
+                fields.pop(name, None)
+            else:
+                fields[name] = value
+        return dataclasses.replace(self, fields=fields, raw=None)
+
+    def with_body(self, body: str, title: str | None = None) -> Entry:
+        return dataclasses.replace(
+            self, body=body, title=self.title if title is None else title, raw=None
+        )
+
+    def ordered_fields(self) -> list[tuple[str, str]]:
+        """Known fields in canonical order, then unknown ones as they came."""
+        known = [(name, self.fields[name]) for name in FIELD_ORDER if name in self.fields]
+        unknown = [(k, v) for k, v in self.fields.items() if k not in FIELD_ORDER]
+        return known + unknown
+
+    @property
+    def content_hash(self) -> str:
+        return text_hash(self.body or self.title)
+
+    @property
+    def is_forgotten(self) -> bool:
+        return bool(self.fields.get("Forgotten"))
+
+    @property
+    def is_superseded(self) -> bool:
+        return bool(self.fields.get("Superseded-by"))
+
+
+@dataclass
+class TopicFile:
+    """A parsed topic (or single-layer) file; rendering an unmodified one gives its bytes back."""
+
+    frontmatter_raw: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+    preamble: str = ""
+    entries: list[Entry] = field(default_factory=list)
+    newline: str = "\n"
+
+    def find(self, entry_id: str) -> int | None:
+        """Index of the entry with this id, or None."""
+        for index, entry in enumerate(self.entries):
+            if entry.id == entry_id:
+                return index
+        return None
+
+    def find_title(self, title: str) -> int | None:
+        """Index of the first entry whose heading equals `title` (case-insensitive)."""
+        wanted = normalize_text(title)
+        for index, entry in enumerate(self.entries):
+            if normalize_text(entry.title) == wanted:
+                return index
+        return None

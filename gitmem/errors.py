@@ -1,0 +1,77 @@
+"""The single exception hierarchy of gitmem; each class carries its CLI exit code."""
+
+from __future__ import annotations
+
+
+class GitmemError(Exception):
+    """Base of every error gitmem raises on purpose. `exit_code` follows SPEC §15."""
+
+    exit_code = 1
+
+    def __init__(self, message: str) -> None:
+        # Errors are shown on one line; collapse any newline a caller let through.
+        super().__init__(" ".join(str(message).split()))
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+
+class NotFoundError(GitmemError):
+    """An id, workspace, topic or file that does not exist (exit 1)."""
+
+    exit_code = 1
+
+
+class InvalidInputError(GitmemError):
+    """Bad input or usage: unknown layer, empty text, unsafe key, malformed entry (exit 2)."""
+
+    exit_code = 2
+
+
+class ParseError(InvalidInputError):
+    """A memory file that cannot be parsed; names `path:line` and the reason."""
+
+    def __init__(self, path: str, line: int, reason: str) -> None:
+        self.path = path
+        self.line = line
+        self.reason = reason
+        super().__init__(f"{path}:{line}: {reason}")
+
+
+class StoreStateError(GitmemError):
+    """The store is missing, not initialised, or its committed files are inconsistent (exit 2)."""
+
+    exit_code = 2
+
+
+class SubagentWriteError(GitmemError):
+    """A write verb was called while GITMEM_SUBAGENT=1 (exit 2)."""
+
+    exit_code = 2
+
+
+class ConflictError(GitmemError):
+    """Conflict markers remain, or a merge could not complete cleanly (exit 3)."""
+
+    exit_code = 3
+
+
+class GitLayerError(GitmemError):
+    """A git operation failed: repository, remote, network, authentication (exit 3)."""
+
+    exit_code = 3
+
+
+class SyncError(GitLayerError):
+    """Fetch, merge or push of `gitmem sync` failed (exit 3)."""
+
+
+class AuthError(SyncError):
+    """The remote refused the credentials (exit 3). Never carries the secret."""
+
+
+class LockTimeoutError(GitmemError):
+    """The store lock could not be taken in time (exit 3)."""
+
+    exit_code = 3
