@@ -1,0 +1,199 @@
+"""Git credentials, secret redaction and git error translation (the only pygit2 user besides git.py)."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pygit2
+from pygit2.enums import CredentialType
+
+from gitmem.errors import AuthError, GitLayerError, SyncError
+
+TOKEN_ENV = "GITMEM_GIT_TOKEN"
+DEFAULT_USERNAME = "x-access-token"
+MAX_CREDENTIAL_TRIES = 3
+
+# Userinfo of any scheme://user:secret@host URL; greedy so an unescaped "@" in a password is covered.
+_URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/\s]+)@")
+# Tokens read from files during this process, so they are hidden in every later message too.
+_SECRETS: set[str] = set()
+
+_Credential = pygit2.UserPass | pygit2.Keypair | pygit2.KeypairFromAgent | pygit2.Username
+
+
+def register_secret(secret: str | None) -> None:
+    """Remember a secret so redact() hides it from now on."""
+    if secret and secret.strip():
+        _SECRETS.add(secret.strip())
+
+
+def redact(text: str, tokens: Iterable[str] = ()) -> str:
+    """Hide URL userinfo and every known token (env, registered, given) behind ***."""
+    out = _URL_USERINFO.sub(lambda m: m["scheme"] + "***@", text)
+    secrets = {t for t in (*tokens, os.environ.get(TOKEN_ENV, ""), *_SECRETS) if t}
+    # Longest first, so a token that contains another is hidden whole.
+    for secret in sorted(secrets, key=len, reverse=True):
+        out = out.replace(secret, "***")
+    return out
+
+
+def strip_credentials(url: str) -> tuple[str, str | None]:
+    """Return (url without a password or token in its userinfo, the removed secret or None)."""
+    if "://" not in url:
+        return url, None
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url, None
+    host = parts.netloc.rpartition("@")[2]
+    user, secret = parts.username, parts.password
+    if secret is None and user is not None and user in _known_tokens():
+        user, secret = None, user  # the token was given as the user name
+    netloc = f"{user}@{host}" if user else host
+    return urlunsplit(parts._replace(netloc=netloc)), secret
+
+
+def _known_tokens() -> set[str]:
+    """Tokens this process knows about: the environment's and the registered ones."""
+    env = os.environ.get(TOKEN_ENV, "").strip()
+    return {*_SECRETS, env} - {""}
+
+
+def load_token(token_file: Path | None) -> str | None:
+    """Return the HTTPS token from $GITMEM_GIT_TOKEN, else from a private token file, else None."""
+    env = os.environ.get(TOKEN_ENV, "").strip()
+    if env:
+        return env
+    if token_file is None or not token_file.is_file():
+        return None
+    mode = stat.S_IMODE(token_file.stat().st_mode)
+    if mode & 0o077:
+        raise AuthError(
+            f"refusing to use token file {token_file}: mode {mode:04o} lets other users read it;"
+            f" run chmod 600 {token_file}"
+        )
+    token = token_file.read_text(encoding="utf-8").strip()
+    register_secret(token)
+    return token or None
+
+
+def _ssh_keys(username: str) -> list[_Credential]:
+    """SSH identities to offer, in order: the agent, then ~/.ssh/id_ed25519 and id_rsa."""
+    keys: list[_Credential] = []
+    if os.environ.get("SSH_AUTH_SOCK"):
+        keys.append(pygit2.KeypairFromAgent(username))
+    ssh_dir = Path.home() / ".ssh"
+    for name in ("id_ed25519", "id_rsa"):
+        private = ssh_dir / name
+        if private.is_file():
+            public = ssh_dir / f"{name}.pub"
+            keys.append(
+                pygit2.Keypair(username, str(public) if public.is_file() else None, str(private), "")
+            )
+    return keys
+
+
+class GitCredentials(pygit2.RemoteCallbacks):
+    """Remote callbacks: token / SSH credentials with a retry cap, and push rejection capture."""
+
+    def __init__(self, url: str, token_file: Path | None = None) -> None:
+        super().__init__()
+        self.url = url
+        self.token_file = token_file
+        self.tries = 0
+        self.rejections: list[tuple[str, str]] = []
+
+    def credentials(
+        self, url: str, username_from_url: str | None, allowed_types: CredentialType
+    ) -> _Credential:
+        """Hand libgit2 the next credential to try; stop after MAX_CREDENTIAL_TRIES refusals."""
+        self.tries += 1
+        # libgit2 asks again after every refusal; without a cap a bad token loops forever.
+        if self.tries > MAX_CREDENTIAL_TRIES:
+            raise AuthError(f"authentication refused by remote {redact(url or self.url)}")
+        if allowed_types & CredentialType.USERPASS_PLAINTEXT:
+            token = load_token(self.token_file)
+            if token is None:
+                where = self.token_file or "the store's state/git-token file (mode 600)"
+                raise AuthError(
+                    f"remote {redact(url)} requires authentication: set {TOKEN_ENV} or put a"
+                    f" token in {where}"
+                )
+            return pygit2.UserPass(username_from_url or DEFAULT_USERNAME, token)
+        if allowed_types & CredentialType.SSH_KEY:
+            keys = _ssh_keys(username_from_url or "git")
+            if self.tries <= len(keys):
+                return keys[self.tries - 1]
+            raise AuthError(f"authentication refused by remote {redact(url)}: no usable SSH key")
+        if allowed_types & CredentialType.USERNAME:
+            return pygit2.Username(username_from_url or "git")
+        raise AuthError(f"remote {redact(url)} asks for an unsupported authentication method")
+
+    def push_update_reference(self, refname: str, message: str | None) -> None:
+        """Record a ref the remote refused (message is None when it was accepted)."""
+        if message:
+            self.rejections.append((refname, message))
+
+
+# What libgit2 or a remote's receive-pack say when the remote branch moved under us.
+_NON_FF_HINTS = (
+    "non-fastforward",
+    "non-fast-forward",
+    "not present locally",
+    "fetch first",
+    "stale info",
+    "failed to update ref",
+    "failed to lock",
+    "cannot lock ref",
+)
+_AUTH_HINTS = ("authentication", "401", "403", "credentials", "authentication replays")
+_NETWORK_HINTS = (
+    "failed to resolve address",
+    "could not resolve",
+    "connection refused",
+    "failed to connect",
+    "timed out",
+    "network is unreachable",
+    "no route to host",
+    "connection reset",
+)
+_MISSING_HINTS = (
+    "404",
+    "not found",
+    "unsupported url protocol",
+    "does not appear to be a git repository",
+    "could not find repository",
+)
+
+
+def is_non_fast_forward(text: str) -> bool:
+    """True when a push error or ref rejection means the remote has commits we lack."""
+    low = text.lower()
+    return any(h in low for h in _NON_FF_HINTS)
+
+
+def map_remote_error(exc: Exception, action: str, url: str | None) -> GitLayerError:
+    """Translate a pygit2 error from a network operation into a one-line, redacted SyncError."""
+    if isinstance(exc, GitLayerError):
+        return exc  # already ours (raised from a callback)
+    where = f" {redact(url)}" if url else ""
+    detail = redact(" ".join(str(exc).split()))
+    low = detail.lower()
+    if isinstance(exc, pygit2.AuthError) or any(h in low for h in _AUTH_HINTS):
+        return AuthError(f"authentication refused by remote{where}")
+    if any(h in low for h in _NETWORK_HINTS):
+        return SyncError(f"{action}: cannot reach remote{where}: {detail}")
+    if any(h in low for h in _MISSING_HINTS):
+        return SyncError(f"{action}: remote repository not found{where}: {detail}")
+    return SyncError(f"{action} failed{where}: {detail}")
+
+
+def map_local_error(exc: Exception, action: str) -> GitLayerError:
+    """Translate a pygit2 error from a local operation into a one-line, redacted GitLayerError."""
+    if isinstance(exc, GitLayerError):
+        return exc
+    return GitLayerError(f"{action} failed: {redact(' '.join(str(exc).split()))}")
