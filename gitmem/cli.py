@@ -42,7 +42,19 @@ def get_store(ctx: click.Context) -> Store:
     return open_store(obj["root"], workspace=obj["workspace"])
 
 
+def _set_workspace(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value:
+        ctx.find_root().obj["workspace"] = value
+
+
+def workspace_option(func: F) -> F:
+    """`--workspace` accepted after the verb too, as people type it."""
+    return click.option("--workspace", "-w", expose_value=False, callback=_set_workspace,
+                        help="Workspace key (default: from the current directory).")(func)
+
+
 def scope_option(func: F) -> F:
+    func = workspace_option(func)
     return click.option(
         "--scope", type=click.Choice(["global", "workspace"]), default="global", show_default=True,
         help="Write to the global scope or to the current workspace.",
@@ -50,7 +62,25 @@ def scope_option(func: F) -> F:
 
 
 class GitmemGroup(click.Group):
-    """Turns GitmemError into a one-line message and its exit code; never a traceback."""
+    """Turns every error into a one-line message and its exit code; never a traceback."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        try:
+            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
+            sys.exit(2)
+        except click.ClickException as exc:
+            where = exc.ctx.command_path if getattr(exc, "ctx", None) else "gitmem"  # type: ignore[union-attr]
+            click.echo(f"{where}: error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("gitmem: aborted", err=True)
+            sys.exit(1)
+        if not standalone_mode:
+            return result
+        sys.exit(result if isinstance(result, int) else 0)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -218,6 +248,7 @@ def show(ctx: click.Context, entry_id: str, as_json: bool) -> None:
 @click.option("--scope", type=click.Choice(["global", "workspace", "all"]), default="all", show_default=True)
 @click.option("--all", "include_all", is_flag=True, help="Include forgotten, superseded and expired entries.")
 @json_option
+@workspace_option
 @click.pass_context
 def list_cmd(ctx: click.Context, layer: str | None, scope: str, include_all: bool, as_json: bool) -> None:
     """List entries (id, title, freshness), optionally of one layer."""
@@ -283,6 +314,7 @@ def decision(ctx: click.Context, statement: str, rationale: str, context_text: s
 @click.argument("text")
 @click.option("--importance", type=click.Choice(["critical", "high", "normal", "low"]))
 @json_option
+@workspace_option
 @click.pass_context
 def codebase(ctx: click.Context, topic: str, text: str, importance: str | None, as_json: bool) -> None:
     """Record what a path or subsystem (TOPIC) of the current workspace does; re-recording updates it."""
@@ -296,6 +328,7 @@ def codebase(ctx: click.Context, topic: str, text: str, importance: str | None, 
 @click.argument("section")
 @click.argument("content")
 @json_option
+@workspace_option
 @click.pass_context
 def state(ctx: click.Context, section: str, content: str, as_json: bool) -> None:
     """Replace one SECTION of the workspace's state.md with CONTENT (stamped Verified today)."""
@@ -310,6 +343,7 @@ def state(ctx: click.Context, section: str, content: str, as_json: bool) -> None
 @click.option("--activity", "-a", help="A note for the rolling Recent activity log.")
 @click.option("--clear-activity", is_flag=True, help="Empty the Recent activity log.")
 @json_option
+@workspace_option
 @click.pass_context
 def working(ctx: click.Context, section: str | None, content: str | None, activity: str | None,
             clear_activity: bool, as_json: bool) -> None:
@@ -354,6 +388,7 @@ def associate(ctx: click.Context, key: str, title: str | None, folder: str | Non
 @click.option("--max-chars", type=int, default=None, help="Budget for the card (default from settings).")
 @click.option("--subagent", is_flag=True, help="Card for a subagent: read, report, do not write.")
 @json_option
+@workspace_option
 @click.pass_context
 def context(ctx: click.Context, cwd: str | None, max_chars: int | None, subagent: bool, as_json: bool) -> None:
     """Print the context card an agent gets at the start of a session."""

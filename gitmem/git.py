@@ -490,3 +490,24 @@ class GitRepo:
         if clean != url:
             repo.set_remote(clean)
         return repo
+
+
+def discover_repository(path: Path) -> tuple[Path, str | None] | None:
+    """The work tree containing `path` (searching upwards) and its `origin` URL, without secrets."""
+    try:
+        found = pygit2.discover_repository(str(path))
+    except _GIT_ERRORS:
+        return None
+    if not found:
+        return None
+    try:
+        repo = pygit2.Repository(found)
+    except _GIT_ERRORS:
+        return None
+    if repo.is_bare or repo.workdir is None:
+        return None
+    try:
+        url = repo.remotes["origin"].url
+    except (KeyError, ValueError, pygit2.GitError):
+        url = None
+    return Path(repo.workdir).resolve(), strip_credentials(url)[0] if url else None

@@ -18,7 +18,7 @@ _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 FIELD_RE = re.compile(r"^\*\*([A-Za-z][A-Za-z0-9-]*):\*\*(?:[ \t]+(.*?))?[ \t]*$")
 _FRONTMATTER_OPEN = re.compile(r"---[ \t]*(?:\r\n|\r|\n)")
 _FRONTMATTER_CLOSE = re.compile(r"(?:---|\.\.\.)[ \t]*(?:\r\n|\r|\n|$)")
-CONFLICT_MARKER_RE = re.compile(r"^(<{7}|={7}|>{7})(?: |$)", re.MULTILINE)
+CONFLICT_MARKER_RE = re.compile(r"^(<{7}|={7}|>{7})(?: |\r?$)", re.MULTILINE)
 
 
 @lru_cache(maxsize=1)
@@ -87,15 +87,35 @@ def heading_lines(body_text: str) -> list[tuple[int, str]]:
     return found
 
 
+def _content_end(content: list[str], *, skip_markers: bool) -> int:
+    """Index after the last line that is not blank (nor a conflict marker, when asked)."""
+    end = len(content)
+    while end > 0 and (
+        not content[end - 1].strip()
+        or (skip_markers and CONFLICT_MARKER_RE.match(content[end - 1]) is not None)
+    ):
+        end -= 1
+    return end
+
+
+def _fields_start(content: list[str], end: int) -> int:
+    """Index of the first line of the `**Field:** value` block that ends at `end`."""
+    start = end
+    while start > 0 and FIELD_RE.match(content[start - 1]):
+        start -= 1
+    return start
+
+
 def parse_entry(lines: list[str], title: str, line_number: int) -> Entry:
     """Build an Entry from its lines (heading first); `line_number` is 1-based."""
     content = [_strip_eol(line) for line in lines[1:]]
-    end = len(content)
-    while end > 0 and not content[end - 1].strip():
-        end -= 1
-    start_fields = end
-    while start_fields > 0 and FIELD_RE.match(content[start_fields - 1]):
-        start_fields -= 1
+    end = _content_end(content, skip_markers=False)
+    start_fields = _fields_start(content, end)
+    if start_fields == end:
+        # Inside a merge conflict block a marker line follows the fields; look past it.
+        marked_end = _content_end(content, skip_markers=True)
+        if _fields_start(content, marked_end) < marked_end:
+            end, start_fields = marked_end, _fields_start(content, marked_end)
     fields: dict[str, str] = {}
     for text in content[start_fields:end]:
         match = FIELD_RE.match(text)
@@ -160,16 +180,43 @@ def _separator(before: str, newline: str) -> str:
     return newline + newline
 
 
+_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+
+
+def unclosed_fence(text: str) -> str | None:
+    """The fence that is still open at the end of `text` (CommonMark rules), else None."""
+    opener: str | None = None
+    for line in split_lines(text):
+        match = _FENCE_RE.match(_strip_eol(line))
+        if not match:
+            continue
+        fence, rest = match.group(1), match.group(2)
+        if opener is None:
+            if not (fence[0] == "`" and "`" in rest):
+                opener = fence
+        elif fence[0] == opener[0] and len(fence) >= len(opener) and not rest.strip():
+            opener = None
+    return opener
+
+
 def render_topic_file(topic: TopicFile) -> str:
     """Render back to text: unmodified parts byte for byte, new ones canonically."""
     out = topic.frontmatter_raw + topic.preamble
+    previous_canonical = False
     for entry in topic.entries:
         text = render_entry(entry, topic.newline)
         if entry.raw is None:
+            fence = unclosed_fence(out)
+            if fence is not None:
+                # A fence left open would swallow the new entry: close it first.
+                out += ("" if out.endswith(("\n", "\r")) else topic.newline) + fence + topic.newline
+            out += _separator(out, topic.newline)
+        elif previous_canonical:
             out += _separator(out, topic.newline)
         elif out and not out.endswith(("\n", "\r")):
             out += topic.newline  # a raw entry always starts on its own line
         out += text
+        previous_canonical = entry.raw is None
     return out
 
 

@@ -192,6 +192,7 @@ class Store:
             )
         self.require()
         with self.locked():
+            _ = self.registry  # a broken memory.json stops every write before anything changes
             self.recover_interrupted()
             if absorb:
                 self.absorb_hand_edits()

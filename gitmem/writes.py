@@ -112,6 +112,7 @@ def remember(
     workspace: str | None = None,
     force: bool = False,
     extra_fields: dict[str, str] | None = None,
+    verb: str = "remember",
 ) -> WriteResult:
     """Add an entry; identical live text returns the existing id and writes nothing."""
     spec = L.layer_spec(layer)
@@ -126,7 +127,7 @@ def remember(
     until = check_day(until, "--until date")
     topic_name = (topic or "general").strip()
     slug = topic_slug(topic_name)
-    with store.writing("remember") as txn:
+    with store.writing(verb) as txn:
         key = target_scope(store, txn, layer, scope, workspace)
         relpath = L.topic_path(key, layer, slug)
         for hit in store.catalog.find_text(key, layer, text_hash(body)):
@@ -159,7 +160,7 @@ def remember(
         document = load_or_new_topic(store, relpath, key, layer, topic_name)
         document.entries.append(Entry(title=heading, body=body, fields=fields))
         store.write_topic(txn, relpath, document)
-        txn.message = f"remember: {new_id} ({layer}/{slug})"
+        txn.message = f"{verb}: {new_id} ({layer}/{slug})"
         return WriteResult(new_id, relpath, True)
 
 
@@ -251,7 +252,7 @@ def decision(
     body = render_decision_body(context, rationale, alternatives or [], consequences)
     return remember(
         store, body, "decisions", topic=topic, title=heading, importance=importance,
-        volatility="stable", scope=scope, workspace=workspace,
+        volatility="stable", scope=scope, workspace=workspace, verb="decision",
     )
 
 
