@@ -202,8 +202,10 @@ def _print_write(result: Any, as_json: bool) -> None:
 @click.option("--layer", "-l", required=True, help=f"Layer: {LAYER_HELP}.")
 @click.option("--topic", "-t", help="Topic (file) within the layer; default 'general'.")
 @click.option("--title", help="Heading of the entry; default: the first line of TEXT.")
-@click.option("--importance", type=click.Choice(["critical", "high", "normal", "low"]))
-@click.option("--volatility", type=click.Choice(["stable", "normal", "volatile"]))
+@click.option("--importance", type=click.Choice(["critical", "high", "normal", "low"]),
+              help="How much the entry matters (default normal).")
+@click.option("--volatility", type=click.Choice(["stable", "normal", "volatile"]),
+              help="How fast it decays: 365, 90 or 3 days (default: guessed from the wording).")
 @click.option("--until", help="Valid-until date (YYYY-MM-DD): the fact expires after it.")
 @click.option("--source", help="Where the fact comes from, e.g. session:4f2a.")
 @click.option("--supersedes", help="Id of the entry this one replaces (linked both ways).")
@@ -245,7 +247,8 @@ def show(ctx: click.Context, entry_id: str, as_json: bool) -> None:
 
 @cli.command(name="list")
 @click.option("--layer", "-l", help=f"Only this layer: {LAYER_HELP}.")
-@click.option("--scope", type=click.Choice(["global", "workspace", "all"]), default="all", show_default=True)
+@click.option("--scope", type=click.Choice(["global", "workspace", "all"]), default="all", show_default=True,
+              help="Which scope to list.")
 @click.option("--all", "include_all", is_flag=True, help="Include forgotten, superseded and expired entries.")
 @json_option
 @workspace_option
@@ -293,7 +296,8 @@ def verify(ctx: click.Context, entry_id: str, as_json: bool) -> None:
 @click.option("--alternatives", "-a", multiple=True, help="An option considered and rejected (repeatable).")
 @click.option("--consequences", help="What follows from the decision.")
 @click.option("--topic", "-t", help="Topic within the decisions layer; default 'general'.")
-@click.option("--importance", type=click.Choice(["critical", "high", "normal", "low"]))
+@click.option("--importance", type=click.Choice(["critical", "high", "normal", "low"]),
+              help="How much the entry matters (default normal).")
 @scope_option
 @json_option
 @click.pass_context
@@ -312,7 +316,8 @@ def decision(ctx: click.Context, statement: str, rationale: str, context_text: s
 @cli.command()
 @click.argument("topic")
 @click.argument("text")
-@click.option("--importance", type=click.Choice(["critical", "high", "normal", "low"]))
+@click.option("--importance", type=click.Choice(["critical", "high", "normal", "low"]),
+              help="How much the entry matters (default normal).")
 @json_option
 @workspace_option
 @click.pass_context

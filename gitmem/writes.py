@@ -303,7 +303,8 @@ def migrate_legacy_layer(store: Store, txn: WriteTxn, key: str, layer: str) -> l
     if legacy is None or not legacy.entries:
         return []
     moved: dict[str, TopicFile] = {}
-    next_number = store.catalog.max_number(key, layer)
+    numbers = [parsed.number for e in legacy.entries if e.id and (parsed := L.parse_id(e.id))]
+    next_number = max([store.catalog.max_number(key, layer), *numbers])
     for entry in legacy.entries:
         topic_name = entry.get("Topic") or "general"
         if "Topic" in entry.fields:
