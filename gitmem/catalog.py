@@ -76,6 +76,9 @@ class Catalog:
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         try:
+            # A cache that is rebuilt when lost: durability is not worth an fsync per write.
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=OFF")
             db.executescript(_SCHEMA)
             row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         except sqlite3.DatabaseError:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from .git import GitRepo
     from .index import SearchIndex
 
+_ID_FIELD_RE = re.compile(r"^\*\*Id:\*\*[ \t]+(\S+)", re.MULTILINE)
 GITIGNORE = "".join(f"/{name}/\n" for name in DERIVED_DIRS)
 GITATTRIBUTES = (
     "# Entry-level merges for memory files (driver registered by `gitmem hooks install`).\n"
@@ -48,6 +50,7 @@ class WriteTxn:
     verb: str
     message: str = ""
     touched: list[str] = field(default_factory=list)
+    parsed: dict[str, TopicFile] = field(default_factory=dict)  # what was written, to skip a re-parse
 
     def note(self, relpath: str) -> None:
         if relpath not in self.touched:
@@ -155,7 +158,10 @@ class Store:
         return True
 
     def write_topic(self, txn: WriteTxn, relpath: str, topic: TopicFile) -> bool:
-        return self.write_file(txn, relpath, render_topic_file(topic))
+        changed = self.write_file(txn, relpath, render_topic_file(topic))
+        if changed:
+            txn.parsed[relpath] = topic
+        return changed
 
     def delete_file(self, txn: WriteTxn, relpath: str) -> bool:
         self._journal(txn, relpath)
@@ -206,7 +212,11 @@ class Store:
         if not txn.touched:
             self._clear_journal()
             return None
-        self.catalog.refresh(txn.touched, self.read_file)
+
+        def read(relpath: str) -> TopicFile | None:
+            return txn.parsed.get(relpath) or self.read_file(relpath)
+
+        self.catalog.refresh(txn.touched, read)
         for relpath in self.regenerate_layer_indexes(txn.touched):
             txn.note(relpath)
         message = txn.message or f"{txn.verb}"
@@ -219,7 +229,8 @@ class Store:
     def _journal(self, txn: WriteTxn, relpath: str) -> None:
         """Record, before the first byte changes, which files this verb is about to write."""
         pending = [*txn.touched, relpath]
-        write_json_atomic(self.root / "state" / "journal.json", {"verb": txn.verb, "paths": pending})
+        write_json_atomic(self.root / "state" / "journal.json", {"verb": txn.verb, "paths": pending},
+                          durable=False)
 
     def _clear_journal(self) -> None:
         remove_file(self.root / "state" / "journal.json")
@@ -476,6 +487,60 @@ class Store:
 
     def settings(self) -> dict[str, Any]:
         return dict(self.registry.data.get("settings") or {})
+
+    # -- for code running inside git hooks (they speak to the git binary, never pygit2) ------
+    def catch_up_catalog_from(
+        self, head: str | None, changed_between: Callable[[str | None, str], list[str]]
+    ) -> None:
+        """catch_up_catalog for a caller that knows HEAD and diffs commits itself.
+
+        `changed_between(old, new)` lists the paths that differ (old None: every file of new)
+        and raises when `old` is unknown, e.g. after history was rewritten.
+        """
+        seen = self.catalog.get_meta("head")
+        if self.catalog.is_empty() or (head is None and seen is not None):
+            self.catalog.rebuild(self.all_topic_files(), self._read_lenient)
+        elif head is not None and seen != head:
+            try:
+                changed = changed_between(seen, head)
+            except Exception:  # noqa: BLE001 - an unknown old head: history was rewritten
+                self.catalog.rebuild(self.all_topic_files(), self._read_lenient)
+            else:
+                self.catalog.refresh(changed, self._read_lenient)
+        self.catalog.set_meta("head", head)
+
+    def normalize_texts(self, texts: dict[str, str], *, fix: bool) -> list[Outcome]:
+        """normalize_paths over given texts (the staged copies) instead of the working tree.
+
+        The caller brings the catalog up to date first (see catch_up_catalog_from).
+        """
+        allocated: dict[tuple[str, str], int] = {}
+        for text in texts.values():  # ids written by hand in these texts are taken too
+            for match in _ID_FIELD_RE.finditer(text):
+                parsed = L.parse_id(match.group(1))
+                if parsed is not None:
+                    key = (parsed.scope, parsed.layer)
+                    allocated[key] = max(allocated.get(key, 0), parsed.number)
+
+        def allocate(scope: str, layer: str) -> int:
+            key = (scope, layer)
+            allocated[key] = max(allocated.get(key, 0), self.catalog.max_number(scope, layer)) + 1
+            return allocated[key]
+
+        def locate(entry_id: str, path: str) -> list[str]:
+            return [p for p in self.catalog.locate(entry_id) if p != path and p not in texts]
+
+        today = self.today().isoformat()
+        outcomes = []
+        seen_ids: dict[str, str] = {}
+        for relpath in sorted(texts):
+            if not L.is_memory_file(relpath):
+                continue
+            outcome = normalize_text(relpath, texts[relpath], today=today,
+                                     allocate=allocate, locate=locate, fix=fix)
+            self._cross_file_duplicates(outcome, seen_ids)
+            outcomes.append(outcome)
+        return outcomes
 
 
 def open_store(root: str | os.PathLike[str] | None = None, **kwargs: Any) -> Store:
