@@ -115,22 +115,24 @@ def main() -> None:
     print(f"gitmem --help (process)              {fmt(timed(lambda n: subprocess.run([sys.executable, '-m', 'gitmem', '--help'], check=True, capture_output=True), 10))}")
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp) / "store"
-            start = time.perf_counter()
-            build_store(root, size)
-            store = Store(root)
-            remember(store, "warm-up write builds the catalog", "semantic", topic="warm")
-            setup = time.perf_counter() - start
-            print(f"\n== {size:,} entries (setup incl. first catalog build {setup:.1f} s)")
-            lib = timed(lambda n: remember(store, f"library write {n} about the deploy pipeline", "semantic",
-                                           topic=f"bench-{n % 3}"), args.writes)
-            print(f"remember, library call (incl. commit)  {fmt(lib)}")
-            cli = timed(lambda n: run_cli(["remember", f"cli write {n}", "--layer", "semantic", "--topic", "bench-cli"], root),
-                        args.cli_writes)
-            print(f"remember, CLI process                  {fmt(cli)}")
-            print(f"reference: bare pygit2 commit, 1 file  {fmt(pygit2_reference(root, args.writes))}")
-            store.close()
+            measure_size(Path(tmp) / "store", size, args.writes, args.cli_writes)
 
+
+def measure_size(root: Path, size: int, writes: int, cli_writes: int) -> None:
+    """Build a store of `size` entries and time library and CLI writes into it."""
+    start = time.perf_counter()
+    build_store(root, size)
+    store = Store(root)
+    remember(store, "warm-up write builds the catalog", "semantic", topic="warm")
+    print(f"\n== {size:,} entries (setup incl. first catalog build {time.perf_counter() - start:.1f} s)")
+    lib = timed(lambda n: remember(store, f"library write {n} about the deploy pipeline", "semantic",
+                                   topic=f"bench-{n % 3}"), writes)
+    print(f"remember, library call (incl. commit)  {fmt(lib)}")
+    cli = timed(lambda n: run_cli(["remember", f"cli write {n}", "--layer", "semantic", "--topic", "bench-cli"], root),
+                cli_writes)
+    print(f"remember, CLI process                  {fmt(cli)}")
+    print(f"reference: bare pygit2 commit, 1 file  {fmt(pygit2_reference(root, writes))}")
+    store.close()
 
 if __name__ == "__main__":
     main()
