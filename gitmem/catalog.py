@@ -191,7 +191,7 @@ class Catalog:
         return [TopicSummary(*row) for row in rows]
 
     def files(self, scope: str | None = None, layer: str | None = None) -> list[str]:
-        sql, args = "SELECT path FROM files WHERE 1=1", []
+        sql, args = "SELECT path FROM files WHERE 1=1", list[str]()
         if scope is not None:
             sql, args = sql + " AND scope=?", [*args, scope]
         if layer is not None:

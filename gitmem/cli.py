@@ -72,7 +72,8 @@ class GitmemGroup(click.Group):
             click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
             sys.exit(2)
         except click.ClickException as exc:
-            where = exc.ctx.command_path if getattr(exc, "ctx", None) else "gitmem"  # type: ignore[union-attr]
+            ctx = getattr(exc, "ctx", None)
+            where = ctx.command_path if isinstance(ctx, click.Context) else "gitmem"
             click.echo(f"{where}: error: {exc.format_message()}", err=True)
             sys.exit(exc.exit_code)
         except click.exceptions.Abort:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -66,7 +67,7 @@ class _FileLock:
 
     def try_acquire(self) -> bool:
         try:
-            if os.name == "nt":  # pragma: no cover - exercised on Windows only
+            if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
                 import msvcrt
 
                 msvcrt.locking(self.fd, msvcrt.LK_NBLCK, 1)
@@ -80,7 +81,7 @@ class _FileLock:
 
     def release(self) -> None:
         try:
-            if os.name == "nt":  # pragma: no cover
+            if sys.platform == "win32":  # pragma: no cover
                 import msvcrt
 
                 msvcrt.locking(self.fd, msvcrt.LK_UNLCK, 1)

@@ -346,7 +346,7 @@ class Store:
 
     def all_topic_files(self) -> list[str]:
         """Every topic file on disk (walks the scope folders)."""
-        found = []
+        found: list[str] = []
         for scope in self.scope_keys():
             for layer in L.TOPIC_LAYERS:
                 folder = self.path(L.topic_dir(scope, layer))
