@@ -413,5 +413,12 @@ def context(ctx: click.Context, cwd: str | None, max_chars: int | None, subagent
     emit(card.as_json(), as_json, card.text.rstrip("\n"))
 
 
-if __name__ == "__main__":  # pragma: no cover
-    main()
+def _register_verbs() -> None:
+    """Verbs kept in their own modules (each imports only click at load time)."""
+    from .cli_search import reindex, search
+
+    for command in (search, reindex):
+        cli.add_command(command)
+
+
+_register_verbs()
