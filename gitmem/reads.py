@@ -31,7 +31,7 @@ def entry_record(found: Located, store: Store) -> dict[str, Any]:
     """A JSON-ready view of one entry with its freshness."""
     today = store.today()
     fresh = grade_entry(found.entry, today, store.registry.freshness_windows())
-    return {
+    record: dict[str, Any] = {
         "id": found.entry.id,
         "title": found.entry.title,
         "body": found.entry.body,
@@ -46,6 +46,11 @@ def entry_record(found: Located, store: Store) -> dict[str, Any]:
         "age_days": fresh.age_days,
         "label": fresh.label(),
     }
+    if found.layer == "decisions":
+        from .writes import parse_decision_body
+
+        record["decision"] = parse_decision_body(found.entry.body)
+    return record
 
 
 def show(store: Store, entry_id: str) -> dict[str, Any]:

@@ -97,6 +97,7 @@ def test_decision_sections_are_parsed_back(gm: Cli) -> None:
     assert entry_id == "global-dec-0001"
     record = gm.json("show", entry_id)
     fields = parse_decision_body(record["body"])
+    assert record["decision"] == fields
     assert fields == {"context": "every write commits", "rationale": "no subprocess per commit",
                       "alternatives": ["GitPython", "the git binary"],
                       "consequences": "only git.py imports pygit2"}
