@@ -154,6 +154,22 @@ class GitRepo:
             return target.removeprefix("refs/heads/")
         return "HEAD"
 
+    def switch_branch(self, name: str) -> None:
+        """Put HEAD on branch `name` at the current commit (created when missing); files stay."""
+        ref = f"refs/heads/{name}"
+        if not pygit2.reference_is_valid_name(ref):
+            raise InvalidInputError(f"not a valid branch name: {name!r}")
+        head = self.head_oid()
+        existing = self._repo.references.get(ref)
+        if existing is not None and str(existing.peel(pygit2.Commit).id) != head:
+            raise GitLayerError(f"branch {name} already exists at another commit in {self._root}")
+        try:
+            if existing is None and head is not None:
+                self._repo.references.create(ref, pygit2.Oid(hex=head))
+            self._repo.set_head(ref)
+        except _GIT_ERRORS as exc:
+            raise map_local_error(exc, f"switch to branch {name}") from exc
+
     def _branch_ref(self) -> str:
         """Full ref name of the current branch; refuse a detached HEAD."""
         name = self.branch()

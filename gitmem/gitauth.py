@@ -150,7 +150,10 @@ _NON_FF_HINTS = (
     "failed to lock",
     "cannot lock ref",
 )
-_AUTH_HINTS = ("authentication", "401", "403", "credentials", "authentication replays")
+_AUTH_HINTS = ("authentication", "credentials", "authentication replays")
+# HTTP status codes as whole words only: an object id in a message may contain "403" or "404".
+_AUTH_STATUS_RE = re.compile(r"(?<![0-9a-f])40[13](?![0-9a-f])")
+_MISSING_STATUS_RE = re.compile(r"(?<![0-9a-f])404(?![0-9a-f])")
 _NETWORK_HINTS = (
     "failed to resolve address",
     "could not resolve",
@@ -161,8 +164,16 @@ _NETWORK_HINTS = (
     "no route to host",
     "connection reset",
 )
+# A remote whose objects cannot be read back: checked before _MISSING_HINTS ("object not found").
+_DAMAGED_HINTS = (
+    "object not found",
+    "failed to decompress",
+    "corrupt",
+    "bad object",
+    "invalid pack",
+    "packfile",
+)
 _MISSING_HINTS = (
-    "404",
     "not found",
     "unsupported url protocol",
     "does not appear to be a git repository",
@@ -183,11 +194,14 @@ def map_remote_error(exc: Exception, action: str, url: str | None) -> GitLayerEr
     where = f" {redact(url)}" if url else ""
     detail = redact(" ".join(str(exc).split()))
     low = detail.lower()
-    if isinstance(exc, pygit2.AuthError) or any(h in low for h in _AUTH_HINTS):
+    if (isinstance(exc, pygit2.AuthError) or any(h in low for h in _AUTH_HINTS)
+            or _AUTH_STATUS_RE.search(low)):
         return AuthError(f"authentication refused by remote{where}")
     if any(h in low for h in _NETWORK_HINTS):
         return SyncError(f"{action}: cannot reach remote{where}: {detail}")
-    if any(h in low for h in _MISSING_HINTS):
+    if any(h in low for h in _DAMAGED_HINTS):
+        return SyncError(f"{action}: the remote repository{where} is damaged: {detail}")
+    if any(h in low for h in _MISSING_HINTS) or _MISSING_STATUS_RE.search(low):
         return SyncError(f"{action}: remote repository not found{where}: {detail}")
     return SyncError(f"{action} failed{where}: {detail}")
 

@@ -412,10 +412,12 @@ class Store:
                 save_registry(self.root, registry)
                 txn.note("memory.json")
             self.ensure_scope(txn, L.GLOBAL)
-            from .system_doc import render_system_doc
+            from .system_doc import render_system_doc, system_doc_stale
 
-            self.write_file(txn, "SYSTEM.md", render_system_doc(self))
             self.catch_up_catalog()
+            # A store cloned from another machine keeps its SYSTEM.md unless it is outdated.
+            if system_doc_stale(self):
+                self.write_file(txn, "SYSTEM.md", render_system_doc(self))
             self.finish(txn)
         return not existed
 
