@@ -149,18 +149,24 @@ def main() -> None:
         git(root, "add", "notes.txt")
         plain.append(git(root, "commit", "-q", "-m", f"plain {n}"))
 
+    bare = []
+    for _ in range(10):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        bare.append((time.perf_counter() - start) * 1000)
     result = {
         "entries": args.entries, "topic_files": len(files), "build_seconds": round(built, 1),
         "pre_commit_hook": summary(pre), "pre_commit_hook_cpu": summary(pre_cpu),
         "post_commit_hook": summary(post),
         "git_commit_with_hooks": summary(whole), "git_commit_no_memory_files": summary(plain),
-        "python": sys.version.split()[0],
+        "python": sys.version.split()[0], "reference_python_c_pass": summary(bare),
     }
     if args.json:
         print(json.dumps(result, indent=2))
         return
     print(f"store: {args.entries} entries in {len(files)} topic files at {root} (built in {built:.1f}s)")
-    for key in ("pre_commit_hook", "pre_commit_hook_cpu", "post_commit_hook", "git_commit_with_hooks", "git_commit_no_memory_files"):
+    for key in ("pre_commit_hook", "pre_commit_hook_cpu", "post_commit_hook", "git_commit_with_hooks",
+                "git_commit_no_memory_files", "reference_python_c_pass"):
         s = result[key]
         assert isinstance(s, dict)
         print(f"{key:28} median {s['median_ms']:7.1f} ms   p95 {s['p95_ms']:7.1f} ms   "

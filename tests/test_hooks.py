@@ -313,11 +313,13 @@ def test_post_hook_failure_never_fails_git_and_is_logged(
 
 def test_post_checkout_keeps_the_chained_hooks_exit_status(root: Path) -> None:
     folder = root / ".git" / "hooks"
-    (folder / "post-checkout.gitmem-chained").write_text("#!/bin/sh\nexit 0\n")
+    (folder / "post-checkout.gitmem-chained").write_text("#!/bin/sh\nexit ${CHAINED_EXIT:-0}\n")
     (folder / "post-checkout.gitmem-chained").chmod(0o755)
     (root / "index").mkdir()
     assert sh_git(root, "checkout", "-q", "-b", "other").returncode == 0
-    assert sh_git(root, "checkout", "-q", "main").returncode == 0
+    env = {**bare_env(Path(os.environ["HOME"])), "CHAINED_EXIT": "3"}
+    done = subprocess.run(["git", "checkout", "-q", "main"], cwd=root, env=env, capture_output=True)
+    assert done.returncode != 0  # git reports the failing chained hook, as it would without gitmem
 
 
 def test_amend_is_normalized_and_reindexed_without_failures(root: Path) -> None:
