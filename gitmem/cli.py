@@ -415,9 +415,10 @@ def context(ctx: click.Context, cwd: str | None, max_chars: int | None, subagent
 
 def _register_verbs() -> None:
     """Verbs kept in their own modules (each imports only click at load time)."""
+    from .cli_hooks import hook, hooks, new
     from .cli_search import reindex, search
 
-    for command in (search, reindex):
+    for command in (search, reindex, hooks, new, hook):
         cli.add_command(command)
 
 
