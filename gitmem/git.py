@@ -367,6 +367,15 @@ class GitRepo:
         ref = self._repo.references.get(f"refs/remotes/{remote}/{name}")
         return None if ref is None else str(ref.peel(pygit2.Commit).id)
 
+    def remote_branches(self, remote: str = "origin") -> list[str]:
+        """Branch names of `remote` as last fetched (refs/remotes/<remote>/*), sorted."""
+        prefix = f"refs/remotes/{remote}/"
+        return sorted(
+            name.removeprefix(prefix)
+            for name in self._repo.references
+            if name.startswith(prefix) and not name.endswith("/HEAD")
+        )
+
     def push(self, *, remote: str = "origin", branch: str | None = None) -> None:
         """Push the branch; PushRejectedError when the remote has commits we lack."""
         name = branch or self.branch()
