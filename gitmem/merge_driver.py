@@ -69,7 +69,7 @@ def merge_texts(path: str, base: str | None, ours: str, theirs: str, *, root: Pa
                 rebase: bool = False) -> MergeResult:
     """The driver's merge of one file (pure apart from reading the catalog under `root`)."""
     from . import layers as L
-    from .sync_merge import ConflictBlocks, renumber_local_ids
+    from .merge_prep import ConflictBlocks, renumber_local_ids
 
     taken = _taken_ids(root) if root is not None else None
     blocks = ConflictBlocks()
