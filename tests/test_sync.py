@@ -352,6 +352,9 @@ def test_same_entry_edited_on_both_sides_conflicts_until_resolved(pair: tuple[St
     listed = json.loads(run(b.root, "conflicts", "--json").stdout)
     assert [(c["path"], c["entry_id"]) for c in listed] == [(relpath, entry)]
     assert git(b.root, "rev-parse", "origin/main").strip() == head(b)  # pushed with markers
+    hits = json.loads(run(b.root, "search", "build minutes", "--json").stdout)
+    assert any(h["conflicted"] and h["path"] == relpath for h in hits)
+    assert relpath in run(b.root, "context").stdout  # the card's Conflicts section
 
     again = run(b.root, "sync")  # nothing resolved yet: still exit 3, nothing lost
     assert again.exit_code == 3 and head(b) == git(b.root, "rev-parse", "origin/main").strip()
