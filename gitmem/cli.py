@@ -120,16 +120,18 @@ def main() -> None:
 
 # -- store ----------------------------------------------------------------------------------
 @cli.command()
+@click.option("--remote", help="Remote to sync with: cloned when it has history, else set as origin.")
 @click.option("--branch", default="main", show_default=True, help="Branch for a new store.")
 @json_option
 @click.pass_context
-def init(ctx: click.Context, branch: str, as_json: bool) -> None:
+def init(ctx: click.Context, remote: str | None, branch: str, as_json: bool) -> None:
     """Create the store (or adopt an existing git repo) with its layout, SYSTEM.md and .gitignore."""
     from .store import Store
+    from .sync_remote import init_store
 
     obj = ctx.find_root().obj
     store = Store(obj["root"], workspace=obj["workspace"])
-    created = store.init(branch=branch)
+    created = init_store(store, remote=remote, branch=branch)
     verb = "created" if created else "already initialised"
     emit({"root": str(store.root), "created": created}, as_json, f"gitmem store {verb} at {store.root}")
 
@@ -417,8 +419,9 @@ def _register_verbs() -> None:
     """Verbs kept in their own modules (each imports only click at load time)."""
     from .cli_hooks import hook, hooks, new
     from .cli_search import reindex, search
+    from .cli_sync import COMMANDS as SYNC_COMMANDS
 
-    for command in (search, reindex, hooks, new, hook):
+    for command in (search, reindex, hooks, new, hook, *SYNC_COMMANDS):
         cli.add_command(command)
 
 

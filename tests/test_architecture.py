@@ -12,9 +12,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gitmem"
 # The format layer: pure values and rules, no I/O dependencies on the rest of gitmem.
 PURE = {"errors", "entry", "markdown", "layers", "freshness", "paths"}
 GIT_MODULES = {"git", "gitauth"}
-INDEX_MODULES = {"index", "index_files", "analysis", "search_rank"}
+INDEX_MODULES = {p.stem for p in PACKAGE.glob("index*.py")} | {"analysis", "search_rank"}
 # Pure merge logic: three texts in, text out.
-MERGE_MODULES = {"merge", "merge_json"}
+MERGE_MODULES = {"merge", "merge_json", "merge_prep"}
 
 
 def _modules() -> dict[str, Path]:
