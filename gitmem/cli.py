@@ -97,7 +97,7 @@ class GitmemGroup(click.Group):
         except Exception as exc:  # noqa: BLE001 - the promise is one line, never a traceback
             if os.environ.get("GITMEM_DEBUG"):
                 raise
-            from .git import redact
+            from .redaction import redact
 
             click.echo(f"gitmem: internal error: {type(exc).__name__}: {redact(str(exc))}", err=True)
             sys.exit(1)

@@ -15,7 +15,6 @@ import os
 import re
 import shlex
 import sys
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,8 @@ from typing import Any
 from . import gitcli
 from . import layers as L
 from .errors import GitmemError, InvalidInputError, StoreStateError
+from .eventlog import log_event
+from .merge_driver import merge_driver_command
 from .precommit import changed_between, pre_commit, say
 
 HOOK_NAMES = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite")
@@ -31,8 +32,6 @@ CHAINED_SUFFIX = ".gitmem-chained"
 DRIVER_NAME = "gitmem entry-level merge"
 DRIVER_KEYS = ("merge.gitmem.name", "merge.gitmem.driver")
 STATE_FILE = "state/hooks.json"
-LOG_FILE = "logs/memory.log"
-LOG_ROTATE_BYTES = 2 * 1024 * 1024
 _PYTHON_LINE = re.compile(r"^GITMEM_PYTHON=(.*)$", re.MULTILINE)
 
 
@@ -57,11 +56,6 @@ class HooksReport:
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def merge_driver_command(root: Path, python: str) -> str:
-    """The merge.gitmem.driver value: entry-level merges through this interpreter."""
-    return f"{shlex.quote(python)} -m gitmem --root {shlex.quote(str(root))} merge-driver %O %A %B %P"
 
 
 def render_script(name: str, python: str) -> str:
@@ -243,20 +237,6 @@ def post_hook(root: Path, name: str, args: list[str], stdin_text: str = "") -> i
         say(f"{name}: could not update the search index ({type(exc).__name__}); "
              "the next search rebuilds what it needs")
     return 0
-
-
-def log_event(root: Path, record: dict[str, Any]) -> None:
-    """Append one NDJSON line to logs/memory.log (rotated at 2 MB); never raises."""
-    try:
-        path = root / LOG_FILE
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if path.exists() and path.stat().st_size > LOG_ROTATE_BYTES:
-            os.replace(path, path.with_name(path.name + ".1"))
-        line = json.dumps({"ts": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **record}, ensure_ascii=False)
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
-    except OSError:
-        pass
 
 
 # -- entry point ----------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from . import layers as L
 from .errors import ConflictError, GitmemError, SyncError
 from .fsio import read_text
 from .git import PushRejectedError
-from .gitauth import redact
+from .redaction import redact
 from .synclog import (
     CONFLICT_FILE,
     ConflictRecord,

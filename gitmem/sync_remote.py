@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInputError
-from .gitauth import redact, register_secret, strip_credentials
+from .eventlog import log_event
 from .merge_driver import configure_merge_driver
-from .synclog import log_event
+from .redaction import redact, register_secret, strip_credentials
 
 if TYPE_CHECKING:
     from .store import Store

@@ -8,20 +8,18 @@ ever reaches a file or a log line.
 from __future__ import annotations
 
 import json
-import os
 import re
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from .eventlog import LOG_FILE, log_event, now_iso  # noqa: F401 - part of this module's API
+from .eventlog import redact_value as _clean
 from .fsio import read_text, remove_file, write_json_atomic, write_text_atomic
-from .gitauth import redact
+from .redaction import redact
 
 SYNC_STATE = "state/sync.json"
 CONFLICT_FILE = "state/CONFLICT.md"
-LOG_FILE = "logs/memory.log"
-LOG_ROTATE_BYTES = 2 * 1024 * 1024
 
 _BLOCK_RE = re.compile(r"^<{7}(?: [^\n]*)?\n(.*?)^>{7}(?: [^\n]*)?$", re.MULTILINE | re.DOTALL)
 _ID_RE = re.compile(r"^\*\*Id:\*\*[ \t]+(\S+)", re.MULTILINE)
@@ -41,36 +39,6 @@ class ConflictRecord:
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def now_iso() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
-
-
-def _clean(value: Any) -> Any:
-    """The value with every string redacted (recursively)."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean(v) for v in value]
-    return value
-
-
-# -- logs/memory.log ------------------------------------------------------------------------
-def log_event(root: Path, record: dict[str, Any]) -> None:
-    """Append one NDJSON line to logs/memory.log (rotated to .1 past 2 MB); never raises."""
-    try:
-        path = root / LOG_FILE
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if path.exists() and path.stat().st_size > LOG_ROTATE_BYTES:
-            os.replace(path, path.with_name(path.name + ".1"))
-        line = json.dumps({"ts": now_iso(), **_clean(record)}, ensure_ascii=False)
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
-    except OSError:
-        pass
 
 
 # -- state/sync.json ------------------------------------------------------------------------

@@ -35,7 +35,7 @@ def _count_rows(store: Store) -> str:
 
 def render_system_doc(store: Store) -> str:
     """Fill the template with live configuration (no secrets) and what the store holds."""
-    from .git import redact
+    from .redaction import redact
 
     registry = store.registry
     remote = registry.git.get("remote")

@@ -10,7 +10,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "gitmem"
 
 # The format layer: pure values and rules, no I/O dependencies on the rest of gitmem.
-PURE = {"errors", "entry", "markdown", "layers", "freshness", "paths"}
+PURE = {"errors", "entry", "markdown", "layers", "freshness", "paths", "redaction"}
 GIT_MODULES = {"git", "gitauth"}
 INDEX_MODULES = {p.stem for p in PACKAGE.glob("index*.py")} | {"analysis", "search_rank"}
 # Pure merge logic: three texts in, text out.
