@@ -156,8 +156,13 @@ def status(ctx: click.Context, as_json: bool) -> None:
             lines.append("SYSTEM.md is stale: run `gitmem system`")
         if data["conflicts"]:
             lines.append("conflicts: " + ", ".join(data["conflicts"]))
-        if data["sync"]:
-            lines.append(f"sync: {json.dumps(data['sync'], sort_keys=True)}")
+        sync_state = data["sync"] or {}
+        if sync_state:
+            lines.append(f"sync: last attempt {sync_state.get('lastAttempt', '-')}, "
+                         f"last success {sync_state.get('lastSuccess', 'never')}, "
+                         f"ahead {sync_state.get('ahead', 0)}, behind {sync_state.get('behind', 0)}")
+            if sync_state.get("error"):
+                lines.append(f"sync error: {sync_state['error']}")
         return "\n".join(lines)
 
     emit(data, as_json, text)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -117,8 +116,9 @@ def status(store: Store) -> dict[str, Any]:
     for (scope, layer), (files, entries) in sorted(counts.items()):
         layers.setdefault(scope, {})[layer] = {"topics": files, "entries": entries}
     git = store.git
-    sync_path = store.root / "state" / "sync.json"
-    sync_state = json.loads(sync_path.read_text(encoding="utf-8")) if sync_path.is_file() else None
+    from .synclog import load_sync_state
+
+    sync_state = load_sync_state(store.root) or None
     return {
         "root": str(store.root),
         "branch": git.branch(),
