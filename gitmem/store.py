@@ -51,6 +51,8 @@ class WriteTxn:
     message: str = ""
     touched: list[str] = field(default_factory=list)
     parsed: dict[str, TopicFile] = field(default_factory=dict)  # what was written, to skip a re-parse
+    # Topic files changed by a pull or a plain-git commit: their layer indexes are refreshed too.
+    changed_elsewhere: list[str] = field(default_factory=list)
 
     def note(self, relpath: str) -> None:
         if relpath not in self.touched:
@@ -202,8 +204,7 @@ class Store:
             self.recover_interrupted()
             if absorb:
                 self.absorb_hand_edits()
-            self.catch_up_catalog()
-            txn = WriteTxn(verb)
+            txn = WriteTxn(verb, changed_elsewhere=self.catch_up_catalog())
             yield txn
             self.finish(txn)
 
@@ -217,7 +218,7 @@ class Store:
             return txn.parsed.get(relpath) or self.read_file(relpath)
 
         self.catalog.refresh(txn.touched, read)
-        for relpath in self.regenerate_layer_indexes(txn.touched):
+        for relpath in self.regenerate_layer_indexes(txn.touched + txn.changed_elsewhere):
             txn.note(relpath)
         message = txn.message or f"{txn.verb}"
         oid = self.git.commit_paths(txn.touched, message)
@@ -329,20 +330,13 @@ class Store:
         except InvalidInputError:
             return TopicFile()
 
-    def catch_up_catalog(self) -> None:
-        """Bring the catalog up to HEAD: re-read only files changed since it last looked."""
-        head = self.git.head_oid()
-        seen = self.catalog.get_meta("head")
-        if self.catalog.is_empty():
-            self.catalog.rebuild(self.all_topic_files(), self._read_lenient)
-        elif seen != head:
-            try:
-                changed = self.git.changed_between(seen, head)
-            except Exception:  # noqa: BLE001 - an unknown old head: history was rewritten
-                self.catalog.rebuild(self.all_topic_files(), self._read_lenient)
-            else:
-                self.catalog.refresh(changed, self._read_lenient)
-        self.catalog.set_meta("head", head)
+    def catch_up_catalog(self) -> list[str]:
+        """Bring the catalog up to HEAD: re-read only files changed since it last looked.
+
+        Returns the topic files that changed underneath it (pulls, plain-git commits), so a
+        write can regenerate their layer indexes too.
+        """
+        return self.catch_up_catalog_from(self.git.head_oid(), self.git.changed_between)
 
     def all_topic_files(self) -> list[str]:
         """Every topic file on disk (walks the scope folders)."""
@@ -493,23 +487,27 @@ class Store:
     # -- for code running inside git hooks (they speak to the git binary, never pygit2) ------
     def catch_up_catalog_from(
         self, head: str | None, changed_between: Callable[[str | None, str], list[str]]
-    ) -> None:
+    ) -> list[str]:
         """catch_up_catalog for a caller that knows HEAD and diffs commits itself.
 
         `changed_between(old, new)` lists the paths that differ (old None: every file of new)
         and raises when `old` is unknown, e.g. after history was rewritten.
         """
         seen = self.catalog.get_meta("head")
+        changed: list[str] = []
         if self.catalog.is_empty() or (head is None and seen is not None):
-            self.catalog.rebuild(self.all_topic_files(), self._read_lenient)
+            changed = self.all_topic_files()
+            self.catalog.rebuild(changed, self._read_lenient)
         elif head is not None and seen != head:
             try:
                 changed = changed_between(seen, head)
             except Exception:  # noqa: BLE001 - an unknown old head: history was rewritten
-                self.catalog.rebuild(self.all_topic_files(), self._read_lenient)
+                changed = self.all_topic_files()
+                self.catalog.rebuild(changed, self._read_lenient)
             else:
                 self.catalog.refresh(changed, self._read_lenient)
         self.catalog.set_meta("head", head)
+        return [p for p in changed if L.classify_path(p).kind == "topic"]
 
     def normalize_texts(self, texts: dict[str, str], *, fix: bool) -> list[Outcome]:
         """normalize_paths over given texts (the staged copies) instead of the working tree.

@@ -150,3 +150,14 @@ def test_four_processes_times_25_writes(store: Store) -> None:
     assert len(ids) == 100 and len(set(ids)) == 100
     assert commit_count(store.root) == before + 100
     assert git(store.root, "status", "--porcelain") == ""
+
+
+def test_layer_index_left_stale_by_plain_git_is_regenerated_by_the_next_write(store: Store) -> None:
+    remember(store, "one", "semantic", topic="a")
+    topic = store.root / "global/semantic/a.md"
+    topic.write_text(topic.read_text() + "\n## By plain git\nbody\n\n**Id:** global-sem-0002\n**Created:** 2026-01-01\n**Verified:** 2026-01-01\n")
+    git(store.root, "commit", "-qm", "plain git, no hooks", "--", "global/semantic/a.md")
+    assert "1 entry" in (store.root / "global/semantic.md").read_text()
+    remember(store, "an unrelated procedure", "procedural")
+    assert "[a](semantic/a.md) — 2 entries" in (store.root / "global/semantic.md").read_text()
+    assert git(store.root, "status", "--porcelain") == ""
