@@ -115,6 +115,7 @@ class FileRecord:
     digest: str
     recorded_ns: int
     error: str = ""
+    segment: str = ""  # the index segment holding this file's entries
     stamp: FileStamp = field(init=False, repr=False, compare=False)
     racy: bool = field(init=False, repr=False, compare=False)
 
@@ -134,20 +135,19 @@ class Manifest:
     files: dict[str, FileRecord] = field(default_factory=dict)
 
     def to_json(self) -> str:
-        files = {
-            path: [r.mtime_ns, r.size, r.digest, r.recorded_ns, r.error]
-            for path, r in sorted(self.files.items())
-        }
+        rows = [[path, r.mtime_ns, r.size, r.digest, r.recorded_ns, r.error, r.segment]
+                for path, r in self.files.items()]
         data = {"schema": self.schema, "folder": self.folder, "generation": self.generation,
-                "files": files}
+                "files": rows}
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> Manifest:
         data: dict[str, Any] = json.loads(text)
         files = {
-            path: FileRecord(int(v[0]), int(v[1]), str(v[2]), int(v[3]), str(v[4]))
-            for path, v in data["files"].items()
+            str(row[0]): FileRecord(int(row[1]), int(row[2]), str(row[3]), int(row[4]),
+                                    str(row[5]), str(row[6]))
+            for row in data["files"]
         }
         return cls(int(data["schema"]), str(data["folder"]), int(data["generation"]), files)
 
@@ -239,7 +239,114 @@ def entry_document(relpath: str, entry: Entry, conflicted: bool) -> dict[str, An
     }
 
 
-def remove_quietly(path: Path) -> None:
-    """Delete a file if it exists."""
-    with contextlib.suppress(OSError):
-        path.unlink()
+# -- what changed on disk ---------------------------------------------------------------------
+
+
+def diff_files(root: Path, files: dict[str, FileRecord],
+               stamps: dict[str, FileStamp]) -> tuple[list[str], dict[str, FileRecord]]:
+    """(paths whose content changed, new records of files only touched) since indexing."""
+    changed = [p for p in files if p not in stamps]
+    touched: dict[str, FileRecord] = {}
+    now_ns = time.time_ns()
+    for relpath, stamp in stamps.items():
+        record = files.get(relpath)
+        if record is None:
+            changed.append(relpath)
+        elif record.stamp != stamp or record.racy:
+            _confirm(root, relpath, record, stamp, now_ns, changed, touched)
+    return changed, touched
+
+
+def diff_paths(root: Path, files: dict[str, FileRecord],
+               paths: set[str]) -> tuple[list[str], dict[str, FileRecord]]:
+    """`diff_files` restricted to the given paths (those change notifications named)."""
+    stamps: dict[str, FileStamp] = {}
+    for relpath in paths:
+        if not indexable(relpath):
+            continue
+        try:
+            st = os.stat(root / relpath)
+        except OSError:
+            continue
+        stamps[relpath] = (st.st_mtime_ns, st.st_size)
+    gone = {p for p in paths if p not in stamps and p in files}
+    known = {p: files[p] for p in paths if p in files}
+    changed, touched = diff_files(root, known, stamps)
+    return sorted(set(changed) | gone), touched
+
+
+def _confirm(root: Path, relpath: str, record: FileRecord, stamp: FileStamp, now_ns: int,
+             changed: list[str], touched: dict[str, FileRecord]) -> None:
+    """Hash a suspect file: changed content goes to `changed`, same content to `touched`."""
+    try:
+        data = (root / relpath).read_bytes()
+    except OSError:
+        changed.append(relpath)
+        return
+    if len(data) != stamp[1] or digest(data) != record.digest:
+        changed.append(relpath)
+    elif record.stamp != stamp or now_ns - stamp[0] >= RACY_NS:
+        touched[relpath] = FileRecord(stamp[0], stamp[1], record.digest, now_ns, record.error,
+                                      record.segment)
+
+
+def normalize_relpath(root: Path, path: str | os.PathLike[str]) -> str:
+    """A repo-relative posix path, whether given relative or absolute."""
+    candidate = Path(path)
+    if candidate.is_absolute():
+        with contextlib.suppress(ValueError):
+            candidate = candidate.relative_to(root)
+    text = candidate.as_posix()
+    return text[2:] if text.startswith("./") else text
+
+
+# -- segments ---------------------------------------------------------------------------------
+
+SEGMENT_FANOUT = 6  # fold segments once this many of one size tier pile up
+TIER_BASE = 24  # live documents below which a segment is in the smallest tier
+
+
+def merge_candidates(segments: list[Any], files: dict[str, FileRecord],
+                     updating: set[str]) -> list[str]:
+    """Paths to re-index so that segments do not pile up (`segments`: whoosh segment objects).
+
+    Segments are grouped in tiers by live documents (TIER_BASE x SEGMENT_FANOUT^n); when a tier
+    other than the largest segment's holds SEGMENT_FANOUT segments, the files still living in
+    them are moved into the new segment, which leaves those segments empty (and dropped).
+    Re-adding a few small files is far cheaper than whoosh's term-by-term segment merge.
+    """
+    if len(segments) <= SEGMENT_FANOUT:
+        return []
+    live = {s.segment_id(): s.doc_count_all() - s.deleted_count() for s in segments}
+    base = max(live, key=live.__getitem__)
+    tiers: dict[int, list[str]] = {}
+    for name, count in live.items():
+        if name != base and count > 0:
+            tiers.setdefault(_tier(count), []).append(name)
+    crowded = sorted(t for t, names in tiers.items() if len(names) >= SEGMENT_FANOUT)
+    if not crowded:
+        return []
+    chosen = set(tiers[crowded[0]])
+    return sorted(p for p, r in files.items() if r.segment in chosen and p not in updating)
+
+
+def _tier(live_docs: int) -> int:
+    tier = 0
+    while live_docs >= TIER_BASE * SEGMENT_FANOUT**tier:
+        tier += 1
+    return tier
+
+
+def doc_from_stored(fields: dict[str, Any]) -> dict[str, Any]:
+    """The document dict of an indexed entry, rebuilt from its stored fields."""
+    body = fields.get("body", "")
+    return {
+        "path": fields["path"], "line": fields["line"], "id": fields.get("id", ""),
+        "scope": fields.get("scope", ""), "layer": fields.get("layer", ""),
+        "topic": fields.get("topic", ""), "title": fields.get("title", ""), "body": body,
+        "full_body": body, "importance": fields.get("importance", "normal"),
+        "volatility": fields.get("volatility", "normal"), "verified": fields.get("verified", ""),
+        "created": fields.get("created", ""), "valid_until": fields.get("valid_until", ""),
+        "source": fields.get("source", ""), "status": fields.get("status", "live"),
+        "conflicted": bool(fields.get("conflicted", False)),
+    }

@@ -43,7 +43,6 @@ FIELDS: dict[str, FieldWeighting] = {
 }
 ID_WEIGHT = 4.0  # an entry's own Id, indexed as one strong term
 IMPORTANCE_BOOST: dict[str, float] = {"critical": 1.3, "high": 1.15, "normal": 1.0, "low": 0.85}
-MAX_BOOST = max(IMPORTANCE_BOOST.values())  # freshness factors are all <= 1
 COVERAGE_BONUS = 0.6  # an entry matching every query word scores up to 60% more
 PREFIX_WEIGHT = 0.7  # words found only by prefix count a little less than exact words
 SNIPPET_CHARS = 200
@@ -184,16 +183,6 @@ def score_entries(plans: Sequence[WordPlan], postings: Postings, idf_of: Callabl
 # -- final ranking ---------------------------------------------------------------------------
 
 
-def importance_boost(importance: str) -> float:
-    """Multiplier for an importance value; unknown values count as normal."""
-    return IMPORTANCE_BOOST.get(importance, 1.0)
-
-
-def freshness_factor(freshness_grade: str) -> float:
-    """Multiplier for a freshness grade (fresh 1.0 ... expired 0.3)."""
-    return GRADE_PENALTY.get(freshness_grade, 1.0)
-
-
 IMPORTANCE_CODES: dict[str, int] = {"low": 0, "normal": 1, "high": 2, "critical": 3}
 VOLATILITY_CODES: dict[str, int] = {"stable": 0, "normal": 1, "volatile": 2}
 _IMPORTANCE_NAMES = {code: name for name, code in IMPORTANCE_CODES.items()}
@@ -242,11 +231,6 @@ class EntryFacts:
         if age > window / 2:
             return Freshness("aging", age, window)
         return Freshness("fresh", age, window)
-
-
-def final_score(base: float, importance: str, fresh: str) -> float:
-    """The ranking score of one hit from its BM25F x coverage score."""
-    return base * importance_boost(importance) * freshness_factor(fresh)
 
 
 _IMPORTANCE_BY_CODE = [IMPORTANCE_BOOST[_IMPORTANCE_NAMES[code]] for code in range(4)]

@@ -8,16 +8,17 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 
-from gitmem import index as index_module
+from gitmem import index_search
 from gitmem.entry import Entry
-from gitmem.freshness import grade_entry
+from gitmem.freshness import GRADE_PENALTY, grade_entry
 from gitmem.index import SearchHit, SearchIndex
-from gitmem.search_rank import EntryFacts
+from gitmem.search_rank import IMPORTANCE_BOOST, EntryFacts, rank_factor
 
 NOW = date(2026, 12, 2)
 REPO = Path(__file__).resolve().parent.parent
@@ -76,7 +77,7 @@ def store(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def index(store: Path) -> SearchIndex:
+def index(store: Path) -> Iterator[SearchIndex]:
     idx = SearchIndex(store)
     yield idx
     idx.close()
@@ -350,9 +351,10 @@ def test_packed_facts_grade_like_freshness_module() -> None:
             for until in ("", day(2), day(-2), day(0)):
                 fields = {"Verified": verified, "Volatility": volatility, "Valid-until": until}
                 expected = grade_entry(Entry("t", "b", fields), NOW)
-                facts = EntryFacts.unpack(EntryFacts.from_fields("high", volatility, verified, "",
-                                                                 until).pack())
-                assert facts.freshness(NOW) == expected
+                packed = EntryFacts.from_fields("high", volatility, verified, "", until).pack()
+                assert EntryFacts.unpack(packed).freshness(NOW) == expected
+                factor = IMPORTANCE_BOOST["high"] * GRADE_PENALTY[expected.grade]
+                assert rank_factor(packed, NOW.toordinal(), True) == pytest.approx(factor)
 
 
 def test_block_reader_matches_generic_posting_walk(store: Path, index: SearchIndex) -> None:
@@ -360,10 +362,10 @@ def test_block_reader_matches_generic_posting_walk(store: Path, index: SearchInd
                                               for n in range(40)])
     index.rebuild()
     view = index._current_view()
-    reader = view.searcher.reader()
+    reader = view.reader
     for term in ("ibi", "port", "缓存"):
         fast = [(list(ids_), list(w)) for ids_, w in
-                index_module._matcher_blocks(reader.postings("terms", term))]
+                index_search.matcher_blocks(reader.postings("terms", term))]
         slow_matcher = reader.postings("terms", term)
         slow = [(m, w) for m, w in _generic(slow_matcher)]
         assert [(d, round(w, 5)) for ids_, ws in fast for d, w in zip(ids_, ws, strict=True)] == \
@@ -422,6 +424,21 @@ def test_concurrent_writers_and_searchers_never_fail(store: Path, index: SearchI
         _out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
     assert len(search(index, "kiwi", limit=10)) == 3
+
+
+def test_search_answers_while_another_writer_holds_the_lock(store: Path, index: SearchIndex) -> None:
+    import filelock
+
+    index.rebuild()
+    holder = filelock.FileLock(str(store / "index" / "write.lock"))
+    with holder:
+        write(store, "workspaces/infra/semantic/grafana.md",
+              entry("Grafana moved to port 3100", "Dashboards behind the VPN.", "infra-sem-0001"))
+        started = time.monotonic()
+        stale = search(index, "grafana")
+        assert time.monotonic() - started < 10
+        assert ids(stale) == ["infra-sem-0001"]  # answered from the index as it was
+    assert "3100" in search(index, "grafana")[0].title  # indexed once the writer is gone
 
 
 # -- retrieval quality ------------------------------------------------------------------------
