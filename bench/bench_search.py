@@ -180,6 +180,10 @@ def run_size(size: int, queries: list[str], args: argparse.Namespace) -> Row:
         if shutil.which("git"):
             row.grep_ms = [timed(partial(grep_search, tmp, q)) for q in queries[: args.grep]]
         if args.cli:
+            init = subprocess.run([sys.executable, "-m", "gitmem", "--root", str(tmp), "init"],
+                                  capture_output=True, text=True, check=False)
+            if init.returncode != 0:
+                row.notes.append(f"`gitmem init` failed: {init.stderr.strip()[-200:]}")
             cli = cli_search_latency(tmp, queries[: args.cli])
             if isinstance(cli, str):
                 row.notes.append(f"CLI latency skipped: {cli}")

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .entry import Entry, TopicFile
+from .entry import TopicFile
 from .layers import TopicSummary, classify_path, parse_id
 
 SCHEMA_VERSION = "3"
@@ -43,15 +43,6 @@ class CatalogHit:
     id: str | None
     path: str
     status: str
-
-
-def entry_status(entry: Entry) -> str:
-    """live | forgotten | superseded (expiry depends on the day, so it is computed at read time)."""
-    if entry.is_forgotten:
-        return "forgotten"
-    if entry.is_superseded:
-        return "superseded"
-    return "live"
 
 
 def topic_title(topic: TopicFile, slug: str) -> str:
@@ -154,7 +145,7 @@ class Catalog:
             parsed = parse_id(entry.id) if entry.id else None
             num = parsed.number if parsed and parsed.scope == role.scope else None
             rows.append((relpath, role.scope, role.layer, entry.id, num, entry.content_hash,
-                         entry_status(entry)))
+                         entry.status))
         self.db.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
 
     # -- queries -----------------------------------------------------------------------------

@@ -92,6 +92,15 @@ class Entry:
     def is_superseded(self) -> bool:
         return bool(self.fields.get("Superseded-by"))
 
+    @property
+    def status(self) -> str:
+        """live | forgotten | superseded (expiry depends on the day: see freshness)."""
+        if self.is_forgotten:
+            return "forgotten"
+        if self.is_superseded:
+            return "superseded"
+        return "live"
+
 
 @dataclass
 class TopicFile:

@@ -83,7 +83,12 @@ def grade(
     until = parse_day(fields.get("Valid-until", ""))
     basis = parse_day(fields.get("Verified", "")) or parse_day(fields.get("Created", ""))
     age = (now - basis).days if basis else None
-    if until is not None and until < now:
+    return classify(age, until is not None and until < now, window)
+
+
+def classify(age: int | None, expired: bool, window: int) -> Freshness:
+    """The grade for an age in days (None: no date), an expiry flag and a window."""
+    if expired:
         return Freshness("expired", age, window)
     if age is None:
         return Freshness("unverified", None, window)

@@ -205,15 +205,6 @@ def read_file(root: Path, relpath: str) -> FileContent | None:
     return FileContent(record, docs)
 
 
-def entry_status(entry: Entry) -> str:
-    """Static part of an entry's status (expired depends on the day and is decided at search)."""
-    if entry.is_forgotten:
-        return "forgotten"
-    if entry.is_superseded:
-        return "superseded"
-    return "live"
-
-
 def entry_document(relpath: str, entry: Entry, conflicted: bool) -> dict[str, Any]:
     """The fields of one entry as the index stores them (text fields analysed later)."""
     role = classify_path(relpath)
@@ -234,7 +225,7 @@ def entry_document(relpath: str, entry: Entry, conflicted: bool) -> dict[str, An
         "created": entry.get("Created").strip()[:10],
         "valid_until": entry.get("Valid-until").strip()[:10],
         "source": entry.get("Source").strip(),
-        "status": entry_status(entry),
+        "status": entry.status,
         "conflicted": conflicted,
     }
 

@@ -6,7 +6,6 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from . import layers as L
-from .catalog import entry_status
 from .entry import Entry
 from .freshness import grade_entry, parse_day
 from .markdown import conflict_marker_lines
@@ -18,7 +17,7 @@ if TYPE_CHECKING:
 
 def status_of(entry: Entry, today: date) -> str:
     """live | forgotten | superseded | expired."""
-    status = entry_status(entry)
+    status = entry.status
     if status == "live":
         until = parse_day(entry.get("Valid-until"))
         if until is not None and until < today:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from .analysis import QueryGroup, index_terms
-from .freshness import DEFAULT_WINDOWS, GRADE_PENALTY, Freshness, parse_day
+from .freshness import DEFAULT_WINDOWS, GRADE_PENALTY, Freshness, classify, parse_day
 
 K1 = 1.2
 
@@ -222,15 +222,7 @@ class EntryFacts:
         window = DEFAULT_WINDOWS.get(self.volatility, DEFAULT_WINDOWS["normal"])
         today = now.toordinal()
         age = today - self.basis if self.basis else None
-        if self.until and self.until < today:
-            return Freshness("expired", age, window)
-        if age is None:
-            return Freshness("unverified", None, window)
-        if age > window:
-            return Freshness("stale", age, window)
-        if age > window / 2:
-            return Freshness("aging", age, window)
-        return Freshness("fresh", age, window)
+        return classify(age, bool(self.until and self.until < today), window)
 
 
 _IMPORTANCE_BY_CODE = [IMPORTANCE_BOOST[_IMPORTANCE_NAMES[code]] for code in range(4)]
