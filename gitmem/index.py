@@ -69,8 +69,10 @@ USE_MMAP = False
 
 
 class IndexCodec(W3Codec):
-    """whoosh's file format, tuned for reading whole posting lists: big uncompressed blocks,
-    no per-block length statistics (scoring never uses them)."""
+    """whoosh's W3 format tuned for reading whole posting lists (see the decision record)."""
+
+    # Big uncompressed blocks read and write faster when lists are never skipped; per-block
+    # length statistics only serve whoosh's own scorer.
 
     length_stats = False
 
@@ -79,8 +81,7 @@ class IndexCodec(W3Codec):
 
 
 class WeightedTerms(FieldType):
-    """Postings-only field: fed (title, body, topic, id), it indexes each term of the entry once,
-    with the entry's BM25F weight for that term (see search_rank.term_weights)."""
+    """Postings-only field: each term of an entry once, weighted by `term_weights`."""
 
     def __init__(self) -> None:
         super().__init__(formats.Existence(), analyzer=None)
@@ -131,18 +132,25 @@ def doc_fields(doc: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _rebuild_writer(ix: Any, files: int) -> tuple[Any, str]:
-    """A writer for a full rebuild and the segment its files land in ("" when spread out).
-
-    Big stores are written by whoosh's multiprocess writer: this process parses the files while
-    worker processes analyse the entries and each write a segment of their own.
-    """
-    procs = min(os.cpu_count() or 1, MAX_REBUILD_PROCS)
-    if files >= PARALLEL_MIN_FILES and procs > 1:
+def _rebuild_writer(ix: Any, procs: int) -> tuple[Any, str]:
+    """A writer for a full rebuild and the segment its files land in ("" when spread out)."""
+    # With procs > 1, whoosh's multiprocess writer: this process parses the files while worker
+    # processes analyse the entries and each write a segment of their own.
+    if procs > 1:
         writer = ix.writer(procs=procs, multisegment=True, limitmb=512, codec=IndexCodec())
         return writer, ""
     writer = ix.writer(limitmb=128, codec=IndexCodec())
     return writer, writer.get_segment().segment_id()
+
+
+def _abandon(writer: Any) -> None:
+    """Cancel a writer, stopping any worker processes it started."""
+    for task in getattr(writer, "tasks", []):
+        with contextlib.suppress(Exception):
+            task.terminate()
+            task.join(5)
+    with contextlib.suppress(Exception):
+        writer.cancel()
 
 
 def drop_dead_segments(writer: Any, segments: list[Any]) -> list[Any]:
@@ -151,12 +159,9 @@ def drop_dead_segments(writer: Any, segments: list[Any]) -> list[Any]:
 
 
 def open_index(folder: Path) -> Any:
-    """Open the whoosh index in `folder` with this schema.
-
-    Files are read through ordinary file handles, not mmap: whoosh copies a memory-mapped file
-    into memory whole when a segment reader opens it, which costs more than the few reads a
-    search or an update makes.
-    """
+    """Open the whoosh index in `folder` with this schema."""
+    # Ordinary file handles, not mmap: whoosh copies a memory-mapped file into memory whole when
+    # a segment reader opens it, which costs more than the few reads a search or update makes.
     return filestore.FileStorage(str(folder), supports_mmap=USE_MMAP).open_index(schema=SCHEMA)
 
 
@@ -247,11 +252,22 @@ class SearchIndex:
 
     def _rebuild_locked(self, progress: Callable[[int, int], None] | None = None) -> int:
         paths = sorted(scan_memory_files(self.root))
-        folder = f"{FOLDER_PREFIX}{time.time_ns():x}-{os.getpid()}"
+        procs = min(os.cpu_count() or 1, MAX_REBUILD_PROCS)
+        if len(paths) >= PARALLEL_MIN_FILES and procs > 1:
+            try:
+                return self._build_folder(paths, progress, procs)
+            except Exception:  # noqa: BLE001 - a worker process failed: build in this process
+                pass
+        return self._build_folder(paths, progress, 1)
+
+    def _build_folder(self, paths: list[str], progress: Callable[[int, int], None] | None,
+                      procs: int) -> int:
+        """Write a complete index of `paths` into a new folder, then switch the manifest to it."""
+        folder = f"{FOLDER_PREFIX}{time.time_ns():x}-{os.getpid()}-{procs}"
         target = self.dir / folder
         target.mkdir(parents=True)
         ix = windex.create_in(str(target), SCHEMA)
-        writer, segment = _rebuild_writer(ix, len(paths))
+        writer, segment = _rebuild_writer(ix, procs)
         files: dict[str, FileRecord] = {}
         count = 0
         try:
@@ -266,9 +282,10 @@ class SearchIndex:
                 if progress is not None:
                     progress(done, len(paths))
             writer.commit(merge=False)
+            if open_index(target).doc_count_all() != count:  # a worker's segment went missing
+                raise RuntimeError("the rebuilt index is incomplete")
         except BaseException:
-            with contextlib.suppress(Exception):
-                writer.cancel()
+            _abandon(writer)
             shutil.rmtree(target, ignore_errors=True)
             raise
         self._save_manifest(Manifest(folder=folder, generation=ix.latest_generation(), files=files))
@@ -297,9 +314,7 @@ class SearchIndex:
         """Under the lock: update these paths; a damaged index is rebuilt instead."""
         try:
             self._update_locked(paths)
-        except OSError:
-            raise
-        except Exception:  # unreadable index files: start over rather than fail the write
+        except Exception:  # noqa: BLE001 - unreadable index files: start over, do not fail the write
             self.close()
             self._rebuild_locked()
 
@@ -457,15 +472,11 @@ class SearchIndex:
             return []
         try:
             return self._current_view().run(request)
-        except OSError:
-            raise
         except Exception:  # noqa: BLE001 - reopen, then rebuild, an index that cannot be read
             self.close()
         try:
             self._reload_manifest()
             return self._current_view().run(request)
-        except OSError:
-            raise
         except Exception:  # noqa: BLE001
             self.close()
         with self._writing():

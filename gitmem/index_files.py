@@ -14,6 +14,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
 from typing import Any
 
@@ -106,7 +107,7 @@ def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-@dataclass
+@dataclass(slots=True)
 class FileRecord:
     """What the manifest knows about one indexed file."""
 
@@ -116,13 +117,15 @@ class FileRecord:
     recorded_ns: int
     error: str = ""
     segment: str = ""  # the index segment holding this file's entries
-    stamp: FileStamp = field(init=False, repr=False, compare=False)
-    racy: bool = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        self.stamp = (self.mtime_ns, self.size)
-        # Modified too close to its indexing for the stat to prove a later change absent.
-        self.racy = self.recorded_ns - self.mtime_ns < RACY_NS
+    @property
+    def stamp(self) -> FileStamp:
+        return (self.mtime_ns, self.size)
+
+    @property
+    def racy(self) -> bool:
+        """Modified too close to its indexing for the stat to prove a later change absent."""
+        return self.recorded_ns - self.mtime_ns < RACY_NS
 
 
 @dataclass
@@ -135,11 +138,16 @@ class Manifest:
     files: dict[str, FileRecord] = field(default_factory=dict)
 
     def to_json(self) -> str:
-        rows = [[path, r.mtime_ns, r.size, r.digest, r.recorded_ns, r.error, r.segment]
-                for path, r in self.files.items()]
-        data = {"schema": self.schema, "folder": self.folder, "generation": self.generation,
-                "files": rows}
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        """The manifest as compact JSON (rows assembled directly: it is rewritten per update)."""
+        quote = encode_basestring_ascii
+        rows = ",".join(
+            f"[{quote(path)},{r.mtime_ns},{r.size},{quote(r.digest)},{r.recorded_ns},"
+            f"{quote(r.error)},{quote(r.segment)}]"
+            for path, r in self.files.items()
+        )
+        head = json.dumps({"schema": self.schema, "folder": self.folder,
+                           "generation": self.generation}, separators=(",", ":"))
+        return f'{head[:-1]},"files":[{rows}]}}'
 
     @classmethod
     def from_json(cls, text: str) -> Manifest:
@@ -299,13 +307,12 @@ TIER_BASE = 24  # live documents below which a segment is in the smallest tier
 
 def merge_candidates(segments: list[Any], files: dict[str, FileRecord],
                      updating: set[str]) -> list[str]:
-    """Paths to re-index so that segments do not pile up (`segments`: whoosh segment objects).
-
-    Segments are grouped in tiers by live documents (TIER_BASE x SEGMENT_FANOUT^n); when a tier
-    other than the largest segment's holds SEGMENT_FANOUT segments, the files still living in
-    them are moved into the new segment, which leaves those segments empty (and dropped).
-    Re-adding a few small files is far cheaper than whoosh's term-by-term segment merge.
-    """
+    """Paths to move into the new segment so that segments do not pile up."""
+    # `segments` are whoosh segment objects. They are grouped in tiers by live documents
+    # (TIER_BASE x SEGMENT_FANOUT^n); when a tier other than the largest segment's holds
+    # SEGMENT_FANOUT segments, the files still living in them move into the new segment, which
+    # leaves those segments empty (and dropped). Re-adding a few small files is far cheaper than
+    # whoosh's term-by-term segment merge.
     if len(segments) <= SEGMENT_FANOUT:
         return []
     live = {s.segment_id(): s.doc_count_all() - s.deleted_count() for s in segments}

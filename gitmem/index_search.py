@@ -342,11 +342,10 @@ def _hit(fields: dict[str, Any], score: float, fresh: Freshness, words: list[str
 
 
 class DocLookup:
-    """Doc numbers and stored fields of a file's entries in the segments a writer starts from.
+    """Doc numbers and stored fields of a file's entries in the segments a writer starts from."""
 
-    The manifest says which segment holds a file, so only that segment is opened (or, for
-    files written by a full rebuild, the rebuild's segments; for unknown files, all of them).
-    """
+    # The manifest says which segment holds a file, so only that segment is opened (for files
+    # written by a full rebuild: the rebuild's segments; for unknown files: all of them).
 
     def __init__(self, writer: Any, files: dict[str, FileRecord], view: View | None,
                  open_segment: Callable[[Any], Any]) -> None:
