@@ -22,12 +22,12 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-import filelock
 from whoosh.fields import COLUMN, STORED, FieldType, Schema
 from whoosh.reading import SegmentReader
 
 from .analysis import query_groups
 from .errors import LockTimeoutError
+from .fsio import file_lock
 from .index_files import (
     BODY_STORE_CHARS,
     MANIFEST_NAME,
@@ -223,9 +223,9 @@ class SearchIndex:
         self._manifest = manifest
         self._manifest_key = stat_key(self._manifest_path)
 
-    def _lock(self, timeout: float) -> filelock.BaseFileLock:
+    def _lock(self, timeout: float) -> contextlib.AbstractContextManager[None]:
         self.dir.mkdir(parents=True, exist_ok=True)
-        return filelock.FileLock(str(self.dir / LOCK_NAME), timeout=timeout)
+        return file_lock(self.dir / LOCK_NAME, timeout, "the search index writer lock")
 
     def close(self) -> None:
         """Release the open reader (a later search reopens it); keeps watching for changes."""
@@ -244,11 +244,8 @@ class SearchIndex:
 
     @contextlib.contextmanager
     def _writing(self, timeout: float = WRITE_WAIT_SECONDS) -> Iterator[None]:
-        try:
-            with self._lock(timeout):
-                yield
-        except filelock.Timeout:
-            raise LockTimeoutError("the search index is being written by another process") from None
+        with self._lock(timeout):
+            yield
 
     def _rebuild_locked(self, progress: Callable[[int, int], None] | None = None) -> int:
         paths = sorted(scan_memory_files(self.root))
@@ -418,7 +415,7 @@ class SearchIndex:
                     self._update_or_rebuild(sorted(changed))
                 if touched:
                     self._remember(touched)
-        except filelock.Timeout:  # another process is writing: answer from the current index
+        except LockTimeoutError:  # another process is writing: answer from the current index
             self._pending.update(changed)
             self._remember_in_memory(touched)
             return []

@@ -427,11 +427,10 @@ def test_concurrent_writers_and_searchers_never_fail(store: Path, index: SearchI
 
 
 def test_search_answers_while_another_writer_holds_the_lock(store: Path, index: SearchIndex) -> None:
-    import filelock
+    from gitmem.fsio import file_lock
 
     index.rebuild()
-    holder = filelock.FileLock(str(store / "index" / "write.lock"))
-    with holder:
+    with file_lock(store / "index" / "write.lock", 5, "test holder"):
         write(store, "workspaces/infra/semantic/grafana.md",
               entry("Grafana moved to port 3100", "Dashboards behind the VPN.", "infra-sem-0001"))
         started = time.monotonic()
