@@ -92,6 +92,7 @@ class Store:
         self._git: GitRepo | None = None
         self._catalog: Catalog | None = None
         self._registry: Registry | None = None
+        self._search_index: SearchIndex | None = None
         self._lock_depth = 0
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -127,6 +128,9 @@ class Store:
         if self._catalog is not None:
             self._catalog.close()
             self._catalog = None
+        if self._search_index is not None:
+            self._search_index.close()
+            self._search_index = None
 
     def now(self) -> datetime:
         return self.clock()
@@ -383,9 +387,12 @@ class Store:
         self.search_index().update_paths(relpaths)
 
     def search_index(self) -> SearchIndex:
-        from .index import SearchIndex
+        """The store's search index, kept open so later searches reuse its reader and manifest."""
+        if self._search_index is None:
+            from .index import SearchIndex
 
-        return SearchIndex(self.root)
+            self._search_index = SearchIndex(self.root)
+        return self._search_index
 
     # -- init --------------------------------------------------------------------------------
     def init(self, *, branch: str = "main") -> bool:
