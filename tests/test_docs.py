@@ -44,3 +44,18 @@ def test_readme_starts_with_the_two_commands() -> None:
     assert "pytest" in block[1]
     ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text(encoding="utf-8")
     assert block[1].replace("pip install -e", "pip install -q --upgrade pip && .venv/bin/pip install -q -e") in ci
+
+
+def test_shipped_files_are_packaged_and_found() -> None:
+    import tomllib
+
+    from gitmem.resources import data_path
+
+    top = Path(__file__).resolve().parent.parent
+    config = tomllib.loads((top / "pyproject.toml").read_text(encoding="utf-8"))
+    shipped = config["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
+    assert set(shipped) == {"templates", "hooks", "SYSTEM.template.md"}
+    for source in shipped:
+        assert (top / source).exists(), source
+    for name in ("SYSTEM.template.md", "templates/INDEX.md", "templates/decision.md", "hooks/pre-commit"):
+        assert data_path(name).is_file(), name
