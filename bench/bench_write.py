@@ -71,9 +71,13 @@ def timed(func: object, repeat: int) -> list[float]:
     return samples
 
 
+# The console script users run (falls back to `python -m gitmem` outside a virtualenv).
+_SCRIPT = Path(sys.executable).with_name("gitmem")
+GITMEM = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "gitmem"]
+
+
 def run_cli(args: list[str], root: Path) -> None:
-    subprocess.run([sys.executable, "-m", "gitmem", "--root", str(root), *args], check=True,
-                   capture_output=True)
+    subprocess.run([*GITMEM, "--root", str(root), *args], check=True, capture_output=True)
 
 
 def pygit2_reference(root: Path, repeat: int) -> list[float]:
@@ -112,7 +116,7 @@ def main() -> None:
     print(f"reference  python -c pass            {fmt(timed(lambda n: subprocess.run(env_cmd, check=True), 10))}")
     imports = "import pygit2, whoosh, click, markdown_it, frontmatter"
     print(f"reference  python -c '{imports}'  {fmt(timed(lambda n: subprocess.run([sys.executable, '-c', imports], check=True), 10))}")
-    print(f"gitmem --help (process)              {fmt(timed(lambda n: subprocess.run([sys.executable, '-m', 'gitmem', '--help'], check=True, capture_output=True), 10))}")
+    print(f"gitmem --help (process)              {fmt(timed(lambda n: subprocess.run([*GITMEM, '--help'], check=True, capture_output=True), 20))}")
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
             measure_size(Path(tmp) / "store", size, args.writes, args.cli_writes)

@@ -5,11 +5,9 @@ Library modules are imported inside each command so that `gitmem --help` starts 
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -26,6 +24,8 @@ LAYER_HELP = "semantic, episodic, procedural, learnings, decisions, codebase, hi
 def emit(data: Any, as_json: bool, text: str | Callable[[], str]) -> None:
     """Print JSON for agents, or the human text."""
     if as_json:
+        import json
+
         click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
     else:
         click.echo(text() if callable(text) else text)
@@ -200,7 +200,8 @@ def check(ctx: click.Context, fix: bool, as_json: bool) -> None:
 
 
 # -- entries --------------------------------------------------------------------------------
-def _print_write(result: Any, as_json: bool) -> None:
+def print_write(result: Any, as_json: bool) -> None:
+    """The id (or path) a write verb produced; the whole result with --json."""
     data = {"id": result.id, "path": result.path, "changed": result.changed, "note": result.note}
     emit(data, as_json, result.id or (result.path if result.changed else f"{result.path}: {result.note or 'unchanged'}"))
 
@@ -230,7 +231,7 @@ def remember(ctx: click.Context, text: str, layer: str, topic: str | None, title
     result = do_remember(get_store(ctx), text, layer, topic=topic, title=title, importance=importance,
                          volatility=volatility, until=until, source=source, supersedes=supersedes,
                          scope=scope, force=force)
-    _print_write(result, as_json)
+    print_write(result, as_json)
 
 
 @cli.command()
@@ -283,7 +284,7 @@ def forget(ctx: click.Context, entry_id: str, undo: bool, as_json: bool) -> None
     """Forget an entry (soft: hidden from search and context, re-adding refused); --undo releases it."""
     from .writes import forget as do_forget
 
-    _print_write(do_forget(get_store(ctx), entry_id, undo=undo), as_json)
+    print_write(do_forget(get_store(ctx), entry_id, undo=undo), as_json)
 
 
 @cli.command()
@@ -294,7 +295,7 @@ def verify(ctx: click.Context, entry_id: str, as_json: bool) -> None:
     """Re-confirm an entry today (its freshness counts from now)."""
     from .writes import verify as do_verify
 
-    _print_write(do_verify(get_store(ctx), entry_id), as_json)
+    print_write(do_verify(get_store(ctx), entry_id), as_json)
 
 
 @cli.command()
@@ -318,7 +319,7 @@ def decision(ctx: click.Context, statement: str, rationale: str, context_text: s
     result = do_decision(get_store(ctx), statement, rationale=rationale, context=context_text,
                          alternatives=list(alternatives), consequences=consequences, topic=topic,
                          importance=importance, scope=scope)
-    _print_write(result, as_json)
+    print_write(result, as_json)
 
 
 @cli.command()
@@ -333,7 +334,7 @@ def codebase(ctx: click.Context, topic: str, text: str, importance: str | None, 
     """Record what a path or subsystem (TOPIC) of the current workspace does; re-recording updates it."""
     from .writes import codebase as do_codebase
 
-    _print_write(do_codebase(get_store(ctx), topic, text, importance=importance), as_json)
+    print_write(do_codebase(get_store(ctx), topic, text, importance=importance), as_json)
 
 
 # -- workspace files ------------------------------------------------------------------------
@@ -347,7 +348,7 @@ def state(ctx: click.Context, section: str, content: str, as_json: bool) -> None
     """Replace one SECTION of the workspace's state.md with CONTENT (stamped Verified today)."""
     from .workfiles import record_state
 
-    _print_write(record_state(get_store(ctx), section, content), as_json)
+    print_write(record_state(get_store(ctx), section, content), as_json)
 
 
 @cli.command()
@@ -364,7 +365,7 @@ def working(ctx: click.Context, section: str | None, content: str | None, activi
     from .workfiles import WorkingUpdate, record_working
 
     update = WorkingUpdate(section, content, activity, clear_activity)
-    _print_write(record_working(get_store(ctx), update), as_json)
+    print_write(record_working(get_store(ctx), update), as_json)
 
 
 @cli.command()
@@ -389,6 +390,8 @@ def workspaces(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def associate(ctx: click.Context, key: str, title: str | None, folder: str | None, as_json: bool) -> None:
     """Register workspace KEY and associate a local folder with it (the path stays on this machine)."""
+    from pathlib import Path
+
     from .workspaces import associate as do_associate
 
     target = Path(folder or os.getcwd()).resolve()
@@ -405,6 +408,8 @@ def associate(ctx: click.Context, key: str, title: str | None, folder: str | Non
 @click.pass_context
 def context(ctx: click.Context, cwd: str | None, max_chars: int | None, subagent: bool, as_json: bool) -> None:
     """Print the context card an agent gets at the start of a session."""
+    from pathlib import Path
+
     from .context import build_card
     from .errors import InvalidInputError
 

@@ -4,35 +4,16 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import click
 
+from .cli import emit, get_store, json_option
 from .errors import ConflictError
-
-if TYPE_CHECKING:
-    from .store import Store
-
-
-def _store(ctx: click.Context) -> Store:
-    from .store import open_store
-
-    obj = ctx.find_root().obj or {}
-    return open_store(obj.get("root"), workspace=obj.get("workspace"))
-
-
-def _emit(data: Any, as_json: bool, text: str) -> None:
-    if as_json:
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
-    else:
-        click.echo(text)
 
 
 @click.command(name="sync")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")
+@json_option
 @click.pass_context
 def sync(ctx: click.Context, as_json: bool) -> None:
     """Commit pending changes, fetch, merge entry by entry, push; exit 3 on conflicts or failure."""
@@ -43,8 +24,8 @@ def sync(ctx: click.Context, as_json: bool) -> None:
         def progress(message: str) -> None:
             click.echo(f"sync: {message}...", err=True)
 
-    report = do_sync(_store(ctx), progress=progress)
-    _emit(report.as_json(), as_json, report.text())
+    report = do_sync(get_store(ctx), progress=progress)
+    emit(report.as_json(), as_json, report.text())
     if report.conflicts:
         files = ", ".join(dict.fromkeys(c.path for c in report.conflicts))
         raise ConflictError(
@@ -61,31 +42,31 @@ def remote() -> None:
 @remote.command(name="set")
 @click.argument("url")
 @click.option("--branch", help="Branch to sync (default: the current one).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")
+@json_option
 @click.pass_context
 def remote_set(ctx: click.Context, url: str, branch: str | None, as_json: bool) -> None:
     """Set the remote URL (stored without credentials; a token in it goes to state/git-token)."""
     from .sync_remote import remote_set as do_remote_set
 
-    data = do_remote_set(_store(ctx), url, branch=branch)
+    data = do_remote_set(get_store(ctx), url, branch=branch)
     text = f"remote: {data['remote']} (branch {data['branch']})"
     if data["token_saved"]:
         text += (f"\nthe token in the URL was saved to {data['token_file']} (mode 600);"
                  " it is not stored in the URL or in any committed file")
-    _emit(data, as_json, text)
+    emit(data, as_json, text)
 
 
 @click.command(name="conflicts")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")
+@json_option
 @click.pass_context
 def conflicts(ctx: click.Context, as_json: bool) -> None:
     """List entries left between conflict markers by a merge (exit 1 when there are none)."""
     from .sync import list_conflicts
 
-    found = list_conflicts(_store(ctx))
+    found = list_conflicts(get_store(ctx))
     lines = [f"{c.path}  {c.entry_id or '-'}  {c.title}  [{c.kind}]  <<<<<<< {c.ours}  "
              f">>>>>>> {c.theirs}" for c in found]
-    _emit([c.as_json() for c in found], as_json, "\n".join(lines) or "no conflicts")
+    emit([c.as_json() for c in found], as_json, "\n".join(lines) or "no conflicts")
     if not found:
         sys.exit(1)
 
@@ -101,6 +82,8 @@ def merge_driver(ctx: click.Context, base: str, ours: str, theirs: str, path: st
     from .merge_driver import run_merge_driver
 
     obj = ctx.find_root().obj or {}
+    from pathlib import Path
+
     root = Path(obj["root"]) if obj.get("root") else None
     sys.exit(run_merge_driver(base, ours, theirs, path, root))
 
