@@ -70,8 +70,12 @@ class Located:
     topic: str
 
 
-def today_str(now: datetime) -> str:
-    return now.date().isoformat()
+def refuse_subagent(verb: str) -> None:
+    """Subagents read memory but never write it (GITMEM_SUBAGENT=1)."""
+    if os.environ.get("GITMEM_SUBAGENT") == "1":
+        raise SubagentWriteError(
+            f"`gitmem {verb}` refused: subagents do not write memory (GITMEM_SUBAGENT=1); report your findings to your caller instead"
+        )
 
 
 class Store:
@@ -198,10 +202,7 @@ class Store:
     @contextlib.contextmanager
     def writing(self, verb: str, *, absorb: bool = True) -> Iterator[WriteTxn]:
         """One logical write: everything changed inside becomes exactly one commit."""
-        if os.environ.get("GITMEM_SUBAGENT") == "1":
-            raise SubagentWriteError(
-                f"`gitmem {verb}` refused: subagents do not write memory (GITMEM_SUBAGENT=1); report your findings to your caller instead"
-            )
+        refuse_subagent(verb)
         self.require()
         with self.locked():
             _ = self.registry  # a broken memory.json stops every write before anything changes

@@ -20,6 +20,7 @@ from .errors import ConflictError, GitmemError, SyncError
 from .fsio import read_text
 from .git import PushRejectedError
 from .redaction import redact
+from .store import refuse_subagent
 from .synclog import (
     CONFLICT_FILE,
     ConflictRecord,
@@ -92,6 +93,7 @@ def sync(
     Raises SyncError/AuthError (network, auth, remote, history) and ConflictError (markers left
     from an earlier merge). A merge that produced conflicts returns normally with `conflicts` set.
     """
+    refuse_subagent("sync")
     store.require()
     report = SyncReport(branch=store.git.branch())
     say = progress or (lambda _msg: None)

@@ -791,3 +791,11 @@ def test_sync_commands_are_documented() -> None:
     assert isinstance(WIRED.commands["remote"], click.Group)
     assert shutil.which("git")
     _ = forget  # forgetting is an edit like any other; the torture test drives it
+
+
+def test_subagents_do_not_sync(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitmem.errors import SubagentWriteError
+
+    monkeypatch.setenv("GITMEM_SUBAGENT", "1")
+    with pytest.raises(SubagentWriteError):
+        sync(store)
