@@ -285,33 +285,14 @@ class Store:
         return paths
 
     def normalize_paths(self, relpaths: list[str], *, fix: bool) -> list[Outcome]:
-        """Run the normalization rules over memory files (ids allocated consistently)."""
+        """Run the normalization rules over memory files in the working tree."""
         self.catch_up_catalog()
-        allocated: dict[tuple[str, str], int] = {}
-        relset = set(relpaths)
-
-        def allocate(scope: str, layer: str) -> int:
-            key = (scope, layer)
-            allocated[key] = max(allocated.get(key, 0), self.catalog.max_number(scope, layer)) + 1
-            return allocated[key]
-
-        def locate(entry_id: str, path: str) -> list[str]:
-            # Files being normalized are compared among themselves by the caller's own pass.
-            return [p for p in self.catalog.locate(entry_id) if p != path and p not in relset]
-
-        today = self.today().isoformat()
-        outcomes = []
-        seen_ids: dict[str, str] = {}
-        for relpath in sorted(relpaths):
-            if not L.is_memory_file(relpath) or not self.path(relpath).is_file():
-                continue
-            outcome = normalize_text(
-                relpath, read_text(self.path(relpath)), today=today,
-                allocate=allocate, locate=locate, fix=fix,
-            )
-            self._cross_file_duplicates(outcome, seen_ids)
-            outcomes.append(outcome)
-        return outcomes
+        texts = {
+            relpath: read_text(self.path(relpath))
+            for relpath in relpaths
+            if L.is_memory_file(relpath) and self.path(relpath).is_file()
+        }
+        return self.normalize_texts(texts, fix=fix)
 
     def _cross_file_duplicates(self, outcome: Outcome, seen: dict[str, str]) -> None:
         from .normalize import Problem
@@ -518,7 +499,7 @@ class Store:
         return [p for p in changed if L.classify_path(p).kind == "topic"]
 
     def normalize_texts(self, texts: dict[str, str], *, fix: bool) -> list[Outcome]:
-        """normalize_paths over given texts (the staged copies) instead of the working tree.
+        """Normalize given texts (working-tree or staged copies), ids allocated consistently.
 
         The caller brings the catalog up to date first (see catch_up_catalog_from).
         """
@@ -536,6 +517,7 @@ class Store:
             return allocated[key]
 
         def locate(entry_id: str, path: str) -> list[str]:
+            # The given files are compared among themselves by _cross_file_duplicates.
             return [p for p in self.catalog.locate(entry_id) if p != path and p not in texts]
 
         today = self.today().isoformat()
