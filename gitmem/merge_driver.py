@@ -20,9 +20,10 @@ import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .markdown import conflict_marker_lines
-from .merge import MergeResult, is_generated, merge_file, merge_lines
+if TYPE_CHECKING:
+    from .merge import MergeResult
 
 DRIVER_NAME = "gitmem entry-level merge"
 
@@ -69,6 +70,7 @@ def merge_texts(path: str, base: str | None, ours: str, theirs: str, *, root: Pa
                 rebase: bool = False) -> MergeResult:
     """The driver's merge of one file (pure apart from reading the catalog under `root`)."""
     from . import layers as L
+    from .merge import MergeResult, is_generated, merge_file
     from .merge_prep import ConflictBlocks, renumber_local_ids
 
     taken = _taken_ids(root) if root is not None else None
@@ -99,6 +101,9 @@ def merge_texts(path: str, base: str | None, ours: str, theirs: str, *, root: Pa
 
 def run_merge_driver(base: str, ours: str, theirs: str, path: str, root: Path | None = None) -> int:
     """Merge %O/%A/%B of `path` into the %A file; 0 when clean, 1 when markers were written."""
+    from .markdown import conflict_marker_lines
+    from .merge import merge_lines
+
     where = (root or Path.cwd()).absolute()
     try:
         texts = (_read(base), _read(ours) or "", _read(theirs) or "")
