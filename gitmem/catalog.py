@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .entry import TopicFile
+from .entry import Entry, TopicFile
 from .layers import TopicSummary, classify_path, parse_id
 
 SCHEMA_VERSION = "3"
@@ -147,6 +147,28 @@ class Catalog:
             rows.append((relpath, role.scope, role.layer, entry.id, num, entry.content_hash,
                          entry.status))
         self.db.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def add_entry(self, relpath: str, entry: Entry) -> bool:
+        """Record one entry appended to a file the catalog knows; False when it does not know it."""
+        role = classify_path(relpath)
+        day = (entry.get("Verified") or entry.get("Created"))[:10]
+        parsed = parse_id(entry.id) if entry.id else None
+        num = parsed.number if parsed and parsed.scope == role.scope else None
+        with self.db:  # one transaction
+            self.db.execute("BEGIN")
+            updated = self.db.execute(
+                "UPDATE files SET count = count + 1, updated = MAX(updated, ?) WHERE path=?",
+                (day, relpath),
+            ).rowcount
+            if updated:
+                self.db.execute(
+                    "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (relpath, role.scope, role.layer, entry.id, num, entry.content_hash, entry.status),
+                )
+        return bool(updated)
+
+    def has_file(self, relpath: str) -> bool:
+        return self.db.execute("SELECT 1 FROM files WHERE path=?", (relpath,)).fetchone() is not None
 
     # -- queries -----------------------------------------------------------------------------
     def max_number(self, scope: str, layer: str) -> int:

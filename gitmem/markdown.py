@@ -206,11 +206,7 @@ def render_topic_file(topic: TopicFile) -> str:
     for entry in topic.entries:
         text = render_entry(entry, topic.newline)
         if entry.raw is None:
-            fence = unclosed_fence(out)
-            if fence is not None:
-                # A fence left open would swallow the new entry: close it first.
-                out += ("" if out.endswith(("\n", "\r")) else topic.newline) + fence + topic.newline
-            out += _separator(out, topic.newline)
+            out = _open_for_canonical(out, topic.newline)
         elif previous_canonical:
             out += _separator(out, topic.newline)
         elif out and not out.endswith(("\n", "\r")):
@@ -218,6 +214,22 @@ def render_topic_file(topic: TopicFile) -> str:
         out += text
         previous_canonical = entry.raw is None
     return out
+
+
+def _open_for_canonical(out: str, newline: str) -> str:
+    """`out` made ready for a canonical entry: any open fence closed, then a blank line."""
+    fence = unclosed_fence(out)
+    if fence is not None:
+        # A fence left open would swallow the new entry: close it first.
+        out += ("" if out.endswith(("\n", "\r")) else newline) + fence + newline
+    return out + _separator(out, newline)
+
+
+def append_entry_text(text: str, entry: Entry) -> str:
+    """The file text with `entry` appended: what parsing, appending and rendering would give,
+    without parsing (a write into an existing topic file needs no Markdown parser)."""
+    newline = detect_newline(text)
+    return _open_for_canonical(text, newline) + render_entry(entry.with_fields(), newline)
 
 
 def render_frontmatter(meta: dict[str, Any], newline: str = "\n") -> str:

@@ -23,7 +23,7 @@ from .errors import (
     SubagentWriteError,
 )
 from .fsio import read_text, remove_file, store_lock, write_json_atomic, write_text_atomic
-from .markdown import parse_topic_file, render_topic_file
+from .markdown import append_entry_text, parse_topic_file, render_topic_file
 from .normalize import Outcome, normalize_text
 from .paths import DERIVED_DIRS, resolve_root
 from .registry import Registry, load_registry, save_registry
@@ -53,6 +53,7 @@ class WriteTxn:
     parsed: dict[str, TopicFile] = field(default_factory=dict)  # what was written, to skip a re-parse
     # Topic files changed by a pull or a plain-git commit: their layer indexes are refreshed too.
     changed_elsewhere: list[str] = field(default_factory=list)
+    cataloged: set[str] = field(default_factory=set)  # files whose catalog rows are already current
 
     def note(self, relpath: str) -> None:
         if relpath not in self.touched:
@@ -167,6 +168,20 @@ class Store:
         txn.note(relpath)
         return True
 
+    def append_entry(self, txn: WriteTxn, relpath: str, entry: Entry) -> bool:
+        """Append an entry to an existing topic file without parsing it; False when there is no
+        such file (or the catalog does not know it) and the caller must build the file."""
+        try:
+            text = read_text(self.path(relpath))
+        except FileNotFoundError:
+            return False
+        if not self.catalog.has_file(relpath):
+            return False
+        self.write_file(txn, relpath, append_entry_text(text, entry))
+        self.catalog.add_entry(relpath, entry)
+        txn.cataloged.add(relpath)
+        return True
+
     def write_topic(self, txn: WriteTxn, relpath: str, topic: TopicFile) -> bool:
         changed = self.write_file(txn, relpath, render_topic_file(topic))
         if changed:
@@ -222,7 +237,7 @@ class Store:
         def read(relpath: str) -> TopicFile | None:
             return txn.parsed.get(relpath) or self.read_file(relpath)
 
-        self.catalog.refresh(txn.touched, read)
+        self.catalog.refresh([p for p in txn.touched if p not in txn.cataloged], read)
         for relpath in self.regenerate_layer_indexes(txn.touched + txn.changed_elsewhere):
             txn.note(relpath)
         message = txn.message or f"{txn.verb}"

@@ -11,6 +11,7 @@ from . import layers as L
 from .entry import IMPORTANCE_VALUES, VOLATILITY_VALUES, Entry, TopicFile, text_hash
 from .errors import InvalidInputError
 from .freshness import guess_volatility
+from .fsio import read_text
 from .markdown import CONFLICT_MARKER_RE, new_topic_file
 from .paths import topic_slug
 from .workspaces import register_workspace
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 MAX_TEXT_BYTES = 8 * 1024
 TITLE_MAX = 80
 _HEADING_LINE = re.compile(r"^(#{1,2})(\s|$)", re.MULTILINE)
+_ENTRY_HEADING = re.compile(r"^ {0,3}##(\s|$)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -157,9 +159,11 @@ def remember(
         fields.update(extra_fields or {})
         if old is not None:
             mark_superseded(store, txn, old.path, old.entry.id or "", new_id)
-        document = load_or_new_topic(store, relpath, key, layer, topic_name)
-        document.entries.append(Entry(title=heading, body=body, fields=fields))
-        store.write_topic(txn, relpath, document)
+        entry = Entry(title=heading, body=body, fields=fields)
+        if not store.append_entry(txn, relpath, entry):
+            document = load_or_new_topic(store, relpath, key, layer, topic_name)
+            document.entries.append(entry)
+            store.write_topic(txn, relpath, document)
         txn.message = f"{verb}: {new_id} ({layer}/{slug})"
         return WriteResult(new_id, relpath, True)
 
@@ -299,6 +303,12 @@ def migrate_legacy_layer(store: Store, txn: WriteTxn, key: str, layer: str) -> l
     if L.layer_spec(layer).shape != "topics":
         return []
     relpath = L.layer_index_path(key, layer)
+    try:
+        text = read_text(store.path(relpath))
+    except FileNotFoundError:
+        return []
+    if not _ENTRY_HEADING.search(text):
+        return []  # a generated index has no entry headings: no need to parse it
     legacy = store.read_file(relpath)
     if legacy is None or not legacy.entries:
         return []

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from gitmem.entry import Entry
 from gitmem.errors import ParseError
 from gitmem.markdown import (
+    append_entry_text,
     conflict_marker_lines,
     new_topic_file,
     parse_topic_file,
@@ -176,3 +177,12 @@ def test_an_unclosed_fence_does_not_swallow_an_appended_entry() -> None:
     reparsed = parse_topic_file(render_topic_file(topic))
     assert [e.title for e in reparsed.entries] == ["A", "B"]
     assert "code never closed" in reparsed.entries[0].body
+
+
+@settings(max_examples=300, deadline=None)
+@given(topic_files(), st.text(alphabet="abc 中文\n`", min_size=1, max_size=40))
+def test_appending_without_parsing_equals_parse_append_render(text: str, body: str) -> None:
+    entry = Entry("Added", body, {"Id": "global-sem-9999", "Created": "2026-12-02"})
+    topic = parse_topic_file(text)
+    topic.entries.append(entry)
+    assert append_entry_text(text, entry) == render_topic_file(topic)

@@ -161,3 +161,20 @@ def test_layer_index_left_stale_by_plain_git_is_regenerated_by_the_next_write(st
     remember(store, "an unrelated procedure", "procedural")
     assert "[a](semantic/a.md) — 2 entries" in (store.root / "global/semantic.md").read_text()
     assert git(store.root, "status", "--porcelain") == ""
+
+
+def test_append_fast_path_keeps_catalog_and_layer_index_exact(store: Store) -> None:
+    """A write into an existing topic file skips the parser; the catalog must match a re-read."""
+    for n in range(3):
+        remember(store, f"fact {n}", "semantic", topic="same")
+    rows = store.catalog.db.execute(
+        "SELECT id, num, hash, status FROM entries WHERE path=? ORDER BY id", ("global/semantic/same.md",)
+    ).fetchall()
+    count = store.catalog.topics("global", "semantic")[0].count
+    store.catalog.rebuild(store.all_topic_files(), store.read_file)
+    again = store.catalog.db.execute(
+        "SELECT id, num, hash, status FROM entries WHERE path=? ORDER BY id", ("global/semantic/same.md",)
+    ).fetchall()
+    assert rows == again and len(rows) == 3 and count == 3
+    assert "[same](semantic/same.md) — 3 entries" in (store.root / "global/semantic.md").read_text()
+    assert remember(store, "fact 1", "semantic", topic="other").id == "global-sem-0002"  # dedup
