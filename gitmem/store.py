@@ -290,6 +290,7 @@ class Store:
         for outcome in outcomes:
             if outcome.changed:
                 self.write_file(txn, outcome.path, outcome.text)
+        self._register_hand_made_workspaces(txn, dirty)
         self.catalog.refresh(dirty, self._read_lenient)
         paths = sorted(set(dirty) | set(self.regenerate_layer_indexes(dirty)) | set(txn.touched))
         listing = "\n".join(f"- {p}" for p in paths)
@@ -298,6 +299,14 @@ class Store:
         self._clear_journal()
         self.update_search_index(paths)
         return paths
+
+    def _register_hand_made_workspaces(self, txn: WriteTxn, relpaths: list[str]) -> None:
+        """A workspace folder someone created by hand joins memory.json like any other."""
+        from .workspaces import register_workspace
+
+        for key in sorted({role.scope for role in map(L.classify_path, relpaths)} - {"", L.GLOBAL}):
+            if key not in self.registry.workspaces:
+                register_workspace(self, txn, key)
 
     def normalize_paths(self, relpaths: list[str], *, fix: bool) -> list[Outcome]:
         """Run the normalization rules over memory files in the working tree."""

@@ -178,3 +178,17 @@ def test_append_fast_path_keeps_catalog_and_layer_index_exact(store: Store) -> N
     assert rows == again and len(rows) == 3 and count == 3
     assert "[same](semantic/same.md) — 3 entries" in (store.root / "global/semantic.md").read_text()
     assert remember(store, "fact 1", "semantic", topic="other").id == "global-sem-0002"  # dedup
+
+
+def test_hand_made_workspace_folder_is_registered(store: Store) -> None:
+    topic = store.root / "workspaces/by-hand/semantic/notes.md"
+    topic.parent.mkdir(parents=True)
+    topic.write_text("## Made in an editor\nA person created this workspace folder.\n")
+    remember(store, "unrelated", "semantic")
+    registry = json.loads((store.root / "memory.json").read_text())
+    assert "by-hand" in registry["workspaces"]
+    assert (store.root / "workspaces/by-hand/INDEX.md").is_file()
+    committed = git(store.root, "show", "--name-only", "--format=", "HEAD~1").split()
+    assert "memory.json" in committed and "workspaces/by-hand/semantic/notes.md" in committed
+    assert "**Id:** by-hand-sem-0001" in topic.read_text()
+    assert git(store.root, "status", "--porcelain") == ""
