@@ -328,14 +328,7 @@ class SearchIndex:
             for relpath in paths:
                 for docnum in lookup.docnums(relpath):
                     writer.delete_document(docnum)
-                content = read_file(self.root, relpath)
-                if content is None:
-                    files.pop(relpath, None)
-                    continue
-                for doc in content.docs:
-                    writer.add_document(**doc_fields(doc))
-                content.record.segment = segment
-                files[relpath] = content.record
+                self._index_file(writer, relpath, files, segment)
             for relpath in merge_candidates(writer.segments, files, set(paths)):
                 self._carry_over(writer, lookup, relpath, files, segment)
             writer.commit(mergetype=drop_dead_segments)
@@ -362,6 +355,10 @@ class SearchIndex:
                 writer.add_document(**doc_fields(doc_from_stored(fields)))
             files[relpath].segment = segment
             return
+        self._index_file(writer, relpath, files, segment)
+
+    def _index_file(self, writer: Any, relpath: str, files: dict[str, FileRecord], segment: str) -> None:
+        """Read a file and add its entries to the writer (a file that is gone leaves the manifest)."""
         content = read_file(self.root, relpath)
         if content is None:
             files.pop(relpath, None)
