@@ -27,16 +27,6 @@ class CheckReport:
         return [p for p in self.problems if not (self.ran_fix and p.fixable)]
 
 
-def memory_files(store: Store) -> list[str]:
-    """Every topic file and single-file layer in the working tree."""
-    files = store.all_topic_files()
-    for scope in store.scope_keys():
-        for layer, spec in L.LAYERS.items():
-            if spec.shape == "single" and store.path(L.single_file_path(scope, layer)).is_file():
-                files.append(L.single_file_path(scope, layer))
-    return sorted(files)
-
-
 def legacy_layers(store: Store) -> list[tuple[str, str]]:
     """(scope, layer) pairs whose layer file still holds entries."""
     found = []
@@ -54,7 +44,7 @@ def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
     store.require()
     report = CheckReport()
     with store.locked():
-        outcomes = store.normalize_paths(memory_files(store), fix=fix)
+        outcomes = store.normalize_paths(store.all_memory_files(), fix=fix)
         for outcome in outcomes:
             report.problems.extend(outcome.problems)
         legacy = legacy_layers(store)

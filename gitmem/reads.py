@@ -85,22 +85,11 @@ def list_entries(
 def conflicted_files(store: Store) -> list[str]:
     """Memory files that still hold conflict markers."""
     found = []
-    for relpath in store.all_topic_files() + _single_files(store):
+    for relpath in store.all_memory_files():
         path = store.path(relpath)
         if path.is_file() and conflict_marker_lines(path.read_text(encoding="utf-8", errors="replace")):
             found.append(relpath)
     return found
-
-
-def _single_files(store: Store) -> list[str]:
-    files = []
-    for scope in store.scope_keys():
-        for layer, spec in L.LAYERS.items():
-            if spec.shape == "single":
-                relpath = L.single_file_path(scope, layer)
-                if store.path(relpath).is_file():
-                    files.append(relpath)
-    return files
 
 
 def status(store: Store) -> dict[str, Any]:

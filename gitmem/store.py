@@ -362,6 +362,16 @@ class Store:
                     )
         return sorted(found)
 
+    def all_memory_files(self) -> list[str]:
+        """Every topic file and single-file layer (state, working, junk) on disk."""
+        files = self.all_topic_files()
+        for scope in self.scope_keys():
+            for layer, spec in L.LAYERS.items():
+                relpath = L.single_file_path(scope, layer)
+                if spec.shape == "single" and self.path(relpath).is_file():
+                    files.append(relpath)
+        return sorted(files)
+
     def scope_keys(self) -> list[str]:
         keys = [L.GLOBAL]
         folder = self.root / "workspaces"
