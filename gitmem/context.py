@@ -10,7 +10,6 @@ from . import layers as L
 from .entry import IMPORTANCE_RANK
 from .errors import InvalidInputError
 from .freshness import grade_working
-from .markdown import conflict_marker_lines
 from .reads import list_entries
 from .workfiles import working_updated
 
@@ -150,12 +149,13 @@ def critical_section(store: Store, workspace: str | None, scopes: list[str]) -> 
 
 
 def conflict_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
-    lines = []
-    for scope in scopes:
-        for relpath in store.catalog.files(scope):
-            path = store.path(relpath)
-            if path.is_file() and conflict_marker_lines(path.read_text(encoding="utf-8", errors="replace")):
-                lines.append(f"- {relpath} holds unresolved conflict markers: both versions are kept, resolve by hand")
+    from .reads import conflicted_files
+
+    lines = [
+        f"- {relpath} holds unresolved conflict markers: both versions are kept, resolve by hand"
+        for relpath in conflicted_files(store)
+        if L.classify_path(relpath).scope in scopes
+    ]
     return Section("Conflicts", lines) if lines else None
 
 
