@@ -113,27 +113,26 @@ class _Handler(BaseHTTPRequestHandler):
                         while self.rfile.readline() not in (b"\r\n", b"\n", b""):
                             pass  # trailers
                         break
-                    remaining = size
-                    while remaining:
-                        data = self.rfile.read(min(remaining, _CHUNK))
-                        if not data:
-                            return
-                        sink.write(data)
-                        remaining -= len(data)
+                    if not self._copy_bytes(sink, size):
+                        return
                     self.rfile.readline()  # CRLF after each chunk
             else:
-                remaining = int(self.headers.get("Content-Length") or 0)
-                while remaining:
-                    data = self.rfile.read(min(remaining, _CHUNK))
-                    if not data:
-                        return
-                    sink.write(data)
-                    remaining -= len(data)
+                self._copy_bytes(sink, int(self.headers.get("Content-Length") or 0))
         except (OSError, ValueError):
             pass  # a broken client shows up as a backend error; nothing to add here
         finally:
             with suppress(OSError):
                 sink.close()
+
+    def _copy_bytes(self, sink: IO[bytes], remaining: int) -> bool:
+        """Copy exactly `remaining` bytes of the request; False when the client hung up early."""
+        while remaining:
+            data = self.rfile.read(min(remaining, _CHUNK))
+            if not data:
+                return False
+            sink.write(data)
+            remaining -= len(data)
+        return True
 
     def _run_backend(self) -> None:
         """Run git http-backend for this request and relay its CGI response."""
