@@ -46,8 +46,8 @@ def entry(layer: str, number: int, abbr: str) -> str:
 
 def build(root: Path, entries: int) -> list[str]:
     """An initialised store holding `entries` entries in topic files of 20; returns the files."""
-    from gitmem import layers as L
-    from gitmem.store import Store
+    from gitmem.format import layers as L
+    from gitmem.store.store import Store
 
     store = Store(root, cwd=root)
     store.init()
@@ -122,8 +122,8 @@ def main() -> None:
     args = parser.parse_args()
     root = (args.keep or Path(tempfile.mkdtemp(prefix="gitmem-bench-hooks-"))) / "store"
 
-    from gitmem.hooks import install
-    from gitmem.index import SearchIndex
+    from gitmem.githooks.install import install
+    from gitmem.search.index import SearchIndex
 
     started = time.perf_counter()
     files = build(root, args.entries)

@@ -16,8 +16,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from fixtures.retrieval.evaluate import evaluate  # noqa: E402
 from fixtures.retrieval.store import build  # noqa: E402
-
-from gitmem.index import SearchIndex  # noqa: E402
+from gitmem.search.index import SearchIndex  # noqa: E402
 
 
 def main() -> int:

@@ -27,8 +27,8 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from synthstore import SynthConfig, build_store, make_queries  # noqa: E402
 
-from gitmem.index import SearchIndex  # noqa: E402
-from gitmem.index_files import read_file, scan_memory_files  # noqa: E402
+from gitmem.search.files import read_file, scan_memory_files  # noqa: E402
+from gitmem.search.index import SearchIndex  # noqa: E402
 
 
 def percentile(values: Sequence[float], share: float) -> float:

@@ -24,10 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from gitmem.store import Store  # noqa: E402
-from gitmem.sync import sync  # noqa: E402
-from gitmem.sync_remote import init_store  # noqa: E402
-from gitmem.writes import remember  # noqa: E402
+from gitmem.store.store import Store  # noqa: E402
+from gitmem.sync.remote import init_store  # noqa: E402
+from gitmem.sync.run import sync  # noqa: E402
+from gitmem.verbs.entries import remember  # noqa: E402
 from gitserver import serve_git_http  # noqa: E402
 
 LAYERS = ("semantic", "procedural", "learnings", "episodic", "decisions")

@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from gitmem.store import Store  # noqa: E402
-from gitmem.writes import remember  # noqa: E402
+from gitmem.store.store import Store  # noqa: E402
+from gitmem.verbs.entries import remember  # noqa: E402
 
 LAYERS = ("semantic", "procedural", "learnings", "episodic", "decisions")
 ABBR = {"semantic": "sem", "procedural": "pro", "learnings": "lrn", "episodic": "epi", "decisions": "dec"}

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .redaction import redact
+from gitmem.redaction import redact
 
 LOG_FILE = "logs/memory.log"
 LOG_ROTATE_BYTES = 2 * 1024 * 1024

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .errors import LockTimeoutError
+from gitmem.errors import LockTimeoutError
 
 LOCK_TIMEOUT_SECONDS = 120.0
 

@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
 
-from gitmem.cli import cli
-from gitmem.store import Store
-
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Test",
-    "GIT_AUTHOR_EMAIL": "test@example.com",
-    "GIT_COMMITTER_NAME": "Test",
-    "GIT_COMMITTER_EMAIL": "test@example.com",
-}
+from gitmem.store.store import Store
+from support import GIT_ENV, Cli, git
 
 
 @pytest.fixture(autouse=True)
@@ -50,44 +38,9 @@ def store(store_root: Path) -> Iterator[Store]:
     s.close()
 
 
-@dataclass
-class Cli:
-    """Runs `gitmem --root <store> ...` in-process through click's CliRunner."""
-
-    root: Path
-    runner: CliRunner
-
-    def __call__(self, *args: str, workspace: str | None = None, env: dict[str, str] | None = None) -> Result:
-        argv = ["--root", str(self.root)]
-        if workspace:
-            argv += ["--workspace", workspace]
-        return self.runner.invoke(cli, [*argv, *args], env=env, catch_exceptions=False)
-
-    def json(self, *args: str, workspace: str | None = None) -> object:
-        result = self(*args, "--json", workspace=workspace)
-        assert result.exit_code == 0, result.output
-        return json.loads(result.stdout)
-
-
 @pytest.fixture
 def gm(store: Store) -> Cli:
     return Cli(store.root, CliRunner())
-
-
-def git(cwd: Path, *args: str, check: bool = True) -> str:
-    """Run the real git binary and return its stdout."""
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, **GIT_ENV})
-    if check and done.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed: {done.stderr}")
-    return done.stdout
-
-
-def run_gitmem(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-               input_text: str | None = None) -> subprocess.CompletedProcess[str]:
-    """The real CLI in a subprocess (python -m gitmem)."""
-    return subprocess.run([sys.executable, "-m", "gitmem", *args], cwd=cwd, capture_output=True,
-                          text=True, env={**os.environ, **(env or {})}, input=input_text)
 
 
 @pytest.fixture
@@ -95,7 +48,3 @@ def bare_remote(tmp_path: Path) -> Path:
     path = tmp_path / "remote.git"
     git(tmp_path, "init", "--bare", "-b", "main", str(path))
     return path
-
-
-def commit_count(root: Path) -> int:
-    return int(git(root, "rev-list", "--count", "HEAD").strip())

@@ -1,4 +1,13 @@
-"""Module boundaries: dependencies point one way (cli -> store -> format / git / index)."""
+"""The package layout states the architecture: one folder per concern, imports pointing one way.
+
+Rules (docs/decisions/0004-package-layout.md):
+- the top level holds only the package face and ground modules;
+- each folder may import only the folders listed for it in ALLOWED (ground modules are open to all);
+- only git/ imports pygit2, only search/ imports whoosh, only cli/ imports click, nothing imports cli/;
+- no import circle between modules (imports under `if TYPE_CHECKING:` count too);
+- no module past the line ceiling;
+- `gitmem --help` loads neither pygit2 nor whoosh nor markdown-it.
+"""
 
 from __future__ import annotations
 
@@ -8,38 +17,82 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "gitmem"
+MAX_LINES = 410  # "about 400": a module past it is split by concern
 
-# The format layer: pure values and rules, no I/O dependencies on the rest of gitmem.
-PURE = {"errors", "entry", "markdown", "layers", "freshness", "paths", "redaction"}
-GIT_MODULES = {"git", "gitauth"}
-INDEX_MODULES = {p.stem for p in PACKAGE.glob("index*.py")} | {"analysis", "search_rank"}
-# Pure merge logic: three texts in, text out.
-MERGE_MODULES = {"merge", "merge_json", "merge_prep"}
+# Modules at the top: the package face and the ground everything stands on.
+TOP_LEVEL = {"__init__", "__main__", "errors", "fsio", "eventlog", "redaction", "resources", "hooks"}
+GROUND = TOP_LEVEL - {"__init__", "__main__", "hooks"}
+
+# folder -> the folders its modules may import (besides ground modules and itself).
+ALLOWED: dict[str, set[str]] = {
+    "format": set(),
+    "merge": {"format"},
+    "git": set(),
+    "search": {"format"},
+    "store": {"format", "git", "search"},
+    "githooks": {"store", "merge", "git", "format"},
+    "sync": {"store", "merge", "git", "githooks", "format"},
+    "verbs": {"store", "sync", "format"},
+    "cli": {"verbs", "store", "sync", "githooks", "format"},
+}
+# Ground modules: what each may import (nothing else of gitmem).
+GROUND_ALLOWED: dict[str, set[str]] = {
+    "errors": set(),
+    "redaction": set(),
+    "resources": set(),
+    "fsio": {"errors"},
+    "eventlog": {"redaction"},
+}
 
 
 def _modules() -> dict[str, Path]:
-    return {p.stem: p for p in PACKAGE.glob("*.py") if p.stem != "__main__"}
+    """Dotted name below gitmem (e.g. 'store.catalog', 'errors') -> file."""
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        if "_data" in path.parts:
+            continue
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        found[".".join(parts)] = path
+    return found
 
 
-def _imports(path: Path) -> tuple[set[str], set[str]]:
+def _resolve(name: str, modules: dict[str, Path]) -> str | None:
+    """The module a `gitmem.<name>` import refers to (a package means its __init__)."""
+    if name in modules:
+        return name
+    if f"{name}.__init__" in modules:
+        return f"{name}.__init__"
+    return None
+
+
+def _imports(module: str, path: Path, modules: dict[str, Path]) -> tuple[set[str], set[str]]:
     """(gitmem modules imported, third-party top-level packages imported) anywhere in the file."""
     internal: set[str] = set()
     external: set[str] = set()
+    package = module.rsplit(".", 1)[0] if "." in module else ""
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names: list[str] = []
         if isinstance(node, ast.ImportFrom):
-            if node.level and node.level > 0:
-                if node.module:
-                    internal.add(node.module.split(".")[0])
-                else:
-                    internal.update(alias.name for alias in node.names)
-            elif node.module and node.module.startswith("gitmem"):
-                parts = node.module.split(".")
-                internal.add(parts[1] if len(parts) > 1 else parts[0])
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1] if package else []
+                stem = ".".join([*base, node.module] if node.module else base)
+                names = [f"{stem}.{a.name}" if stem else a.name for a in node.names] + [stem]
+            elif node.module and (node.module == "gitmem" or node.module.startswith("gitmem.")):
+                stem = node.module.removeprefix("gitmem").lstrip(".")
+                names = [f"{stem}.{a.name}" if stem else a.name for a in node.names] + [stem]
             elif node.module:
                 external.add(node.module.split(".")[0])
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                external.add(alias.name.split(".")[0])
+                if alias.name.startswith("gitmem."):
+                    names.append(alias.name.removeprefix("gitmem."))
+                else:
+                    external.add(alias.name.split(".")[0])
+        for name in names:
+            target = _resolve(name, modules) if name else None
+            if target is not None and target != module:
+                internal.add(target)
+    internal.discard("__init__")  # `from gitmem.x import y` names the package face only in passing
     return internal, external
 
 
@@ -54,48 +107,103 @@ def _module_level_imports(path: Path) -> set[str]:
     return found
 
 
+def _folder(module: str) -> str:
+    return module.split(".")[0] if "." in module else ""
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _imports(name, path, modules)[0] for name, path in modules.items()}
+
+
+def test_top_level_holds_only_the_package_face_and_ground_modules() -> None:
+    top = {name for name in _modules() if "." not in name}
+    assert top <= TOP_LEVEL, f"modules at the top that belong in a folder: {sorted(top - TOP_LEVEL)}"
+    assert len(top) <= 8
+
+
+def test_every_folder_has_a_rule() -> None:
+    folders = {_folder(name) for name in _modules()} - {""}
+    assert folders <= set(ALLOWED), f"folders without import rules: {sorted(folders - set(ALLOWED))}"
+
+
+def test_folders_import_only_what_their_rule_allows() -> None:
+    offenders = []
+    for module, targets in _graph().items():
+        folder = _folder(module)
+        for target in targets:
+            other = _folder(target)
+            if folder == "":
+                allowed = GROUND_ALLOWED.get(module)
+                if allowed is not None and target not in allowed:
+                    offenders.append(f"{module} -> {target}")
+                continue
+            if other in ("", folder) and (other == folder or target in GROUND):
+                continue
+            if other not in ALLOWED[folder]:
+                offenders.append(f"{module} -> {target}")
+    assert offenders == []
+
+
+def _find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every back edge of a depth-first walk, as the circle it closes."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    return cycles
+
+
+def test_no_import_circles() -> None:
+    assert _find_cycles(_graph()) == []
+
+
+def test_modules_stay_small() -> None:
+    big = {name: n for name, path in _modules().items()
+           if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert big == {}
+
+
 def test_only_the_git_layer_imports_pygit2() -> None:
-    offenders = [name for name, path in _modules().items()
-                 if "pygit2" in _imports(path)[1] and name not in GIT_MODULES]
+    modules = _modules()
+    offenders = [name for name, path in modules.items()
+                 if "pygit2" in _imports(name, path, modules)[1] and _folder(name) != "git"]
     assert offenders == []
 
 
-def test_only_the_index_imports_whoosh() -> None:
-    offenders = [name for name, path in _modules().items()
-                 if "whoosh" in _imports(path)[1] and name not in INDEX_MODULES]
+def test_only_the_search_layer_imports_whoosh() -> None:
+    modules = _modules()
+    offenders = [name for name, path in modules.items()
+                 if "whoosh" in _imports(name, path, modules)[1] and _folder(name) != "search"]
     assert offenders == []
 
 
-def test_pure_modules_depend_only_on_pure_modules() -> None:
-    for name in PURE | MERGE_MODULES:
-        path = _modules().get(name)
-        if path is None:
-            continue
-        internal, _ = _imports(path)
-        assert internal <= PURE | MERGE_MODULES, f"{name} imports {internal - PURE - MERGE_MODULES}"
-
-
-def test_git_and_index_layers_do_not_reach_into_the_store() -> None:
-    for name in GIT_MODULES | INDEX_MODULES:
-        path = _modules().get(name)
-        if path is None:
-            continue
-        internal, _ = _imports(path)
-        allowed = PURE | GIT_MODULES | INDEX_MODULES | {"fsio"}
-        assert internal <= allowed, f"{name} imports {internal - allowed}"
-
-
-def test_nothing_imports_the_cli() -> None:
-    for name, path in _modules().items():
-        if name.startswith("cli"):
-            continue
-        internal, _ = _imports(path)
-        assert not {m for m in internal if m.startswith("cli")}, f"{name} imports the CLI"
+def test_only_the_cli_imports_click_and_nothing_imports_the_cli() -> None:
+    modules = _modules()
+    for name, path in modules.items():
+        internal, external = _imports(name, path, modules)
+        if _folder(name) != "cli" and name != "__main__":
+            assert "click" not in external, f"{name} imports click"
+            assert not {m for m in internal if _folder(m) == "cli"}, f"{name} imports the CLI"
 
 
 def test_cli_imports_heavy_libraries_lazily() -> None:
     for name, path in _modules().items():
-        if name.startswith("cli"):
+        if _folder(name) == "cli":
             heavy = _module_level_imports(path) & {"pygit2", "whoosh", "markdown_it", "frontmatter", "yaml", "sqlite3"}
             assert heavy == set(), f"{name} imports {heavy} at module level"
 
@@ -106,3 +214,27 @@ def test_help_does_not_load_pygit2_or_whoosh() -> None:
             "print(sorted(m for m in ('pygit2', 'whoosh', 'markdown_it') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_rules_catch_a_circle(tmp_path: Path) -> None:
+    """The cycle finder is not vacuous: two modules importing each other are reported."""
+    (tmp_path / "a.py").write_text("from gitmem.b import x\n")
+    (tmp_path / "b.py").write_text("from gitmem.a import y\n")
+    modules = {"a": tmp_path / "a.py", "b": tmp_path / "b.py"}
+    assert _imports("a", modules["a"], modules)[0] == {"b"}
+    graph = {name: _imports(name, path, modules)[0] for name, path in modules.items()}
+    assert _find_cycles(graph) == [["a", "b", "a"]]
+
+
+def test_public_api_names_resolve() -> None:
+    import gitmem
+
+    for name in gitmem.__all__:
+        value = getattr(gitmem, name)
+        assert value is not None and not isinstance(value, type(gitmem)), name
+
+
+def test_public_api_lists_every_lazy_name() -> None:
+    import gitmem
+
+    assert set(gitmem.__all__) == {"GitmemError", "__version__", *gitmem._LAZY}

@@ -1,0 +1,61 @@
+"""Options and output helpers shared by every command module (none of them imports the group)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    from gitmem.store.store import Store
+
+F = TypeVar("F", bound=Callable[..., Any])
+LAYER_HELP = "semantic, episodic, procedural, learnings, decisions, codebase, history"
+
+
+def emit(data: Any, as_json: bool, text: str | Callable[[], str]) -> None:
+    """Print JSON for agents, or the human text."""
+    if as_json:
+        import json
+
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    else:
+        click.echo(text() if callable(text) else text)
+
+
+def json_option(func: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")(func)
+
+
+def get_store(ctx: click.Context) -> Store:
+    from gitmem.store.store import open_store
+
+    obj = ctx.find_root().obj
+    return open_store(obj["root"], workspace=obj["workspace"])
+
+
+def _set_workspace(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value:
+        ctx.find_root().obj["workspace"] = value
+
+
+def workspace_option(func: F) -> F:
+    """`--workspace` accepted after the verb too, as people type it."""
+    return click.option("--workspace", "-w", expose_value=False, callback=_set_workspace,
+                        help="Workspace key (default: from the current directory).")(func)
+
+
+def scope_option(func: F) -> F:
+    func = workspace_option(func)
+    return click.option(
+        "--scope", type=click.Choice(["global", "workspace"]), default="global", show_default=True,
+        help="Write to the global scope or to the current workspace.",
+    )(func)
+
+
+
+def print_write(result: Any, as_json: bool) -> None:
+    """The id (or path) a write verb produced; the whole result with --json."""
+    data = {"id": result.id, "path": result.path, "changed": result.changed, "note": result.note}
+    emit(data, as_json, result.id or (result.path if result.changed else f"{result.path}: {result.note or 'unchanged'}"))

@@ -1,0 +1,64 @@
+"""CLI verbs for search: `search` and `reindex` (thin: parse, call gitmem.searching, print)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from gitmem.cli.options import emit, get_store, json_option
+
+
+def _hit_line(hit: dict[str, Any]) -> str:
+    marks = [m for m in (hit["freshness"] if hit["freshness"] not in ("fresh", "aging") else "",
+                         "CONFLICT" if hit["conflicted"] else "",
+                         hit["status"] if hit["status"] != "live" else "") if m]
+    flag = f" [{', '.join(marks)}]" if marks else ""
+    head = f"{hit['id'] or '-'}  {hit['title']}{flag}"
+    return f"{head}\n    {hit['path']}:{hit['line']}  {hit['scope']}/{hit['layer']}  {hit['snippet']}"
+
+
+@click.command()
+@click.argument("query")
+@click.option("--layer", "-l", help="Only this layer.")
+@click.option("--scope", type=click.Choice(["global", "workspace"]),
+              help="global only, or a workspace plus global (default: every scope).")
+@click.option("--workspace", "-w", help="Search this workspace plus global.")
+@click.option("--limit", "-n", type=int, default=10, show_default=True, help="Most results to return.")
+@click.option("--all", "include_all", is_flag=True, help="Include forgotten, superseded and expired entries.")
+@json_option
+@click.pass_context
+def search(ctx: click.Context, query: str, layer: str | None, scope: str | None, workspace: str | None,
+           limit: int, include_all: bool, as_json: bool) -> None:
+    """Ranked full-text search with path:line citations; exit 1 when nothing matches."""
+    from gitmem.verbs.search import search as do_search
+
+    hits = do_search(get_store(ctx), query, scope=scope, workspace=workspace, layer=layer,
+                     limit=limit, include_all=include_all)
+    emit(hits, as_json, lambda: "\n".join(_hit_line(h) for h in hits) or "no matches")
+    if not hits:
+        sys.exit(1)
+
+
+@click.command()
+@json_option
+@click.pass_context
+def reindex(ctx: click.Context, as_json: bool) -> None:
+    """Rebuild the search index from the Markdown files (nothing is lost by deleting index/)."""
+    from gitmem.verbs.search import reindex as do_reindex
+
+    store = get_store(ctx)
+    if sys.stderr.isatty() and not as_json:
+        with click.progressbar(length=1, label="indexing", file=sys.stderr) as bar:
+            def progress(done: int, total: int) -> None:
+                bar.length = max(total, 1)
+                bar.update(done - bar.pos)
+
+            count = do_reindex(store, progress)
+    else:
+        count = do_reindex(store)
+    emit({"entries": count}, as_json, f"indexed {count} entries")
+
+
+COMMANDS = (search, reindex)

@@ -1,0 +1,96 @@
+"""CLI verbs about the store itself: init, status, system, check."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from gitmem.cli.options import (
+    emit,
+    get_store,
+    json_option,
+)
+
+
+@click.command()
+@click.option("--remote", help="Remote to sync with: cloned when it has history, else set as origin.")
+@click.option("--branch", default="main", show_default=True, help="Branch for a new store.")
+@json_option
+@click.pass_context
+def init(ctx: click.Context, remote: str | None, branch: str, as_json: bool) -> None:
+    """Create the store (or adopt an existing git repo) with its layout, SYSTEM.md and .gitignore."""
+    from gitmem.store.store import Store
+    from gitmem.sync.remote import init_store
+
+    obj = ctx.find_root().obj
+    store = Store(obj["root"], workspace=obj["workspace"])
+    created = init_store(store, remote=remote, branch=branch)
+    verb = "created" if created else "already initialised"
+    emit({"root": str(store.root), "created": created}, as_json, f"gitmem store {verb} at {store.root}")
+
+
+@click.command()
+@json_option
+@click.pass_context
+def status(ctx: click.Context, as_json: bool) -> None:
+    """Where the store lives, what it holds, and what needs attention."""
+    from gitmem.verbs.status import status as read_status
+
+    data = read_status(get_store(ctx))
+
+    def text() -> str:
+        lines = [f"root: {data['root']}", f"branch: {data['branch']}  head: {(data['head'] or '-')[:12]}",
+                 f"remote: {data['remote'] or 'none'}", f"entries: {data['entries']}"]
+        for scope, per_layer in data["layers"].items():
+            lines.append(f"  {scope}: " + ", ".join(f"{k} {v['entries']}" for k, v in per_layer.items()))
+        if data["dirty"]:
+            lines.append(f"uncommitted: {len(data['dirty'])} file(s) (committed as a hand edit by the next write)")
+        if data["system_doc_stale"]:
+            lines.append("SYSTEM.md is stale: run `gitmem system`")
+        if data["conflicts"]:
+            lines.append("conflicts: " + ", ".join(data["conflicts"]))
+        sync_state = data["sync"] or {}
+        if sync_state:
+            lines.append(f"sync: last attempt {sync_state.get('lastAttempt', '-')}, "
+                         f"last success {sync_state.get('lastSuccess', 'never')}, "
+                         f"ahead {sync_state.get('ahead', 0)}, behind {sync_state.get('behind', 0)}")
+            if sync_state.get("error"):
+                lines.append(f"sync error: {sync_state['error']}")
+        return "\n".join(lines)
+
+    emit(data, as_json, text)
+
+
+@click.command()
+@json_option
+@click.pass_context
+def system(ctx: click.Context, as_json: bool) -> None:
+    """Regenerate SYSTEM.md, the store's self-description, and commit it if it changed."""
+    from gitmem.verbs.system import write_system_doc
+
+    store = get_store(ctx)
+    changed = write_system_doc(store)
+    emit({"path": "SYSTEM.md", "changed": changed}, as_json,
+         "SYSTEM.md regenerated" if changed else "SYSTEM.md is up to date")
+
+
+@click.command()
+@click.option("--fix", is_flag=True, help="Apply the safe fixes (ids, dates, legacy layers) and commit.")
+@json_option
+@click.pass_context
+def check(ctx: click.Context, fix: bool, as_json: bool) -> None:
+    """Check every memory file against the format rules; exit 2 when problems remain."""
+    from gitmem.verbs.check import check_tree
+
+    report = check_tree(get_store(ctx), fix=fix)
+    remaining = report.remaining
+    data = {"problems": [str(p) for p in report.problems], "remaining": [str(p) for p in remaining],
+            "fixed": report.fixed, "assigned": report.assigned}
+    lines = [str(p) for p in remaining] + [f"fixed: {p}" for p in report.fixed]
+    emit(data, as_json, "\n".join(lines) or "all memory files are well-formed")
+    if remaining:
+        sys.exit(2)
+
+
+COMMANDS = (init, status, system, check)

@@ -1,0 +1,91 @@
+"""CLI commands for sharing one memory across machines: `gitmem sync`, `gitmem remote set`,
+`gitmem conflicts` and the hidden `gitmem merge-driver` git calls. Parse, call the library, print.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from gitmem.cli.options import emit, get_store, json_option
+from gitmem.errors import ConflictError
+
+
+@click.command(name="sync")
+@json_option
+@click.pass_context
+def sync(ctx: click.Context, as_json: bool) -> None:
+    """Commit pending changes, fetch, merge entry by entry, push; exit 3 on conflicts or failure."""
+    from gitmem.sync.run import sync as do_sync
+
+    progress = None
+    if not as_json and sys.stderr.isatty():
+        def progress(message: str) -> None:
+            click.echo(f"sync: {message}...", err=True)
+
+    report = do_sync(get_store(ctx), progress=progress)
+    emit(report.as_json(), as_json, report.text())
+    if report.conflicts:
+        files = ", ".join(dict.fromkeys(c.path for c in report.conflicts))
+        raise ConflictError(
+            f"{len(report.conflicts)} conflict(s) in {files}: both versions are kept between"
+            " markers; resolve them (see state/CONFLICT.md), then run `gitmem sync`"
+        )
+
+
+@click.group(name="remote")
+def remote() -> None:
+    """The git remote the store syncs with."""
+
+
+@remote.command(name="set")
+@click.argument("url")
+@click.option("--branch", help="Branch to sync (default: the current one).")
+@json_option
+@click.pass_context
+def remote_set(ctx: click.Context, url: str, branch: str | None, as_json: bool) -> None:
+    """Set the remote URL (stored without credentials; a token in it goes to state/git-token)."""
+    from gitmem.sync.remote import remote_set as do_remote_set
+
+    data = do_remote_set(get_store(ctx), url, branch=branch)
+    text = f"remote: {data['remote']} (branch {data['branch']})"
+    if data["token_saved"]:
+        text += (f"\nthe token in the URL was saved to {data['token_file']} (mode 600);"
+                 " it is not stored in the URL or in any committed file")
+    emit(data, as_json, text)
+
+
+@click.command(name="conflicts")
+@json_option
+@click.pass_context
+def conflicts(ctx: click.Context, as_json: bool) -> None:
+    """List entries left between conflict markers by a merge (exit 1 when there are none)."""
+    from gitmem.sync.run import list_conflicts
+
+    found = list_conflicts(get_store(ctx))
+    lines = [f"{c.path}  {c.entry_id or '-'}  {c.title}  [{c.kind}]  <<<<<<< {c.ours}  "
+             f">>>>>>> {c.theirs}" for c in found]
+    emit([c.as_json() for c in found], as_json, "\n".join(lines) or "no conflicts")
+    if not found:
+        sys.exit(1)
+
+
+@click.command(name="merge-driver", hidden=True)
+@click.argument("base")
+@click.argument("ours")
+@click.argument("theirs")
+@click.argument("path")
+@click.pass_context
+def merge_driver(ctx: click.Context, base: str, ours: str, theirs: str, path: str) -> None:
+    """Git merge driver: merge BASE/OURS/THEIRS of PATH entry by entry into OURS (exit 1: markers)."""
+    from gitmem.githooks.driver import run_merge_driver
+
+    obj = ctx.find_root().obj or {}
+    from pathlib import Path
+
+    root = Path(obj["root"]) if obj.get("root") else None
+    sys.exit(run_merge_driver(base, ours, theirs, path, root))
+
+
+COMMANDS = (sync, remote, conflicts, merge_driver)

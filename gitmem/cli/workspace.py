@@ -1,0 +1,105 @@
+"""CLI verbs of a workspace: state, working, workspaces, associate, context."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from gitmem.cli.options import (
+    emit,
+    get_store,
+    json_option,
+    print_write,
+    workspace_option,
+)
+
+
+@click.command()
+@click.argument("section")
+@click.argument("content")
+@json_option
+@workspace_option
+@click.pass_context
+def state(ctx: click.Context, section: str, content: str, as_json: bool) -> None:
+    """Replace one SECTION of the workspace's state.md with CONTENT (stamped Verified today)."""
+    from gitmem.verbs.workfiles import record_state
+
+    print_write(record_state(get_store(ctx), section, content), as_json)
+
+
+@click.command()
+@click.option("--section", "-s", help="Task, Next steps, Plan or Blocked by (replaced).")
+@click.option("--content", "-c", help="New content of --section.")
+@click.option("--activity", "-a", help="A note for the rolling Recent activity log.")
+@click.option("--clear-activity", is_flag=True, help="Empty the Recent activity log.")
+@json_option
+@workspace_option
+@click.pass_context
+def working(ctx: click.Context, section: str | None, content: str | None, activity: str | None,
+            clear_activity: bool, as_json: bool) -> None:
+    """Record what you (the agent) are working on in this workspace's working.md."""
+    from gitmem.verbs.workfiles import WorkingUpdate, record_working
+
+    update = WorkingUpdate(section, content, activity, clear_activity)
+    print_write(record_working(get_store(ctx), update), as_json)
+
+
+@click.command()
+@json_option
+@click.pass_context
+def workspaces(ctx: click.Context, as_json: bool) -> None:
+    """List workspaces: registered keys, titles, and this machine's associated folders."""
+    from dataclasses import asdict
+
+    from gitmem.verbs.workspaces import list_workspaces
+
+    items = list_workspaces(get_store(ctx))
+    lines = [f"{w.key}  {w.title}" + (f"  ({', '.join(w.paths)})" if w.paths else "") for w in items]
+    emit([asdict(w) for w in items], as_json, "\n".join(lines) or "no workspaces yet")
+
+
+@click.command()
+@click.argument("key")
+@click.option("--title", help="Human title of the workspace.")
+@click.option("--path", "folder", type=click.Path(file_okay=False), help="Local folder (default: current).")
+@json_option
+@click.pass_context
+def associate(ctx: click.Context, key: str, title: str | None, folder: str | None, as_json: bool) -> None:
+    """Register workspace KEY and associate a local folder with it (the path stays on this machine)."""
+    from pathlib import Path
+
+    from gitmem.verbs.workspaces import associate as do_associate
+
+    target = Path(folder or os.getcwd()).resolve()
+    done = do_associate(get_store(ctx), key, title, target)
+    emit({"key": done, "path": str(target)}, as_json, f"{target} -> {done}")
+
+
+@click.command()
+@click.option("--cwd", type=click.Path(file_okay=False), help="Resolve the workspace from this folder.")
+@click.option("--max-chars", type=int, default=None, help="Budget for the card (default from settings).")
+@click.option("--subagent", is_flag=True, help="Card for a subagent: read, report, do not write.")
+@json_option
+@workspace_option
+@click.pass_context
+def context(ctx: click.Context, cwd: str | None, max_chars: int | None, subagent: bool, as_json: bool) -> None:
+    """Print the context card an agent gets at the start of a session."""
+    from pathlib import Path
+
+    from gitmem.errors import InvalidInputError
+    from gitmem.verbs.context import build_card
+
+    store = get_store(ctx)
+    workspace = None
+    try:
+        workspace = store.resolve_workspace(cwd=Path(cwd).resolve() if cwd else None)
+    except InvalidInputError:
+        if store.workspace_flag:
+            raise
+    budget = max_chars or int(store.registry.setting("contextMaxChars") or 6000)
+    card = build_card(store, workspace=workspace, max_chars=budget, subagent=subagent)
+    emit(card.as_json(), as_json, card.text.rstrip("\n"))
+
+
+COMMANDS = (state, working, workspaces, associate, context)

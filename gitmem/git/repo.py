@@ -1,0 +1,407 @@
+"""The git layer: commits, status, history, remotes and sync plumbing over pygit2.
+
+This module and `gitmem.gitauth` (credentials, redaction, error mapping) are the only ones that
+import pygit2; everything else speaks in repo-relative posix paths and hex oids.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import (
+    CheckoutStrategy,
+    FileMode,
+    FileStatus,
+    RepositoryOpenFlag,
+    SortMode,
+)
+
+from gitmem.errors import GitLayerError, InvalidInputError, NotFoundError
+from gitmem.git import history, transport
+from gitmem.git.credentials import (
+    map_local_error,
+    redact,
+    register_secret,
+    strip_credentials,
+)
+from gitmem.git.history import CommitInfo
+from gitmem.git.history import clean_path as _clean_path
+from gitmem.git.transport import PushRejectedError
+
+__all__ = ["CommitInfo", "GitRepo", "PushRejectedError", "redact", "strip_credentials"]
+
+FALLBACK_AUTHOR = ("gitmem", "gitmem@localhost")
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_GIT_ERRORS = (pygit2.GitError, KeyError, ValueError, OSError)
+# Commits made within one second share a timestamp; TOPOLOGICAL keeps children before parents.
+_LOG_ORDER = SortMode.TOPOLOGICAL | SortMode.TIME
+
+
+def _is_under(path: str, prefixes: list[str] | None) -> bool:
+    """True when `path` is one of the prefixes or lies inside one (component-wise)."""
+    if prefixes is None:
+        return True
+    return any(not p or path == p or path.startswith(p + "/") for p in prefixes)
+
+
+class GitRepo:
+    """A non-bare git repository opened exactly at `root` (parent directories are never searched)."""
+
+    def __init__(self, root: Path, *, token_file: Path | None = None) -> None:
+        self._root = Path(root).absolute()
+        self.token_file = token_file
+        try:
+            self._repo = pygit2.Repository(str(self._root), RepositoryOpenFlag.NO_SEARCH)
+        except _GIT_ERRORS as exc:
+            raise NotFoundError(f"not a git repository: {self._root}") from exc
+
+    @classmethod
+    def init(cls, root: Path, branch: str = "main", *, token_file: Path | None = None) -> GitRepo:
+        """Create a repository at `root` with HEAD on unborn `branch`, or adopt an existing one."""
+        if cls.is_repo(root):
+            return cls(root, token_file=token_file)
+        try:
+            Path(root).mkdir(parents=True, exist_ok=True)
+            pygit2.init_repository(str(root), bare=False, initial_head=branch)
+        except _GIT_ERRORS as exc:
+            raise map_local_error(exc, f"git init {root}") from exc
+        return cls(root, token_file=token_file)
+
+    @staticmethod
+    def is_repo(root: Path) -> bool:
+        """True when `root` itself (not a parent) holds a git repository."""
+        try:
+            pygit2.Repository(str(root), RepositoryOpenFlag.NO_SEARCH)
+        except _GIT_ERRORS:
+            return False
+        return True
+
+    @property
+    def root(self) -> Path:
+        """The work tree root."""
+        return self._root
+
+    # -- local state -------------------------------------------------------------------------
+
+    def head_oid(self) -> str | None:
+        """Hex oid of HEAD, or None while the branch is unborn."""
+        if self._repo.head_is_unborn:
+            return None
+        return str(self._repo.head.peel(pygit2.Commit).id)
+
+    def branch(self) -> str:
+        """Short name of the current branch ("HEAD" when detached); works when unborn."""
+        target = self._repo.lookup_reference("HEAD").target
+        if isinstance(target, str):
+            return target.removeprefix("refs/heads/")
+        return "HEAD"
+
+    def switch_branch(self, name: str) -> None:
+        """Put HEAD on branch `name` at the current commit (created when missing); files stay."""
+        ref = f"refs/heads/{name}"
+        if not pygit2.reference_is_valid_name(ref):
+            raise InvalidInputError(f"not a valid branch name: {name!r}")
+        head = self.head_oid()
+        existing = self._repo.references.get(ref)
+        if existing is not None and str(existing.peel(pygit2.Commit).id) != head:
+            raise GitLayerError(f"branch {name} already exists at another commit in {self._root}")
+        try:
+            if existing is None and head is not None:
+                self._repo.references.create(ref, pygit2.Oid(hex=head))
+            self._repo.set_head(ref)
+        except _GIT_ERRORS as exc:
+            raise map_local_error(exc, f"switch to branch {name}") from exc
+
+    def _branch_ref(self) -> str:
+        """Full ref name of the current branch; refuse a detached HEAD."""
+        name = self.branch()
+        if name == "HEAD":
+            raise GitLayerError(f"{self._root}: HEAD is detached; check out a branch first")
+        return f"refs/heads/{name}"
+
+    def _commit(self, rev: str) -> pygit2.Commit:
+        """Resolve a revision (oid, ref, expression) to a commit."""
+        return history.resolve_commit(self._repo, rev)
+
+    def _tree(self, rev: str | None) -> pygit2.Tree:
+        """Tree of a revision, or the empty tree for None."""
+        return history.tree_of(self._repo, rev)
+
+    def _signature(self, author: tuple[str, str] | None) -> pygit2.Signature:
+        """Explicit author, else git config user.name/email, else the gitmem fallback."""
+        if author is not None:
+            return pygit2.Signature(author[0], author[1])
+        try:
+            return self._repo.default_signature
+        except _GIT_ERRORS:
+            return pygit2.Signature(*FALLBACK_AUTHOR)
+
+    def commit_paths(
+        self,
+        paths: Iterable[str],
+        message: str,
+        *,
+        author: tuple[str, str] | None = None,
+        allow_empty: bool = False,
+    ) -> str | None:
+        """Stage exactly `paths` and commit them on HEAD; None when nothing changed."""
+        try:
+            index = self._repo.index
+            index.read(force=False)  # pick up commits made by plain git meanwhile
+            for rel in dict.fromkeys(_clean_path(p) for p in paths):
+                full = self._root / rel
+                if full.is_file() or full.is_symlink():
+                    index.add(rel)
+                elif rel in index:
+                    index.remove(rel)
+            tree = index.write_tree()
+            index.write()  # keep index == staged state even when no commit follows
+            head = None if self._repo.head_is_unborn else self._commit("HEAD")
+            head_tree = EMPTY_TREE if head is None else str(head.tree_id)
+            if str(tree) == head_tree and not allow_empty:
+                return None
+            parents = [] if head is None else [head.id]
+            sig = self._signature(author)
+            # "HEAD" follows the symbolic ref, so an unborn branch is created by this commit.
+            oid = self._repo.create_commit("HEAD", sig, sig, message, tree, parents)
+        except _GIT_ERRORS as exc:
+            raise map_local_error(exc, "commit") from exc
+        return str(oid)
+
+    def dirty_paths(self, under: Iterable[str] | None = None) -> list[str]:
+        """Sorted paths differing between work tree/index and HEAD, gitignored ones excluded."""
+        prefixes = None if under is None else [p.strip("/") for p in under]
+        try:
+            status = self._repo.status(untracked_files="all", ignored=False)
+        except _GIT_ERRORS as exc:
+            raise map_local_error(exc, "git status") from exc
+        return sorted(
+            path
+            for path, flags in status.items()
+            if flags != FileStatus.CURRENT
+            and not flags & FileStatus.IGNORED
+            and _is_under(path, prefixes)
+        )
+
+    def is_clean(self) -> bool:
+        """True when nothing (outside .gitignore) differs from HEAD."""
+        return not self.dirty_paths()
+
+    def changed_between(self, old: str | None, new: str | None) -> list[str]:
+        """Sorted paths that differ between two commits (None stands for the empty tree)."""
+        return history.changed_between(self._repo, old, new)
+
+    def read_file_at(self, rev: str, path: str) -> bytes | None:
+        """Content of `path` at `rev`, or None when the path is absent there."""
+        return history.read_file_at(self._repo, rev, path)
+
+    def list_files_at(self, rev: str, under: str = "") -> list[str]:
+        """Sorted blob paths at `rev`, optionally only below the directory `under`."""
+        return history.list_files_at(self._repo, rev, under)
+
+    def log(self, limit: int = 20, path: str | None = None) -> list[CommitInfo]:
+        """Newest-first commits reachable from HEAD, optionally only those that changed `path`."""
+        return history.log(self._repo, limit, path)
+
+    # -- config ------------------------------------------------------------------------------
+
+    def _local_config(self) -> pygit2.Config:
+        """The repository's own .git/config, without global or system levels."""
+        return pygit2.Config(os.path.join(self._repo.path, "config"))
+
+    def set_config(self, key: str, value: str) -> None:
+        """Set a repo-local config value."""
+        try:
+            self._local_config()[key] = value
+        except _GIT_ERRORS as exc:
+            raise map_local_error(exc, f"git config {key}") from exc
+
+    def get_config(self, key: str) -> str | None:
+        """A repo-local config value, or None when unset."""
+        try:
+            return str(self._local_config()[key])
+        except KeyError:
+            return None
+        except _GIT_ERRORS as exc:
+            raise map_local_error(exc, f"git config {key}") from exc
+
+    def unset_config(self, key: str) -> None:
+        """Remove a repo-local config value (no error when unset)."""
+        with contextlib.suppress(KeyError):
+            del self._local_config()[key]
+
+    # -- remotes -----------------------------------------------------------------------------
+
+    def set_remote(self, url: str, name: str = "origin") -> None:
+        """Create or update a remote; a password or token in the URL is never stored."""
+        clean, secret = strip_credentials(url)
+        register_secret(secret)
+        try:
+            if name in list(self._repo.remotes.names()):
+                self._repo.remotes.set_url(name, clean)
+            else:
+                self._repo.remotes.create(name, clean)
+        except _GIT_ERRORS as exc:
+            raise map_local_error(exc, f"set remote {name}") from exc
+
+    def remote_url(self, name: str = "origin") -> str | None:
+        """The configured URL of a remote, or None when there is no such remote."""
+        try:
+            return self._repo.remotes[name].url
+        except _GIT_ERRORS:
+            return None
+
+    def fetch(self, *, remote: str = "origin", branch: str | None = None) -> str | None:
+        """Fetch all branches of `remote`; return refs/remotes/<remote>/<branch>'s oid or None."""
+        return transport.fetch(self._repo, remote, branch or self.branch(), self.token_file)
+
+    def remote_branches(self, remote: str = "origin") -> list[str]:
+        """Branch names of `remote` as last fetched (refs/remotes/<remote>/*), sorted."""
+        prefix = f"refs/remotes/{remote}/"
+        return sorted(
+            name.removeprefix(prefix)
+            for name in self._repo.references
+            if name.startswith(prefix) and not name.endswith("/HEAD")
+        )
+
+    def push(self, *, remote: str = "origin", branch: str | None = None) -> None:
+        """Push the branch; PushRejectedError when the remote has commits we lack."""
+        transport.push(self._repo, remote, branch or self.branch(), self.token_file)
+
+    def ahead_behind(self, local: str, upstream: str) -> tuple[int, int]:
+        """(commits only in local, commits only in upstream)."""
+        ahead, behind = self._repo.ahead_behind(self._commit(local).id, self._commit(upstream).id)
+        return ahead, behind
+
+    def merge_base(self, a: str, b: str) -> str | None:
+        """Best common ancestor of two commits, or None for unrelated histories."""
+        base = self._repo.merge_base(self._commit(a).id, self._commit(b).id)
+        return None if base is None else str(base)
+
+    def fast_forward(self, target_oid: str) -> None:
+        """Move the current branch, index and work tree forward to `target_oid`."""
+        target = self._commit(target_oid)
+        ref = self._branch_ref()
+        head = self.head_oid()
+        if head == str(target.id):
+            return
+        if head is not None and not self._repo.descendant_of(target.id, head):
+            raise GitLayerError(f"cannot fast-forward {self.branch()} to {str(target.id)[:12]}")
+        try:
+            # SAFE leaves (and fails on) local edits instead of overwriting them.
+            self._repo.checkout_tree(target.tree, strategy=CheckoutStrategy.SAFE)
+            self._repo.references.create(ref, target.id, force=True)
+        except _GIT_ERRORS as exc:
+            raise map_local_error(exc, "fast-forward") from exc
+
+    def commit_merge(self, files: dict[str, bytes | None], message: str, parents: list[str]) -> str:
+        """Commit first parent's tree with `files` replaced (None deletes); sync work tree+index."""
+        if not parents:
+            raise InvalidInputError("commit_merge needs at least one parent")
+        commits = [self._commit(p) for p in parents]
+        wanted = {_clean_path(p): data for p, data in files.items()}
+        ref = self._branch_ref()
+        try:
+            scratch = pygit2.Index()
+            scratch.read_tree(commits[0].tree)
+            for path, data in wanted.items():
+                if data is None:
+                    if path in scratch:
+                        scratch.remove(path)
+                    continue
+                mode = scratch[path].mode if path in scratch else FileMode.BLOB
+                scratch.add(pygit2.IndexEntry(path, self._repo.create_blob(data), mode))
+            tree = self._repo[scratch.write_tree(self._repo)].peel(pygit2.Tree)
+            sig = self._signature(None)
+            oid = self._repo.create_commit(None, sig, sig, message, tree.id, [c.id for c in commits])
+            # Work tree first, ref last: a crash in between leaves merged files to commit, not lose.
+            old = self._tree(self.head_oid())
+            changed = set(wanted) | {d.new_file.path for d in old.diff_to_tree(tree).deltas}
+            self._sync_work_tree(tree, sorted(changed))
+            self._repo.references.create(ref, oid, force=True)
+        except _GIT_ERRORS as exc:
+            raise map_local_error(exc, "merge commit") from exc
+        return str(oid)
+
+    def _sync_work_tree(self, tree: pygit2.Tree, paths: list[str]) -> None:
+        """Make the work tree and index match `tree` at `paths`, keeping other index entries."""
+        index = self._repo.index
+        index.read(force=False)
+        for path in paths:
+            try:
+                obj = tree[path]
+            except KeyError:
+                obj = None
+            if isinstance(obj, pygit2.Blob):
+                executable = tree[path].filemode == FileMode.BLOB_EXECUTABLE
+                self._write_file(path, obj.data, executable)
+                index.add(path)
+            else:
+                self._remove_file(path)
+                if path in index:
+                    index.remove(path)
+        index.write()
+
+    def _write_file(self, rel: str, data: bytes, executable: bool) -> None:
+        """Atomically replace a work tree file (temp file + rename)."""
+        full = self._root / rel
+        full.parent.mkdir(parents=True, exist_ok=True)
+        mode = 0o755 if executable else (full.stat().st_mode & 0o777 if full.is_file() else 0o644)
+        fd, tmp = tempfile.mkstemp(dir=full.parent, prefix=f".{full.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, mode)
+            os.replace(tmp, full)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def _remove_file(self, rel: str) -> None:
+        """Delete a work tree file and any directories it leaves empty."""
+        full = self._root / rel
+        full.unlink(missing_ok=True)
+        parent = full.parent
+        while parent != self._root and parent.is_dir() and not any(parent.iterdir()):
+            parent.rmdir()
+            parent = parent.parent
+
+    @staticmethod
+    def clone(
+        url: str, root: Path, branch: str | None = None, *, token_file: Path | None = None
+    ) -> GitRepo:
+        """Clone `url` into `root` (token/SSH credentials); the stored URL carries no secret."""
+        clean = transport.clone(url, root, branch, token_file)
+        repo = GitRepo(root, token_file=token_file)
+        if clean != url:
+            repo.set_remote(clean)
+        return repo
+
+
+def discover_repository(path: Path) -> tuple[Path, str | None] | None:
+    """The work tree containing `path` (searching upwards) and its `origin` URL, without secrets."""
+    try:
+        found = pygit2.discover_repository(str(path))
+    except _GIT_ERRORS:
+        return None
+    if not found:
+        return None
+    try:
+        repo = pygit2.Repository(found)
+    except _GIT_ERRORS:
+        return None
+    if repo.is_bare or repo.workdir is None:
+        return None
+    try:
+        url = repo.remotes["origin"].url
+    except (KeyError, ValueError, pygit2.GitError):
+        url = None
+    return Path(repo.workdir).resolve(), strip_credentials(url)[0] if url else None

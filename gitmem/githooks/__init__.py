@@ -1,0 +1,1 @@
+"""Git hooks of the store: install/uninstall/status, the hook entry points, the merge driver."""

@@ -1,0 +1,5 @@
+import sys
+
+from gitmem.githooks.run import main
+
+sys.exit(main())

@@ -1,0 +1,223 @@
+"""The pre-commit hook: normalize the staged memory files and refuse malformed entries.
+
+It applies the rules of gitmem.normalize (those of `gitmem check`) to the STAGED copy of each
+memory file: missing ids and dates are filled in for the entries lacking them, every other byte
+stays as it was, the layer indexes of the touched layers are regenerated, and all of it is
+staged again. When the working copy holds more than what was staged, only the staged copy is
+rewritten and the new ids are carried over to the matching entries of the working copy.
+Speaks to the git binary (gitmem.gitcli), never pygit2: a hook must start fast.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from gitmem.errors import GitmemError
+from gitmem.format import layers as L
+from gitmem.git import binary as gitcli
+
+LOCK_SECONDS = 30.0
+
+
+def say(message: str) -> None:
+    print(f"gitmem: {message}", file=sys.stderr)
+
+
+def _relevant(path: str) -> bool:
+    return L.classify_path(path).kind in ("topic", "single", "layer-index")
+
+
+def pre_commit(root: Path) -> int:
+    """Normalize the staged memory files; 1 (commit refused) when an entry is malformed."""
+    if not (root / "memory.json").is_file():
+        return 0
+    warming = _warm_imports()  # the parser loads while git lists what is staged
+    changes = [c for c in gitcli.staged_changes(root) if _relevant(c.path)]
+    if not changes:
+        return 0
+    head = gitcli.rev_parse(root, "HEAD")
+    blobs = gitcli.read_blobs(root, [c.oid for c in changes if c.status != "D"])
+    warming.join()  # import nothing on this thread before the warming one is done
+    from gitmem.fsio import store_lock
+
+    with store_lock(root, timeout=LOCK_SECONDS):
+        return _pre_commit_locked(root, changes, head, blobs)
+
+
+def _warm_imports() -> threading.Thread:
+    """Load the parsing and store modules in a thread while the main one waits for git."""
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            from gitmem.format.markdown import _block_parser
+            from gitmem.store import store  # noqa: F401
+
+            _block_parser()
+            import frontmatter  # noqa: F401
+
+    thread = threading.Thread(target=load, name="gitmem-warm-imports", daemon=True)
+    thread.start()
+    return thread
+
+
+def changed_between(root: Path, old: str | None, new: str) -> list[str]:
+    """Paths that differ between two commits (old None: every file of new)."""
+    return gitcli.changed_between(root, old, new) if old else gitcli.files_in(root, new)
+
+
+def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str | None,
+                       blobs: dict[str, bytes]) -> int:
+    from gitmem.format.markdown import parse_topic_file
+    from gitmem.format.normalize import Problem
+    from gitmem.store.store import Store
+
+    store = Store(root, cwd=root)
+    try:
+        store.catch_up_catalog_from(head, lambda old, new: changed_between(root, old, new))
+        present = [c for c in changes if c.status != "D"]
+        staged: dict[str, str] = {}
+        problems: list[Problem] = []
+        for change in present:
+            try:
+                text = blobs[change.oid].decode("utf-8")
+            except UnicodeDecodeError:
+                problems.append(Problem(change.path, 1, "not UTF-8 text"))
+                continue
+            if L.classify_path(change.path).kind == "layer-index":
+                problems.extend(_legacy_entries(change.path, text))
+            else:
+                staged[change.path] = text
+        outcomes = store.normalize_texts(staged, fix=True)
+        problems.extend(p for o in outcomes for p in o.blocking)
+        topics = [c.path for c in changes if L.classify_path(c.path).kind == "topic"]
+        index_paths = sorted({L.layer_index_path(r.scope, r.layer)
+                              for r in map(L.classify_path, topics)})
+        for relpath in index_paths:
+            if relpath not in staged and (root / relpath).is_file():
+                problems.extend(_legacy_entries(relpath, (root / relpath).read_text(encoding="utf-8")))
+        if problems:
+            for problem in problems:
+                print(problem, file=sys.stderr)
+            say("commit refused: fix the entries above and commit again (`gitmem check` lists them too)")
+            return 1
+        normalized = {o.path: o.text for o in outcomes}
+        whole = _write_back(root, [o for o in outcomes if o.changed], staged,
+                            {c.path: c.mode for c in present})
+        for outcome in outcomes:
+            if outcome.assigned:
+                say(f"{outcome.path}: assigned {', '.join(outcome.assigned)}")
+            elif outcome.changed:
+                say(f"{outcome.path}: filled missing dates")
+        if topics:
+            def read(relpath: str) -> Any:
+                text = normalized.get(relpath)
+                return None if text is None else parse_topic_file(text, relpath)
+
+            store.catalog.refresh(topics, read)
+            store.regenerate_layer_indexes(topics)
+        _stage(root, whole + index_paths)
+        return 0
+    finally:
+        store.close()
+
+
+def _legacy_entries(relpath: str, text: str) -> list[Any]:
+    """A generated layer file must not hold entries (they would be lost when it is regenerated)."""
+    if "## " not in text:
+        return []
+    from gitmem.format.markdown import parse_topic_file
+    from gitmem.format.normalize import Problem
+
+    try:
+        document = parse_topic_file(text, relpath)
+    except GitmemError:
+        return []
+    return [Problem(relpath, entry.line,
+                    "entry in a generated layer index: move it to a topic file under "
+                    f"{L.classify_path(relpath).layer}/ (or run `gitmem check --fix`)")
+            for entry in document.entries]
+
+
+def _partial_commit_index(root: Path) -> Path | None:
+    """`git commit -- paths` commits a temporary index; the real one must follow our changes."""
+    current = os.environ.get("GIT_INDEX_FILE", "")
+    if not Path(current).name.startswith("next-index"):
+        return None
+    real = gitcli.git_dir(root) / "index.lock"
+    return real if real.exists() else None
+
+
+def _stage(root: Path, paths: list[str]) -> None:
+    if not paths:
+        return
+    gitcli.add(root, paths)
+    also = _partial_commit_index(root)
+    if also is not None:
+        gitcli.add(root, paths, index_file=also)
+
+
+def _write_back(root: Path, outcomes: list[Any], staged: dict[str, str],
+                modes: dict[str, str]) -> list[str]:
+    """Normalized texts into the index; the working copy follows when it held exactly what was
+    staged (those paths are returned, for the caller to stage with the layer indexes)."""
+    from gitmem.fsio import write_text_atomic
+
+    whole, index_only = [], []
+    for outcome in outcomes:
+        target = root / outcome.path
+        try:
+            current: bytes | None = target.read_bytes()
+        except FileNotFoundError:
+            current = None
+        if current == staged[outcome.path].encode("utf-8"):
+            mode = target.stat().st_mode & 0o7777
+            write_text_atomic(target, outcome.text)
+            target.chmod(mode)
+            whole.append(outcome.path)
+            continue
+        oid = gitcli.write_blob(root, outcome.text.encode("utf-8"))
+        index_only.append((modes.get(outcome.path) or "100644", oid, outcome.path))
+        carried = current is not None and _carry_over(target, current, staged[outcome.path], outcome.text)
+        say(f"{outcome.path} has unstaged changes: normalized the staged copy only; "
+             + ("the new ids were added to your working copy too" if carried
+                else "your working copy was left as it is"))
+    if index_only:
+        gitcli.set_index_entries(root, index_only)
+        also = _partial_commit_index(root)
+        if also is not None:
+            gitcli.set_index_entries(root, index_only, index_file=also)
+    return whole
+
+
+def _carry_over(target: Path, current: bytes, before: str, after: str) -> bool:
+    """Give entries of the working copy the ids and dates their staged twins just received."""
+    from gitmem.format.markdown import parse_topic_file, render_topic_file
+    from gitmem.fsio import write_text_atomic
+
+    try:
+        text = current.decode("utf-8")
+        old, new = parse_topic_file(before), parse_topic_file(after)
+        work = parse_topic_file(text)
+    except (UnicodeDecodeError, GitmemError):
+        return False
+    added = {}
+    for was, now in zip(old.entries, new.entries, strict=False):
+        if was.fields != now.fields:
+            key = (was.title, was.body, tuple(sorted(was.fields.items())))
+            added[key] = {k: v for k, v in now.fields.items() if k not in was.fields}
+    keys = [(e.title, e.body, tuple(sorted(e.fields.items()))) for e in work.entries]
+    changed = False
+    for index, key in enumerate(keys):
+        if key in added and keys.count(key) == 1:
+            work.entries[index] = work.entries[index].with_fields(**added[key])
+            changed = True
+    if changed:
+        mode = target.stat().st_mode & 0o7777
+        write_text_atomic(target, render_topic_file(work))
+        target.chmod(mode)
+    return changed

@@ -1,0 +1,86 @@
+"""What each git hook does when git runs it: `python -P -m gitmem.githooks NAME [ARGS]`.
+
+The pre-commit path speaks to the git binary (gitmem.git.binary), never pygit2, to stay fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from gitmem.errors import GitmemError, InvalidInputError
+from gitmem.eventlog import log_event
+from gitmem.format import layers as L
+from gitmem.git import binary as gitcli
+from gitmem.githooks.install import HOOK_NAMES
+from gitmem.githooks.precommit import changed_between, pre_commit, say
+
+
+# -- post-commit, post-merge, post-checkout, post-rewrite -----------------------------------
+def changed_files(root: Path, name: str, args: list[str], stdin_text: str = "") -> list[str]:
+    """The files a commit, merge, checkout or rewrite changed."""
+    head = gitcli.rev_parse(root, "HEAD")
+    if head is None:
+        return []
+    if name in ("post-commit", "post-merge"):
+        before = gitcli.rev_parse(root, "HEAD^" if name == "post-commit" else "ORIG_HEAD")
+        return changed_between(root, before, head)
+    if name == "post-checkout":
+        previous, new, branch_switch = (args + ["", "", ""])[:3]
+        if branch_switch != "1" or previous == new:
+            return []  # a file checkout: search notices those files by its own freshness check
+        return changed_between(root, None if previous == gitcli.NULL_OID else previous, new)
+    found: dict[str, None] = {}
+    for line in stdin_text.splitlines()[:500]:  # post-rewrite: "<old> <new> [extra]" per line
+        parts = line.split()
+        if len(parts) >= 2:
+            found.update(dict.fromkeys(changed_between(root, parts[0], parts[1])))
+    return list(found)
+
+
+def post_hook(root: Path, name: str, args: list[str], stdin_text: str = "") -> int:
+    """Update an existing search index for the changed files; never fails the git operation."""
+    try:
+        if not (root / "memory.json").is_file() or not (root / "index").is_dir():
+            return 0
+        changed = changed_files(root, name, args, stdin_text)
+        if any(L.is_memory_file(p) or p.startswith("documents/") for p in changed):
+            from gitmem.store.store import Store
+
+            Store(root, cwd=root).update_search_index(changed)
+    except Exception as exc:  # noqa: BLE001 - a post hook must never fail git
+        log_event(root, {"event": "hook-failed", "hook": name, "error": f"{type(exc).__name__}: {exc}"})
+        say(f"{name}: could not update the search index ({type(exc).__name__}); "
+             "the next search rebuilds what it needs")
+    return 0
+
+
+# -- entry point ----------------------------------------------------------------------------
+def run_hook(name: str, args: list[str], root: Path | None = None) -> int:
+    """Run one hook in `root` (default: the current folder, where git runs hooks)."""
+    if name not in HOOK_NAMES:
+        raise InvalidInputError(f"unknown hook {name!r} (known: {', '.join(HOOK_NAMES)})")
+    if os.environ.get("GITMEM_HOOKS") == "0":
+        return 0
+    root = (root or Path.cwd()).absolute()
+    if name != "pre-commit":
+        stdin_text = sys.stdin.read() if name == "post-rewrite" else ""
+        return post_hook(root, name, args, stdin_text)
+    try:
+        return pre_commit(root)
+    except GitmemError as exc:
+        say(f"pre-commit: {exc}")
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback
+        log_event(root, {"event": "hook-failed", "hook": name, "error": f"{type(exc).__name__}: {exc}"})
+        say(f"pre-commit: internal error: {type(exc).__name__}: {exc}")
+    say("commit refused; `git commit --no-verify` skips the check")
+    return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] not in HOOK_NAMES:
+        say(f"usage: python -m gitmem.githooks {{{'|'.join(HOOK_NAMES)}}} [ARGS...]")
+        return 2
+    return run_hook(args[0], args[1:])

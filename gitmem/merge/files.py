@@ -1,0 +1,80 @@
+"""Merging one store file by its role: topic files entry by entry, JSON by key, generated files
+flagged for regeneration, anything else line by line (pure)."""
+
+from __future__ import annotations
+
+import re
+
+from gitmem.format.layers import classify_path
+from gitmem.merge.common import MergeResult
+from gitmem.merge.entries import TakenIds, merge_topic_text
+from gitmem.merge.lines import merge_lines
+from gitmem.merge.records import merge_records, merge_registry
+
+_GENERATED_RE = re.compile(
+    r"^(?:SYSTEM\.md|(?:global|workspaces/[^/]+)/runtime/(?:USER|MEMORY)\.md)$"
+)
+_REGISTRY_RE = re.compile(r"^(?:memory\.json|workspaces/[^/]+/meta\.json)$")
+_RECORDS_RE = re.compile(
+    r"^(?:documents/index\.json|(?:global|workspaces/[^/]+)/runtime/.+\.json)$"
+)
+
+
+def merge_json_registry(
+    base: str | None, ours: str, theirs: str, *, path: str = "memory.json"
+) -> MergeResult:
+    """memory.json: deep merge by key; lists of records matched on key/id/name."""
+    return merge_registry(base, ours, theirs, path=path)
+
+
+def merge_json_records(
+    base: str | None, ours: str, theirs: str, *, key: str = "id", path: str = "records"
+) -> MergeResult:
+    """Runtime and document JSON: lists of records matched on `key`, else on `content`."""
+    return merge_records(base, ours, theirs, key=key, path=path)
+
+
+def is_generated(path: str) -> bool:
+    """Files rendered from other files: regenerated after a merge, never merged."""
+    return classify_path(path).kind == "layer-index" or bool(_GENERATED_RE.match(path))
+
+
+def _one_side_deleted(
+    path: str, base: str | None, ours: str | None, theirs: str | None
+) -> MergeResult | None:
+    """File deleted on one side: deleted if the other side left it alone, else the edit is kept."""
+    present = ours if ours is not None else theirs
+    assert present is not None
+    if base is not None and present == base:
+        return None
+    result = MergeResult(present, regenerate=is_generated(path))
+    if base is not None:
+        side, other = ("ours", "theirs") if ours is not None else ("theirs", "ours")
+        result.notes.append(f"{path}: edited on {side}, deleted on {other}; kept the edit")
+    return result
+
+
+def merge_file(
+    path: str,
+    base: str | None,
+    ours: str | None,
+    theirs: str | None,
+    *,
+    taken_ids: TakenIds | None = None,
+) -> MergeResult | None:
+    """Merge one repo-relative path by its role; None means the merged result is "deleted"."""
+    if ours is None and theirs is None:
+        return None
+    if ours is None or theirs is None:
+        return _one_side_deleted(path, base, ours, theirs)
+    if is_generated(path):
+        placeholder = theirs if ours == base else ours
+        return MergeResult(placeholder, regenerate=ours != theirs)
+    kind = classify_path(path).kind
+    if kind in ("topic", "single"):
+        return merge_topic_text(path, base, ours, theirs, taken_ids=taken_ids)
+    if _REGISTRY_RE.match(path):
+        return merge_json_registry(base, ours, theirs, path=path)
+    if _RECORDS_RE.match(path):
+        return merge_json_records(base, ours, theirs, path=path)
+    return merge_lines(path, base, ours, theirs)

@@ -1,0 +1,350 @@
+"""What the search index is built from: memory files on disk, their documents, and the manifest.
+
+The manifest (`index/manifest.json`) records, per indexed file, its mtime_ns, size and content
+hash, plus which index folder and generation are current. Comparing it with a fresh stat of
+every memory file tells which files changed since they were indexed, without reading them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from json.encoder import encode_basestring_ascii
+from pathlib import Path
+from typing import Any
+
+from gitmem.errors import ParseError
+from gitmem.format.entry import Entry
+from gitmem.format.freshness import entry_volatility
+from gitmem.format.layers import LAYERS, classify_path
+from gitmem.format.markdown import conflict_marker_lines, parse_topic_file
+
+SCHEMA_VERSION = 1
+MANIFEST_NAME = "manifest.json"
+# A file modified this close to the moment it was indexed may change again within the same
+# mtime tick without its stat changing; such "racy" files are re-hashed until they age out.
+RACY_NS = 2_000_000_000
+BODY_STORE_CHARS = 4000
+
+
+@lru_cache(maxsize=65536)
+def indexable(relpath: str) -> bool:
+    """True for topic files and single files of an indexed layer (state.md)."""
+    role = classify_path(relpath)
+    if role.kind == "topic":
+        return True
+    return role.kind == "single" and LAYERS[role.layer].indexed
+
+
+FileStamp = tuple[int, int]  # (mtime_ns, size): the cheap identity of a file on disk
+
+_TOPIC_DIRS_GLOBAL = frozenset(
+    name for name, spec in LAYERS.items() if spec.shape == "topics" and spec.global_ok
+)
+_TOPIC_DIRS_WORKSPACE = frozenset(
+    name for name, spec in LAYERS.items() if spec.shape == "topics" and spec.workspace_ok
+)
+_SINGLES_GLOBAL = frozenset(
+    f"{name}.md" for name, spec in LAYERS.items()
+    if spec.shape == "single" and spec.indexed and spec.global_ok
+)
+_SINGLES_WORKSPACE = frozenset(
+    f"{name}.md" for name, spec in LAYERS.items()
+    if spec.shape == "single" and spec.indexed and spec.workspace_ok
+)
+
+
+def _scan_scope(folder: str, prefix: str, topic_dirs: frozenset[str], singles: frozenset[str],
+                out: dict[str, FileStamp]) -> None:
+    """Stat the memory files of one scope folder: `<layer>/*.md` and indexed single files."""
+    try:
+        with os.scandir(folder) as listing:
+            items = list(listing)
+    except OSError:
+        return
+    for item in items:
+        name = item.name
+        try:
+            if name in topic_dirs and item.is_dir():
+                base = f"{prefix}/{name}/"
+                with os.scandir(item.path) as files:
+                    for sub in files:
+                        sub_name = sub.name
+                        if sub_name.endswith(".md") and sub_name[0] != ".":
+                            st = sub.stat()
+                            out[base + sub_name] = (st.st_mtime_ns, st.st_size)
+            elif name in singles:
+                st = item.stat()
+                out[f"{prefix}/{name}"] = (st.st_mtime_ns, st.st_size)
+        except OSError:  # vanished while scanning, or a dangling link: not a memory file now
+            continue
+
+
+def scan_memory_files(root: Path) -> dict[str, FileStamp]:
+    """Every indexable memory file under root with its stamp (scandir over the known folders)."""
+    out: dict[str, FileStamp] = {}
+    base = os.fspath(root)
+    _scan_scope(os.path.join(base, "global"), "global", _TOPIC_DIRS_GLOBAL, _SINGLES_GLOBAL, out)
+    try:
+        with os.scandir(os.path.join(base, "workspaces")) as listing:
+            keys = [item.name for item in listing if item.is_dir()]
+    except OSError:
+        keys = []
+    for key in keys:
+        prefix = f"workspaces/{key}"
+        _scan_scope(os.path.join(base, "workspaces", key), prefix, _TOPIC_DIRS_WORKSPACE,
+                    _SINGLES_WORKSPACE, out)
+    return {path: stamp for path, stamp in out.items() if indexable(path)}
+
+
+def digest(data: bytes) -> str:
+    """Content hash used to confirm that a file whose stat changed really changed."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+@dataclass(slots=True)
+class FileRecord:
+    """What the manifest knows about one indexed file."""
+
+    mtime_ns: int
+    size: int
+    digest: str
+    recorded_ns: int
+    error: str = ""
+    segment: str = ""  # the index segment holding this file's entries
+
+    @property
+    def stamp(self) -> FileStamp:
+        return (self.mtime_ns, self.size)
+
+    @property
+    def racy(self) -> bool:
+        """Modified too close to its indexing for the stat to prove a later change absent."""
+        return self.recorded_ns - self.mtime_ns < RACY_NS
+
+
+@dataclass
+class Manifest:
+    """Index bookkeeping: schema version, current index folder and generation, file records."""
+
+    schema: int = SCHEMA_VERSION
+    folder: str = ""
+    generation: int = -1
+    files: dict[str, FileRecord] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        """The manifest as compact JSON (rows assembled directly: it is rewritten per update)."""
+        quote = encode_basestring_ascii
+        rows = ",".join(
+            f"[{quote(path)},{r.mtime_ns},{r.size},{quote(r.digest)},{r.recorded_ns},"
+            f"{quote(r.error)},{quote(r.segment)}]"
+            for path, r in self.files.items()
+        )
+        head = json.dumps({"schema": self.schema, "folder": self.folder,
+                           "generation": self.generation}, separators=(",", ":"))
+        return f'{head[:-1]},"files":[{rows}]}}'
+
+    @classmethod
+    def from_json(cls, text: str) -> Manifest:
+        data: dict[str, Any] = json.loads(text)
+        files = {
+            str(row[0]): FileRecord(int(row[1]), int(row[2]), str(row[3]), int(row[4]),
+                                    str(row[5]), str(row[6]))
+            for row in data["files"]
+        }
+        return cls(int(data["schema"]), str(data["folder"]), int(data["generation"]), files)
+
+
+def load_manifest(path: Path) -> Manifest | None:
+    """The manifest on disk, or None when it is missing, unreadable or of another schema."""
+    try:
+        manifest = Manifest.from_json(path.read_text("utf-8"))
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+    return manifest if manifest.schema == SCHEMA_VERSION and manifest.folder else None
+
+
+def save_manifest(path: Path, manifest: Manifest) -> None:
+    """Write the manifest atomically (temp file + rename)."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(manifest.to_json(), "utf-8")
+    os.replace(tmp, path)
+
+
+def stat_key(path: Path) -> tuple[int, int, int, int] | None:
+    """Identity of a file's current version (changes whenever it is replaced)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+
+
+@dataclass(frozen=True)
+class FileContent:
+    """A memory file read from disk: its record and the documents it yields."""
+
+    record: FileRecord
+    docs: list[dict[str, Any]]
+
+
+def read_file(root: Path, relpath: str) -> FileContent | None:
+    """Read, hash and parse one memory file; None when it no longer exists."""
+    path = root / relpath
+    try:
+        st = os.stat(path)
+        data = path.read_bytes()
+    except OSError:
+        return None
+    record = FileRecord(st.st_mtime_ns, st.st_size, digest(data), time.time_ns())
+    text = data.decode("utf-8", errors="replace")
+    try:
+        topic = parse_topic_file(text, relpath)
+    except ParseError as exc:
+        record.error = str(exc)
+        return FileContent(record, [])
+    conflicted = bool(conflict_marker_lines(text))
+    docs = [entry_document(relpath, entry, conflicted) for entry in topic.entries]
+    return FileContent(record, docs)
+
+
+def entry_document(relpath: str, entry: Entry, conflicted: bool) -> dict[str, Any]:
+    """The fields of one entry as the index stores them (text fields analysed later)."""
+    role = classify_path(relpath)
+    topic = role.slug or role.layer
+    return {
+        "path": relpath,
+        "line": entry.line,
+        "id": entry.id or "",
+        "scope": role.scope,
+        "layer": role.layer,
+        "topic": topic,
+        "title": entry.title,
+        "body": entry.body[:BODY_STORE_CHARS] if len(entry.body) > BODY_STORE_CHARS else entry.body,
+        "full_body": entry.body,
+        "importance": entry.get("Importance").strip().lower() or "normal",
+        "volatility": entry_volatility(entry),
+        "verified": entry.get("Verified").strip()[:10],
+        "created": entry.get("Created").strip()[:10],
+        "valid_until": entry.get("Valid-until").strip()[:10],
+        "source": entry.get("Source").strip(),
+        "status": entry.status,
+        "conflicted": conflicted,
+    }
+
+
+# -- what changed on disk ---------------------------------------------------------------------
+
+
+def diff_files(root: Path, files: dict[str, FileRecord],
+               stamps: dict[str, FileStamp]) -> tuple[list[str], dict[str, FileRecord]]:
+    """(paths whose content changed, new records of files only touched) since indexing."""
+    changed = [p for p in files if p not in stamps]
+    touched: dict[str, FileRecord] = {}
+    now_ns = time.time_ns()
+    for relpath, stamp in stamps.items():
+        record = files.get(relpath)
+        if record is None:
+            changed.append(relpath)
+        elif record.stamp != stamp or record.racy:
+            _confirm(root, relpath, record, stamp, now_ns, changed, touched)
+    return changed, touched
+
+
+def diff_paths(root: Path, files: dict[str, FileRecord],
+               paths: set[str]) -> tuple[list[str], dict[str, FileRecord]]:
+    """`diff_files` restricted to the given paths (those change notifications named)."""
+    stamps: dict[str, FileStamp] = {}
+    for relpath in paths:
+        if not indexable(relpath):
+            continue
+        try:
+            st = os.stat(root / relpath)
+        except OSError:
+            continue
+        stamps[relpath] = (st.st_mtime_ns, st.st_size)
+    gone = {p for p in paths if p not in stamps and p in files}
+    known = {p: files[p] for p in paths if p in files}
+    changed, touched = diff_files(root, known, stamps)
+    return sorted(set(changed) | gone), touched
+
+
+def _confirm(root: Path, relpath: str, record: FileRecord, stamp: FileStamp, now_ns: int,
+             changed: list[str], touched: dict[str, FileRecord]) -> None:
+    """Hash a suspect file: changed content goes to `changed`, same content to `touched`."""
+    try:
+        data = (root / relpath).read_bytes()
+    except OSError:
+        changed.append(relpath)
+        return
+    if len(data) != stamp[1] or digest(data) != record.digest:
+        changed.append(relpath)
+    elif record.stamp != stamp or now_ns - stamp[0] >= RACY_NS:
+        touched[relpath] = FileRecord(stamp[0], stamp[1], record.digest, now_ns, record.error,
+                                      record.segment)
+
+
+def normalize_relpath(root: Path, path: str | os.PathLike[str]) -> str:
+    """A repo-relative posix path, whether given relative or absolute."""
+    candidate = Path(path)
+    if candidate.is_absolute():
+        with contextlib.suppress(ValueError):
+            candidate = candidate.relative_to(root)
+    text = candidate.as_posix()
+    return text[2:] if text.startswith("./") else text
+
+
+# -- segments ---------------------------------------------------------------------------------
+
+SEGMENT_FANOUT = 6  # fold segments once this many of one size tier pile up
+TIER_BASE = 24  # live documents below which a segment is in the smallest tier
+
+
+def merge_candidates(segments: list[Any], files: dict[str, FileRecord],
+                     updating: set[str]) -> list[str]:
+    """Paths to move into the new segment so that segments do not pile up."""
+    # `segments` are whoosh segment objects. They are grouped in tiers by live documents
+    # (TIER_BASE x SEGMENT_FANOUT^n); when a tier other than the largest segment's holds
+    # SEGMENT_FANOUT segments, the files still living in them move into the new segment, which
+    # leaves those segments empty (and dropped). Re-adding a few small files is far cheaper than
+    # whoosh's term-by-term segment merge.
+    if len(segments) <= SEGMENT_FANOUT:
+        return []
+    live = {s.segment_id(): s.doc_count_all() - s.deleted_count() for s in segments}
+    base = max(live, key=live.__getitem__)
+    tiers: dict[int, list[str]] = {}
+    for name, count in live.items():
+        if name != base and count > 0:
+            tiers.setdefault(_tier(count), []).append(name)
+    crowded = sorted(t for t, names in tiers.items() if len(names) >= SEGMENT_FANOUT)
+    if not crowded:
+        return []
+    chosen = set(tiers[crowded[0]])
+    return sorted(p for p, r in files.items() if r.segment in chosen and p not in updating)
+
+
+def _tier(live_docs: int) -> int:
+    tier = 0
+    while live_docs >= TIER_BASE * SEGMENT_FANOUT**tier:
+        tier += 1
+    return tier
+
+
+def doc_from_stored(fields: dict[str, Any]) -> dict[str, Any]:
+    """The document dict of an indexed entry, rebuilt from its stored fields."""
+    body = fields.get("body", "")
+    return {
+        "path": fields["path"], "line": fields["line"], "id": fields.get("id", ""),
+        "scope": fields.get("scope", ""), "layer": fields.get("layer", ""),
+        "topic": fields.get("topic", ""), "title": fields.get("title", ""), "body": body,
+        "full_body": body, "importance": fields.get("importance", "normal"),
+        "volatility": fields.get("volatility", "normal"), "verified": fields.get("verified", ""),
+        "created": fields.get("created", ""), "valid_until": fields.get("valid_until", ""),
+        "source": fields.get("source", ""), "status": fields.get("status", "live"),
+        "conflicted": bool(fields.get("conflicted", False)),
+    }

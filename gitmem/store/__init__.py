@@ -1,0 +1,1 @@
+"""The store: its root and layout, the write transaction, the catalog, memory.json, SYSTEM.md."""

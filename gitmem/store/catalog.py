@@ -1,0 +1,219 @@
+"""The catalog: a local, rebuildable SQLite digest of every topic file (state/catalog.sqlite).
+
+It answers, without re-reading the layer, what a write needs: the highest id number in a
+scope+layer, whether normalized text already exists, which file holds an id, and the per-topic
+counts the layer index shows. The Markdown files stay the truth; the store tells the catalog
+which files changed (its own writes, hand edits, pulls) and the catalog re-reads only those.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gitmem.format.entry import Entry, TopicFile
+from gitmem.format.layers import TopicSummary, classify_path, parse_id
+
+SCHEMA_VERSION = "3"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY, scope TEXT NOT NULL, layer TEXT NOT NULL, slug TEXT NOT NULL,
+    title TEXT NOT NULL, count INTEGER NOT NULL, updated TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS files_layer ON files (scope, layer);
+CREATE TABLE IF NOT EXISTS entries (
+    path TEXT NOT NULL, scope TEXT NOT NULL, layer TEXT NOT NULL, id TEXT, num INTEGER,
+    hash TEXT NOT NULL, status TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_path ON entries (path);
+CREATE INDEX IF NOT EXISTS entries_id ON entries (id);
+CREATE INDEX IF NOT EXISTS entries_hash ON entries (scope, layer, hash);
+CREATE INDEX IF NOT EXISTS entries_num ON entries (scope, layer, num);
+"""
+
+# Reads a repo-relative file: returns the parsed file, or None when the file is gone.
+FileReader = Callable[[str], TopicFile | None]
+
+
+@dataclass(frozen=True)
+class CatalogHit:
+    id: str | None
+    path: str
+    status: str
+
+
+def topic_title(topic: TopicFile, slug: str) -> str:
+    value = topic.meta.get("topic")
+    return str(value) if value else slug
+
+
+def last_updated(topic: TopicFile) -> str:
+    """Latest Verified/Created day in the file ('' when none)."""
+    days = [e.get("Verified") or e.get("Created") for e in topic.entries]
+    return max((d[:10] for d in days if d), default="")
+
+
+class Catalog:
+    """SQLite-backed digest of the topic files; safe to delete at any time."""
+
+    def __init__(self, root: Path) -> None:
+        self.path = root / "state" / "catalog.sqlite"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+        try:
+            # A cache that is rebuilt when lost: durability is not worth an fsync per write.
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=OFF")
+            db.executescript(_SCHEMA)
+            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        except sqlite3.DatabaseError:
+            db.close()
+            self.path.unlink(missing_ok=True)  # corrupt: it is only a cache, start over
+            db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            db.executescript(_SCHEMA)
+            row = None
+        if row is None or row[0] != SCHEMA_VERSION:
+            db.executescript("DELETE FROM files; DELETE FROM entries; DELETE FROM meta;")
+            db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        return db
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- bookkeeping -------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        if value is None:
+            self.db.execute("DELETE FROM meta WHERE key=?", (key,))
+        else:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def is_empty(self) -> bool:
+        return self.get_meta("built") is None
+
+    # -- updates -----------------------------------------------------------------------------
+    def refresh(self, relpaths: Iterable[str], read: FileReader) -> None:
+        """Re-read these files (topic files only; others are ignored) in one transaction."""
+        self.db.execute("BEGIN")
+        try:
+            for relpath in relpaths:
+                self._refresh_one(relpath, read)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def rebuild(self, relpaths: Iterable[str], read: FileReader) -> None:
+        """Forget everything and read every given file."""
+        self.db.execute("BEGIN")
+        try:
+            self.db.execute("DELETE FROM files")
+            self.db.execute("DELETE FROM entries")
+            for relpath in relpaths:
+                self._refresh_one(relpath, read)
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('built', '1')")
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def _refresh_one(self, relpath: str, read: FileReader) -> None:
+        role = classify_path(relpath)
+        if role.kind != "topic":
+            return
+        self.db.execute("DELETE FROM files WHERE path=?", (relpath,))
+        self.db.execute("DELETE FROM entries WHERE path=?", (relpath,))
+        topic = read(relpath)
+        if topic is None:
+            return
+        self.db.execute(
+            "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (relpath, role.scope, role.layer, role.slug, topic_title(topic, role.slug),
+             len(topic.entries), last_updated(topic)),
+        )
+        rows = []
+        for entry in topic.entries:
+            parsed = parse_id(entry.id) if entry.id else None
+            num = parsed.number if parsed and parsed.scope == role.scope else None
+            rows.append((relpath, role.scope, role.layer, entry.id, num, entry.content_hash,
+                         entry.status))
+        self.db.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def add_entry(self, relpath: str, entry: Entry) -> bool:
+        """Record one entry appended to a file the catalog knows; False when it does not know it."""
+        role = classify_path(relpath)
+        day = (entry.get("Verified") or entry.get("Created"))[:10]
+        parsed = parse_id(entry.id) if entry.id else None
+        num = parsed.number if parsed and parsed.scope == role.scope else None
+        with self.db:  # one transaction
+            self.db.execute("BEGIN")
+            updated = self.db.execute(
+                "UPDATE files SET count = count + 1, updated = MAX(updated, ?) WHERE path=?",
+                (day, relpath),
+            ).rowcount
+            if updated:
+                self.db.execute(
+                    "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (relpath, role.scope, role.layer, entry.id, num, entry.content_hash, entry.status),
+                )
+        return bool(updated)
+
+    def has_file(self, relpath: str) -> bool:
+        return self.db.execute("SELECT 1 FROM files WHERE path=?", (relpath,)).fetchone() is not None
+
+    # -- queries -----------------------------------------------------------------------------
+    def max_number(self, scope: str, layer: str) -> int:
+        row = self.db.execute(
+            "SELECT MAX(num) FROM entries WHERE scope=? AND layer=?", (scope, layer)
+        ).fetchone()
+        return int(row[0] or 0)
+
+    def numbers(self, scope: str, layer: str) -> set[int]:
+        rows = self.db.execute(
+            "SELECT num FROM entries WHERE scope=? AND layer=? AND num IS NOT NULL", (scope, layer)
+        )
+        return {int(r[0]) for r in rows}
+
+    def find_text(self, scope: str, layer: str, digest: str) -> list[CatalogHit]:
+        rows = self.db.execute(
+            "SELECT id, path, status FROM entries WHERE scope=? AND layer=? AND hash=? "
+            "ORDER BY path, id",
+            (scope, layer, digest),
+        )
+        return [CatalogHit(*row) for row in rows]
+
+    def locate(self, entry_id: str) -> list[str]:
+        """Every file holding this id (more than one means a duplicate)."""
+        rows = self.db.execute("SELECT path FROM entries WHERE id=? ORDER BY path", (entry_id,))
+        return [str(r[0]) for r in rows]
+
+    def topics(self, scope: str, layer: str) -> list[TopicSummary]:
+        rows = self.db.execute(
+            "SELECT slug, title, count, updated FROM files WHERE scope=? AND layer=? ORDER BY slug",
+            (scope, layer),
+        )
+        return [TopicSummary(*row) for row in rows]
+
+    def files(self, scope: str | None = None, layer: str | None = None) -> list[str]:
+        sql, args = "SELECT path FROM files WHERE 1=1", list[str]()
+        if scope is not None:
+            sql, args = sql + " AND scope=?", [*args, scope]
+        if layer is not None:
+            sql, args = sql + " AND layer=?", [*args, layer]
+        return [str(r[0]) for r in self.db.execute(sql + " ORDER BY path", args)]
+
+    def counts(self) -> dict[tuple[str, str], tuple[int, int]]:
+        """(scope, layer) -> (topic files, entries)."""
+        rows = self.db.execute(
+            "SELECT scope, layer, COUNT(*), SUM(count) FROM files GROUP BY scope, layer"
+        )
+        return {(r[0], r[1]): (int(r[2]), int(r[3] or 0)) for r in rows}

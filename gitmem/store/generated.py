@@ -1,0 +1,48 @@
+"""Files gitmem generates in the store: .gitignore, .gitattributes and the layer index files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitmem.format import layers as L
+from gitmem.fsio import read_text, write_text_atomic
+from gitmem.store.catalog import Catalog
+from gitmem.store.paths import DERIVED_DIRS
+
+GITIGNORE = "".join(f"/{name}/\n" for name in DERIVED_DIRS)
+GITATTRIBUTES = (
+    "# Entry-level merges for memory files (driver registered by `gitmem hooks install`).\n"
+    "*.md merge=gitmem\n"
+    "memory.json merge=gitmem\n"
+    "*.json merge=gitmem\n"
+)
+
+
+def regenerate_layer_indexes(root: Path, catalog: Catalog, relpaths: list[str]) -> list[str]:
+    """Rewrite the layer index of every layer these topic files belong to; returns changed paths."""
+    changed = []
+    layers_touched = {
+        (role.scope, role.layer)
+        for role in map(L.classify_path, relpaths)
+        if role.kind == "topic"
+    }
+    for scope, layer in sorted(layers_touched):
+        relpath = L.layer_index_path(scope, layer)
+        text = L.render_layer_index(scope, layer, catalog.topics(scope, layer))
+        target = root / relpath
+        if not target.exists() or read_text(target) != text:
+            write_text_atomic(target, text)
+            changed.append(relpath)
+    return changed
+
+
+def with_missing_lines(current: str | None, wanted: str) -> str | None:
+    """`current` with the lines of `wanted` it lacks appended (`wanted` when there is no file);
+    None when nothing is missing: a person's own lines are kept."""
+    if current is None:
+        return wanted
+    missing = [line for line in wanted.splitlines() if line and line not in current.splitlines()]
+    if not missing:
+        return None
+    sep = "" if current.endswith("\n") or not current else "\n"
+    return current + sep + "\n".join(missing) + "\n"

@@ -1,0 +1,282 @@
+"""The store: the library object behind every verb. Each write = lock, absorb hand edits, change
+files atomically, regenerate layer indexes, commit once, update the search index."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gitmem.errors import InvalidInputError, NotFoundError
+from gitmem.format import layers as L
+from gitmem.format.entry import TopicFile
+from gitmem.format.normalize import Outcome
+from gitmem.fsio import read_text
+from gitmem.resources import read_text as read_resource
+from gitmem.store import catchup, generated, handedits, journal, tree
+from gitmem.store.base import StoreBase
+from gitmem.store.registry import Registry, load_registry, save_registry
+from gitmem.store.txn import Located, WriteTxn, refuse_subagent
+
+if TYPE_CHECKING:
+    from gitmem.search.index import SearchIndex
+
+__all__ = ["Located", "Store", "WriteTxn", "open_store", "refuse_subagent"]
+
+
+class Store(StoreBase):
+    """A gitmem store rooted at a folder: the write transaction, hand edits, lookups, init."""
+
+    # -- the write transaction ---------------------------------------------------------------
+    @contextlib.contextmanager
+    def writing(self, verb: str, *, absorb: bool = True) -> Iterator[WriteTxn]:
+        """One logical write: everything changed inside becomes exactly one commit."""
+        refuse_subagent(verb)
+        self.require()
+        with self.locked():
+            _ = self.registry  # a broken memory.json stops every write before anything changes
+            self.recover_interrupted()
+            if absorb:
+                self.absorb_hand_edits()
+            txn = WriteTxn(verb, changed_elsewhere=self.catch_up_catalog())
+            yield txn
+            self.finish(txn)
+
+    def finish(self, txn: WriteTxn) -> str | None:
+        """Regenerate layer indexes for what changed, commit, and refresh derived data."""
+        if not txn.touched:
+            self._clear_journal()
+            return None
+
+        def read(relpath: str) -> TopicFile | None:
+            return txn.parsed.get(relpath) or self.read_file(relpath)
+
+        self.catalog.refresh([p for p in txn.touched if p not in txn.cataloged], read)
+        for relpath in self.regenerate_layer_indexes(txn.touched + txn.changed_elsewhere):
+            txn.note(relpath)
+        message = txn.message or f"{txn.verb}"
+        oid = self.git.commit_paths(txn.touched, message)
+        self.catalog.set_meta("head", self.git.head_oid())
+        self._clear_journal()
+        self.update_search_index(txn.touched)
+        return oid
+
+    def recover_interrupted(self) -> None:
+        """Commit what a crashed write left behind, under that write's own name."""
+        found = journal.pending(self.root)
+        if found is None:
+            return
+        verb, paths = found
+        dirty = set(self.git.dirty_paths())
+        paths = [p for p in paths if p in dirty]
+        if paths:
+            self.catalog.refresh(paths, self._read_lenient)
+            paths += self.regenerate_layer_indexes(paths)
+            self.git.commit_paths(paths, f"{verb}: recovered after an interrupted write")
+        self._clear_journal()
+
+    def absorb_hand_edits(self) -> list[str]:
+        """Commit changes someone made by hand (normalized) before our own write."""
+        dirty = self.git.dirty_paths()
+        if not dirty:
+            return []
+        outcomes = self.normalize_paths(dirty, fix=True)
+        blocking = [p for o in outcomes for p in o.blocking]
+        if blocking:
+            raise InvalidInputError(
+                f"{blocking[0]} — a hand edit is malformed; fix it (see `gitmem check`) and retry"
+            )
+        txn = WriteTxn("hand edit")
+        for outcome in outcomes:
+            if outcome.changed:
+                self.write_file(txn, outcome.path, outcome.text)
+        self._register_hand_made_workspaces(txn, dirty)
+        self.catalog.refresh(dirty, self._read_lenient)
+        paths = sorted(set(dirty) | set(self.regenerate_layer_indexes(dirty)) | set(txn.touched))
+        listing = "\n".join(f"- {p}" for p in paths)
+        self.git.commit_paths(paths, f"hand edit: {len(paths)} file(s)\n\n{listing}\n")
+        self.catalog.set_meta("head", self.git.head_oid())
+        self._clear_journal()
+        self.update_search_index(paths)
+        return paths
+
+    def _register_hand_made_workspaces(self, txn: WriteTxn, relpaths: list[str]) -> None:
+        """A workspace folder someone created by hand joins memory.json like any other."""
+        for key in sorted({role.scope for role in map(L.classify_path, relpaths)} - {"", L.GLOBAL}):
+            if key not in self.registry.workspaces:
+                self.register_workspace(txn, key)
+
+    def normalize_paths(self, relpaths: list[str], *, fix: bool) -> list[Outcome]:
+        """Run the normalization rules over memory files in the working tree."""
+        self.catch_up_catalog()
+        texts = {
+            relpath: read_text(self.path(relpath))
+            for relpath in relpaths
+            if L.is_memory_file(relpath) and self.path(relpath).is_file()
+        }
+        return self.normalize_texts(texts, fix=fix)
+
+    def normalize_texts(self, texts: dict[str, str], *, fix: bool) -> list[Outcome]:
+        """Normalize given texts (working-tree or staged copies), ids allocated consistently.
+
+        The caller brings the catalog up to date first (see catch_up_catalog_from).
+        """
+        return handedits.normalize_texts(self.catalog, texts, today=self.today().isoformat(), fix=fix)
+
+    def _read_lenient(self, relpath: str) -> TopicFile | None:
+        """Parse for the catalog; a file that cannot be parsed counts as empty, never fatal."""
+        try:
+            return self.read_file(relpath)
+        except InvalidInputError:
+            return TopicFile()
+
+    def catch_up_catalog(self) -> list[str]:
+        """Bring the catalog up to HEAD: re-read only files changed since it last looked.
+
+        Returns the topic files that changed underneath it (pulls, plain-git commits), so a
+        write can regenerate their layer indexes too.
+        """
+        return self.catch_up_catalog_from(self.git.head_oid(), self.git.changed_between)
+
+    def catch_up_catalog_from(self, head: str | None, changed_between: catchup.ChangedBetween) -> list[str]:
+        """catch_up_catalog for a caller that knows HEAD and diffs commits itself (git hooks)."""
+        return catchup.catch_up(self.catalog, head, changed_between, self.all_topic_files,
+                                self._read_lenient)
+
+    def all_topic_files(self) -> list[str]:
+        return tree.all_topic_files(self.root)
+
+    def all_memory_files(self) -> list[str]:
+        return tree.all_memory_files(self.root)
+
+    def scope_keys(self) -> list[str]:
+        return tree.scope_keys(self.root)
+
+    def regenerate_layer_indexes(self, relpaths: list[str]) -> list[str]:
+        """Rewrite the layer index of every layer these topic files belong to; returns changed paths."""
+        return generated.regenerate_layer_indexes(self.root, self.catalog, relpaths)
+
+    def update_search_index(self, relpaths: list[str]) -> None:
+        """Keep an existing search index current for these files (no index: nothing to do)."""
+        if not (self.root / "index").is_dir():
+            return
+        self.search_index().update_paths(relpaths)
+
+    def search_index(self) -> SearchIndex:
+        """The store's search index, kept open so later searches reuse its reader and manifest."""
+        if self._search_index is None:
+            from gitmem.search.index import SearchIndex
+
+            self._search_index = SearchIndex(self.root)
+        return self._search_index
+
+    def render_system_doc(self) -> str:
+        from gitmem.store.system_doc import render_system_doc
+
+        return render_system_doc(self.registry, self.catalog.counts())
+
+    # -- init --------------------------------------------------------------------------------
+    def init(self, *, branch: str = "main") -> bool:
+        """Create the store (or adopt an existing repo); returns False when it already existed."""
+        from gitmem.git.repo import GitRepo
+        from gitmem.store.system_doc import system_doc_stale
+
+        existed = self.exists()
+        self.root.mkdir(parents=True, exist_ok=True)
+        repo = GitRepo.init(self.root, branch=branch, token_file=self.root / "state" / "git-token")
+        self._git = repo
+        with self.locked():
+            txn = WriteTxn("init", message="init: gitmem store")
+            for relpath, wanted in ((".gitignore", generated.GITIGNORE),
+                                    (".gitattributes", generated.GITATTRIBUTES)):
+                current = read_text(self.path(relpath)) if self.path(relpath).exists() else None
+                text = generated.with_missing_lines(current, wanted)
+                if text is not None:
+                    self.write_file(txn, relpath, text)
+            if not (self.root / "memory.json").exists():
+                registry = load_registry(self.root)
+                registry.git["branch"] = repo.branch() or branch
+                save_registry(self.root, registry)
+                txn.note("memory.json")
+            self.ensure_scope(txn, L.GLOBAL)
+            self.catch_up_catalog()
+            # A store cloned from another machine keeps its SYSTEM.md unless it is outdated.
+            if system_doc_stale(self.root):
+                self.write_file(txn, "SYSTEM.md", self.render_system_doc())
+            self.finish(txn)
+        return not existed
+
+    # -- scopes and workspaces ---------------------------------------------------------------
+    def ensure_scope(self, txn: WriteTxn, scope: str) -> None:
+        """Create a scope's INDEX.md from its template once; never overwrite it."""
+        relpath = f"{L.scope_dir(scope)}/INDEX.md"
+        if self.path(relpath).exists():
+            return
+        template = read_resource("templates/INDEX.md")
+        title = "Global memory" if scope == L.GLOBAL else f"Workspace {scope}"
+        self.write_file(txn, relpath, template.replace("{{title}}", title))
+        if scope != L.GLOBAL:
+            meta = {"key": scope, "created": self.today().isoformat()}
+            self.write_file(txn, f"{L.scope_dir(scope)}/meta.json", json.dumps(meta, indent=2) + "\n")
+
+    def resolve_workspace(self, explicit: str | None = None, cwd: Path | None = None) -> str:
+        from gitmem.store.workspaces import resolve_workspace_key
+
+        return resolve_workspace_key(self.root, explicit or self.workspace_flag, cwd or self.cwd)
+
+    def scope_for(self, scope: str, workspace: str | None = None) -> str:
+        """'global' or the resolved workspace key."""
+        if scope == "global" and not workspace:
+            return L.GLOBAL
+        if scope not in ("global", "workspace"):
+            raise InvalidInputError(f"unknown scope {scope!r} (use global or workspace)")
+        return self.resolve_workspace(workspace)
+
+    def register_workspace(self, txn: WriteTxn, key: str, title: str | None = None) -> None:
+        """Add the workspace to memory.json and create its folder on first use."""
+        registry = self.registry
+        record = registry.workspaces.get(key)
+        wanted_title = title or (record or {}).get("title") or key
+        if record is None or record.get("title") != wanted_title:
+            registry.workspaces[key] = {**(record or {}), "title": wanted_title}
+            self.save_registry(txn, registry)
+        self.ensure_scope(txn, key)
+
+    # -- lookups -----------------------------------------------------------------------------
+    def locate(self, entry_id: str) -> Located:
+        """Find an entry by id (catalog first, then the file)."""
+        parsed = L.parse_id(entry_id)
+        if parsed is None:
+            raise InvalidInputError(f"malformed id {entry_id!r} (expected <scope>-<abbr>-<NNNN>)")
+        with self.locked():
+            self.catch_up_catalog()
+        for relpath in self.catalog.locate(entry_id):
+            topic = self.read_file(relpath)
+            if topic is None:
+                continue
+            index = topic.find(entry_id)
+            if index is not None:
+                role = L.classify_path(relpath)
+                return Located(topic.entries[index], relpath, role.scope, role.layer,
+                               str(topic.meta.get("topic") or role.slug))
+        raise NotFoundError(f"no entry with id {entry_id}")
+
+    def save_registry(self, txn: WriteTxn, registry: Registry) -> None:
+        before = self.path("memory.json")
+        old = read_text(before) if before.exists() else ""
+        self._journal(txn, "memory.json")
+        save_registry(self.root, registry)
+        if read_text(before) != old:
+            txn.note("memory.json")
+        self._registry = registry
+
+
+
+def open_store(root: str | os.PathLike[str] | None = None, **kwargs: Any) -> Store:
+    """Open an existing store, raising StoreStateError when there is none."""
+    store = Store(root, **kwargs)
+    store.require()
+    return store

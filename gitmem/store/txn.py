@@ -1,0 +1,45 @@
+"""The record of one write (WriteTxn), located entries, and the subagent rule."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from gitmem.errors import SubagentWriteError
+from gitmem.format.entry import Entry, TopicFile
+
+
+@dataclass
+class WriteTxn:
+    """What one write verb changes; committed as one commit when the verb returns."""
+
+    verb: str
+    message: str = ""
+    touched: list[str] = field(default_factory=list)
+    parsed: dict[str, TopicFile] = field(default_factory=dict)  # what was written, to skip a re-parse
+    # Topic files changed by a pull or a plain-git commit: their layer indexes are refreshed too.
+    changed_elsewhere: list[str] = field(default_factory=list)
+    cataloged: set[str] = field(default_factory=set)  # files whose catalog rows are already current
+
+    def note(self, relpath: str) -> None:
+        if relpath not in self.touched:
+            self.touched.append(relpath)
+
+
+@dataclass(frozen=True)
+class Located:
+    """An entry together with where it lives."""
+
+    entry: Entry
+    path: str
+    scope: str
+    layer: str
+    topic: str
+
+
+def refuse_subagent(verb: str) -> None:
+    """Subagents read memory but never write it (GITMEM_SUBAGENT=1)."""
+    if os.environ.get("GITMEM_SUBAGENT") == "1":
+        raise SubagentWriteError(
+            f"`gitmem {verb}` refused: subagents do not write memory (GITMEM_SUBAGENT=1); report your findings to your caller instead"
+        )

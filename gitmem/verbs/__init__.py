@@ -1,0 +1,1 @@
+"""What the CLI, the MCP server and Python callers call: one function per verb."""

@@ -1,0 +1,93 @@
+"""What the write verbs share: their result, input checks, and the scope a write goes to."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from gitmem.errors import InvalidInputError
+from gitmem.format import layers as L
+from gitmem.format.entry import TopicFile
+from gitmem.format.markdown import CONFLICT_MARKER_RE, new_topic_file
+from gitmem.store.store import Store, WriteTxn
+from gitmem.verbs.legacy import migrate_legacy_layer
+
+MAX_TEXT_BYTES = 8 * 1024
+TITLE_MAX = 80
+_HEADING_LINE = re.compile(r"^(#{1,2})(\s|$)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What a write verb did: the id it wrote (or found), where, and whether anything changed."""
+
+    id: str | None
+    path: str
+    changed: bool
+    note: str = ""
+
+
+def check_text(text: str, what: str = "text") -> str:
+    """Non-empty, at most 8 KiB of UTF-8; returns it trimmed."""
+    cleaned = text.replace("\r\n", "\n").strip()
+    if not cleaned:
+        raise InvalidInputError(f"{what} must not be empty")
+    size = len(cleaned.encode("utf-8"))
+    if size > MAX_TEXT_BYTES:
+        raise InvalidInputError(f"{what} is {size} bytes; the limit is {MAX_TEXT_BYTES} bytes (8 KiB)")
+    return cleaned
+
+
+def safe_body(text: str) -> str:
+    """Escape lines that would otherwise start a new entry or look like conflict markers."""
+    text = _HEADING_LINE.sub(lambda m: "\\" + m.group(0), text)
+    return CONFLICT_MARKER_RE.sub(lambda m: "\\" + m.group(0), text)
+
+
+def derive_title(text: str) -> str:
+    """First line, without Markdown heading marks, cut at a word boundary."""
+    first = text.strip().split("\n", 1)[0].lstrip("#").strip() or text.strip()[:TITLE_MAX]
+    if len(first) <= TITLE_MAX:
+        return first
+    cut = first[:TITLE_MAX].rsplit(" ", 1)[0]
+    return (cut if len(cut) > TITLE_MAX // 2 else first[:TITLE_MAX]).rstrip() + "…"
+
+
+def check_choice(value: str | None, allowed: tuple[str, ...], name: str) -> str | None:
+    if value is None:
+        return None
+    if value not in allowed:
+        raise InvalidInputError(f"invalid {name} {value!r} (use {'|'.join(allowed)})")
+    return value
+
+
+def check_day(value: str | None, name: str) -> str | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value.strip()).isoformat()
+    except ValueError:
+        raise InvalidInputError(f"invalid {name} {value!r} (use YYYY-MM-DD)") from None
+
+
+def target_scope(store: Store, txn: WriteTxn, layer: str, scope: str, workspace: str | None) -> str:
+    """Resolve and prepare the scope a write goes to; workspace-only layers need a workspace."""
+    spec = L.layer_spec(layer)
+    if not spec.global_ok:
+        scope = "workspace"
+    key = store.scope_for(scope, workspace)
+    L.check_layer_scope(layer, key)
+    if key != L.GLOBAL:
+        store.register_workspace(txn, key)
+    migrate_legacy_layer(store, txn, key, layer)
+    return key
+
+
+def load_or_new_topic(store: Store, relpath: str, key: str, layer: str, topic: str) -> TopicFile:
+    existing = store.read_file(relpath)
+    if existing is not None:
+        return existing
+    return new_topic_file({"topic": topic, "layer": layer, "scope": key}, topic)
+
+

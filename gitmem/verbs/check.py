@@ -1,0 +1,67 @@
+"""`gitmem check [--fix]`: the hook's normalization rules applied to the whole working tree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gitmem.format import layers as L
+from gitmem.format.normalize import Problem
+from gitmem.verbs.legacy import migrate_legacy_layer
+
+if TYPE_CHECKING:
+    from gitmem.store.store import Store
+
+
+@dataclass
+class CheckReport:
+    problems: list[Problem] = field(default_factory=list)
+    fixed: list[str] = field(default_factory=list)
+    assigned: list[str] = field(default_factory=list)
+    commit: str | None = None
+    ran_fix: bool = False
+
+    @property
+    def remaining(self) -> list[Problem]:
+        """Problems still present after the run (fixable ones are gone when --fix ran)."""
+        return [p for p in self.problems if not (self.ran_fix and p.fixable)]
+
+
+def legacy_layers(store: Store) -> list[tuple[str, str]]:
+    """(scope, layer) pairs whose layer file still holds entries."""
+    found = []
+    for scope in store.scope_keys():
+        for layer in L.TOPIC_LAYERS:
+            document = store.read_file(L.layer_index_path(scope, layer)) if store.path(
+                L.layer_index_path(scope, layer)).is_file() else None
+            if document is not None and document.entries:
+                found.append((scope, layer))
+    return found
+
+
+def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
+    """Report every problem; with fix, apply the safe fixes and commit them once."""
+    store.require()
+    report = CheckReport()
+    with store.locked():
+        outcomes = store.normalize_paths(store.all_memory_files(), fix=fix)
+        for outcome in outcomes:
+            report.problems.extend(outcome.problems)
+        legacy = legacy_layers(store)
+        for scope, layer in legacy:
+            report.problems.append(Problem(L.layer_index_path(scope, layer), 1,
+                                           "legacy layer file holds entries: they belong in topic files",
+                                           fixable=True))
+        if not fix:
+            return report
+        with store.writing("check --fix", absorb=False) as txn:
+            for outcome in outcomes:
+                if outcome.changed and store.write_file(txn, outcome.path, outcome.text):
+                    report.fixed.append(outcome.path)
+                    report.assigned.extend(outcome.assigned)
+            for scope, layer in legacy:
+                report.fixed.extend(migrate_legacy_layer(store, txn, scope, layer))
+            txn.message = f"check --fix: {len(report.fixed)} file(s) normalized"
+        report.commit = store.git.head_oid() if report.fixed else None
+        report.ran_fix = True
+    return report

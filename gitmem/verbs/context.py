@@ -1,0 +1,227 @@
+"""The context card: what an agent is handed at the start of a session, within a budget."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gitmem.errors import InvalidInputError
+from gitmem.format import layers as L
+from gitmem.format.entry import IMPORTANCE_RANK
+from gitmem.format.freshness import grade_working
+from gitmem.verbs.reads import list_entries
+from gitmem.verbs.workfiles import working_updated
+
+if TYPE_CHECKING:
+    from gitmem.store.store import Store
+
+DEFAULT_MAX_CHARS = 6000
+MAIN_FOOTER = (
+    "Writing nothing is a correct outcome. Record only what a later session needs "
+    "(`gitmem remember`, `gitmem decision`, `gitmem state`, `gitmem working`); never write to fill a gap."
+)
+SUBAGENT_FOOTER = (
+    "You are a subagent: read and search memory freely, but do not write it. "
+    "Report what you learned to your caller; recording is the main agent's job."
+)
+
+
+@dataclass
+class Section:
+    name: str
+    lines: list[str]
+
+
+@dataclass
+class Card:
+    workspace: str | None
+    sections: list[Section] = field(default_factory=list)
+    text: str = ""
+    truncated: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "workspace": self.workspace,
+            "text": self.text,
+            "sections": [{"name": s.name, "lines": s.lines} for s in self.sections],
+            "truncated": self.truncated,
+        }
+
+
+def _entry_line(record: dict[str, Any]) -> str:
+    label = f" {record['label']}" if record["label"] else ""
+    return f"- {record['title']}{label} ({record['id']})"
+
+
+def _ranked(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Most important first, then most recently verified, then id: deterministic."""
+    return sorted(
+        records,
+        key=lambda r: (
+            -IMPORTANCE_RANK.get(r["fields"].get("Importance", "normal"), 1),
+            r["age_days"] if r["age_days"] is not None else 10**6,
+            r["id"] or "",
+        ),
+    )
+
+
+def _live(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in records if r["status"] == "live"]
+
+
+# A provider returns the section for a scope list, or None when it has nothing to say.
+Provider = Callable[["Store", str | None, list[str]], Section | None]
+
+
+def runtime_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
+    """The hot runtime memory (USER.md / MEMORY.md projections) when a scope has them."""
+    lines: list[str] = []
+    for scope in scopes:
+        for name in ("USER.md", "MEMORY.md"):
+            path = store.root / L.scope_dir(scope) / "runtime" / name
+            if path.is_file():
+                items = [i.strip() for i in path.read_text(encoding="utf-8").split("\n§\n") if i.strip()]
+                lines.extend(f"- {item}" for item in items)
+    return Section("Runtime memory", lines) if lines else None
+
+
+def state_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
+    if workspace is None:
+        return None
+    from gitmem.format.freshness import grade
+
+    document = store.read_file(L.single_file_path(workspace, "state"))
+    if document is None or not document.entries:
+        return Section("Workspace state", ["- nothing recorded yet (`gitmem state SECTION CONTENT`)"])
+    lines = []
+    for entry in document.entries:
+        mark = grade(entry.fields, "volatile", store.today()).label()
+        summary = " ".join(entry.body.split())[:300]
+        lines.append(f"- **{entry.title}**{' ' + mark if mark else ''}: {summary}")
+    return Section("Workspace state", lines)
+
+
+def working_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
+    if workspace is None:
+        return None
+    document = store.read_file(L.single_file_path(workspace, "working"))
+    if document is None or not document.entries:
+        return Section("Working memory", ["- nothing recorded yet: this workspace has no task on file (`gitmem working`)"])
+    fresh = grade_working(working_updated(document), store.now())
+    age = f" (updated {fresh.age_hours:.0f}h ago, {fresh.grade})" if fresh.age_hours is not None else ""
+    lines = [f"_Your own notes for this workspace{age}._"]
+    for entry in document.entries:
+        lines.append(f"- **{entry.title}**:")
+        lines.extend(f"  {line}" for line in entry.body.split("\n") if line.strip())
+    return Section("Working memory", lines)
+
+
+def _layer_section(title: str, layer: str, limit: int) -> Provider:
+    def provider(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
+        records = _ranked(_live(list_entries(store, layer=layer, scopes=scopes)))
+        if not records:
+            return None
+        return Section(title, [_entry_line(r) for r in records[:limit]])
+
+    return provider
+
+
+def codebase_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
+    if workspace is None:
+        return None
+    topics = store.catalog.topics(workspace, "codebase")
+    if not topics:
+        return None
+    return Section("Mapped codebase topics", [", ".join(t.title for t in topics)])
+
+
+def critical_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
+    records = []
+    for layer in ("semantic", "procedural", "episodic"):
+        records += [
+            r for r in _live(list_entries(store, layer=layer, scopes=scopes))
+            if r["fields"].get("Importance") in ("critical", "high")
+        ]
+    if not records:
+        return None
+    return Section("Critical facts", [_entry_line(r) for r in _ranked(records)[:20]])
+
+
+def conflict_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
+    from gitmem.store.tree import conflicted_files
+
+    lines = [
+        f"- {relpath} holds unresolved conflict markers: both versions are kept, resolve by hand"
+        for relpath in conflicted_files(store.root)
+        if L.classify_path(relpath).scope in scopes
+    ]
+    return Section("Conflicts", lines) if lines else None
+
+
+PROVIDERS: list[Provider] = [
+    conflict_section,
+    runtime_section,
+    state_section,
+    working_section,
+    _layer_section("Decisions in force", "decisions", 15),
+    _layer_section("Learnings", "learnings", 15),
+    codebase_section,
+    critical_section,
+]
+
+
+def build_card(
+    store: Store,
+    *,
+    workspace: str | None,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    subagent: bool = False,
+) -> Card:
+    """Assemble sections in priority order until the budget is spent; say what was cut."""
+    if max_chars < 200:
+        raise InvalidInputError("--max-chars must be at least 200")
+    with store.locked():
+        store.catch_up_catalog()
+    scopes = [workspace, L.GLOBAL] if workspace else [L.GLOBAL]
+    card = Card(workspace)
+    header = f"## gitmem memory — {'workspace ' + workspace if workspace else 'global'} ({store.today().isoformat()})"
+    footer = SUBAGENT_FOOTER if subagent else MAIN_FOOTER
+    cut_note = "_Cut to fit: {names} omitted. Absence here is not deletion — use `gitmem search`._"
+    budget = max_chars - len(header) - len(footer) - len(cut_note) - 120
+    parts = [header]
+    for provider in PROVIDERS:
+        section = provider(store, workspace, scopes)
+        if section is None:
+            continue
+        block = "\n".join([f"### {section.name}", *section.lines])
+        if len(block) + 2 > budget:
+            kept = _fit_lines(section, budget)
+            if kept is None:
+                card.truncated.append(section.name)
+                continue
+            card.truncated.append(section.name)
+            section, block = kept
+        budget -= len(block) + 2
+        card.sections.append(section)
+        parts.append(block)
+    if card.truncated:
+        parts.append(cut_note.format(names=", ".join(card.truncated)))
+    parts.append(footer)
+    card.text = "\n\n".join(parts) + "\n"
+    return card
+
+
+def _fit_lines(section: Section, budget: int) -> tuple[Section, str] | None:
+    """As many leading lines of a section as fit, or None when not even one does."""
+    lines: list[str] = []
+    size = len(section.name) + 5
+    for line in section.lines:
+        if size + len(line) + 1 > budget:
+            break
+        lines.append(line)
+        size += len(line) + 1
+    if not lines:
+        return None
+    trimmed = Section(section.name, lines)
+    return trimmed, "\n".join([f"### {section.name}", *lines])

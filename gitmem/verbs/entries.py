@@ -1,0 +1,164 @@
+"""Entry write verbs: remember, forget, verify, codebase."""
+
+from __future__ import annotations
+
+from gitmem.errors import InvalidInputError
+from gitmem.format import layers as L
+from gitmem.format.entry import IMPORTANCE_VALUES, VOLATILITY_VALUES, Entry, text_hash
+from gitmem.format.freshness import guess_volatility
+from gitmem.store.paths import topic_slug
+from gitmem.store.store import Store, WriteTxn
+from gitmem.verbs.base import (
+    WriteResult,
+    check_choice,
+    check_day,
+    check_text,
+    derive_title,
+    load_or_new_topic,
+    safe_body,
+    target_scope,
+)
+
+
+def remember(
+    store: Store,
+    text: str,
+    layer: str,
+    *,
+    topic: str | None = None,
+    title: str | None = None,
+    importance: str | None = None,
+    volatility: str | None = None,
+    until: str | None = None,
+    source: str | None = None,
+    supersedes: str | None = None,
+    scope: str = "global",
+    workspace: str | None = None,
+    force: bool = False,
+    extra_fields: dict[str, str] | None = None,
+    verb: str = "remember",
+) -> WriteResult:
+    """Add an entry; identical live text returns the existing id and writes nothing."""
+    spec = L.layer_spec(layer)
+    if spec.shape != "topics":
+        raise InvalidInputError(f"layer {layer!r} is not written with remember (use `gitmem {layer}`)")
+    body = safe_body(check_text(text))
+    heading = " ".join((title or derive_title(text)).split())
+    if not heading:
+        raise InvalidInputError("title must not be empty")
+    check_choice(importance, IMPORTANCE_VALUES, "importance")
+    check_choice(volatility, VOLATILITY_VALUES, "volatility")
+    until = check_day(until, "--until date")
+    topic_name = (topic or "general").strip()
+    slug = topic_slug(topic_name)
+    with store.writing(verb) as txn:
+        key = target_scope(store, txn, layer, scope, workspace)
+        relpath = L.topic_path(key, layer, slug)
+        for hit in store.catalog.find_text(key, layer, text_hash(body)):
+            if hit.status == "live":
+                txn.message = ""
+                return WriteResult(hit.id, hit.path, False, "identical entry already recorded")
+            if hit.status == "forgotten" and not force:
+                raise InvalidInputError(
+                    f"refused: this text was forgotten as {hit.id}; use --force, or `gitmem forget --undo {hit.id}`"
+                )
+        old = store.locate(supersedes) if supersedes else None
+        new_id = L.format_id(key, layer, store.catalog.max_number(key, layer) + 1)
+        today = store.today().isoformat()
+        fields = {
+            "Id": new_id,
+            "Importance": importance or "normal",
+            "Volatility": volatility or guess_volatility(text),
+            "Created": today,
+            "Verified": today,
+        }
+        if until:
+            fields["Valid-until"] = until
+        if source:
+            fields["Source"] = " ".join(source.split())
+        if old is not None:
+            fields["Supersedes"] = old.entry.id or ""
+        fields.update(extra_fields or {})
+        if old is not None:
+            mark_superseded(store, txn, old.path, old.entry.id or "", new_id)
+        entry = Entry(title=heading, body=body, fields=fields)
+        if not store.append_entry(txn, relpath, entry):
+            document = load_or_new_topic(store, relpath, key, layer, topic_name)
+            document.entries.append(entry)
+            store.write_topic(txn, relpath, document)
+        txn.message = f"{verb}: {new_id} ({layer}/{slug})"
+        return WriteResult(new_id, relpath, True)
+
+
+def mark_superseded(store: Store, txn: WriteTxn, relpath: str, old_id: str, new_id: str) -> None:
+    document = store.read_file(relpath)
+    assert document is not None
+    index = document.find(old_id)
+    assert index is not None
+    document.entries[index] = document.entries[index].with_fields(Superseded_by=new_id)
+    store.write_topic(txn, relpath, document)
+
+
+def update_entry(store: Store, verb: str, entry_id: str, **fields: str | None) -> WriteResult:
+    """Set or clear fields of one entry (forget, verify); no commit when nothing changes."""
+    with store.writing(verb) as txn:
+        found = store.locate(entry_id)
+        document = store.read_file(found.path)
+        assert document is not None
+        index = document.find(entry_id)
+        assert index is not None
+        updated = document.entries[index].with_fields(**fields)
+        if updated.fields == document.entries[index].fields:
+            return WriteResult(entry_id, found.path, False, "already so; nothing changed")
+        document.entries[index] = updated
+        store.write_topic(txn, found.path, document)
+        txn.message = f"{verb}: {entry_id}"
+        return WriteResult(entry_id, found.path, True)
+
+
+def forget(store: Store, entry_id: str, *, undo: bool = False) -> WriteResult:
+    if undo:
+        return update_entry(store, "forget --undo", entry_id, Forgotten=None)
+    return update_entry(store, "forget", entry_id, Forgotten=store.today().isoformat())
+
+
+def verify(store: Store, entry_id: str) -> WriteResult:
+    return update_entry(store, "verify", entry_id, Verified=store.today().isoformat())
+
+
+def codebase(
+    store: Store,
+    topic: str,
+    text: str,
+    *,
+    importance: str | None = None,
+    workspace: str | None = None,
+) -> WriteResult:
+    """Record what a path or subsystem does; re-recording the topic updates its entry."""
+    body = safe_body(check_text(text))
+    check_choice(importance, IMPORTANCE_VALUES, "importance")
+    slug = topic_slug(topic)
+    with store.writing("codebase") as txn:
+        key = target_scope(store, txn, "codebase", "workspace", workspace)
+        relpath = L.topic_path(key, "codebase", slug)
+        document = load_or_new_topic(store, relpath, key, "codebase", topic.strip())
+        today = store.today().isoformat()
+        live = [i for i, e in enumerate(document.entries) if not e.is_forgotten and not e.is_superseded]
+        if live:
+            index = live[-1]
+            current = document.entries[index]
+            if current.body == body and (importance is None or current.get("Importance") == importance):
+                return WriteResult(current.id, relpath, False, "already recorded; nothing changed")
+            document.entries[index] = current.with_body(body).with_fields(
+                Verified=today, Importance=importance or current.get("Importance") or "normal"
+            )
+            entry_id = current.id
+        else:
+            entry_id = L.format_id(key, "codebase", store.catalog.max_number(key, "codebase") + 1)
+            document.entries.append(Entry(topic.strip(), body, {
+                "Id": entry_id, "Importance": importance or "normal", "Volatility": "normal",
+                "Created": today, "Verified": today,
+            }))
+        store.write_topic(txn, relpath, document)
+        txn.message = f"codebase: {entry_id} ({slug})"
+        return WriteResult(entry_id, relpath, True)

@@ -1,0 +1,81 @@
+"""Read verbs over the store: show and list. Records are plain dicts ready for --json."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from gitmem.format import layers as L
+from gitmem.format.entry import Entry
+from gitmem.format.freshness import grade_entry, parse_day
+from gitmem.store.store import Located
+
+if TYPE_CHECKING:
+    from gitmem.store.store import Store
+
+
+def status_of(entry: Entry, today: date) -> str:
+    """live | forgotten | superseded | expired."""
+    status = entry.status
+    if status == "live":
+        until = parse_day(entry.get("Valid-until"))
+        if until is not None and until < today:
+            return "expired"
+    return status
+
+
+def entry_record(found: Located, store: Store) -> dict[str, Any]:
+    """A JSON-ready view of one entry with its freshness."""
+    today = store.today()
+    fresh = grade_entry(found.entry, today, store.registry.freshness_windows())
+    record: dict[str, Any] = {
+        "id": found.entry.id,
+        "title": found.entry.title,
+        "body": found.entry.body,
+        "fields": dict(found.entry.ordered_fields()),
+        "scope": found.scope,
+        "layer": found.layer,
+        "topic": found.topic,
+        "path": found.path,
+        "line": found.entry.line,
+        "status": status_of(found.entry, today),
+        "freshness": fresh.grade,
+        "age_days": fresh.age_days,
+        "label": fresh.label(),
+    }
+    if found.layer == "decisions":
+        from gitmem.verbs.decisions import parse_decision_body
+
+        record["decision"] = parse_decision_body(found.entry.body)
+    return record
+
+
+def show(store: Store, entry_id: str) -> dict[str, Any]:
+    return entry_record(store.locate(entry_id), store)
+
+
+def list_entries(
+    store: Store,
+    *,
+    layer: str | None = None,
+    scopes: list[str] | None = None,
+    include_all: bool = False,
+) -> list[dict[str, Any]]:
+    """Entries of the given layer/scopes, in file order; hidden ones only with include_all."""
+    if layer is not None:
+        L.layer_spec(layer)
+    with store.locked():
+        store.catch_up_catalog()
+    records = []
+    for scope in scopes or store.scope_keys():
+        for relpath in store.catalog.files(scope, layer):
+            document = store.read_file(relpath)
+            if document is None:
+                continue
+            role = L.classify_path(relpath)
+            topic = str(document.meta.get("topic") or role.slug)
+            for entry in document.entries:
+                record = entry_record(Located(entry, relpath, role.scope, role.layer, topic), store)
+                if include_all or record["status"] == "live":
+                    records.append(record)
+    return records

@@ -1,0 +1,54 @@
+"""Search and reindex over the store: scope resolution on top of the search index."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from gitmem.errors import InvalidInputError
+from gitmem.format import layers as L
+
+if TYPE_CHECKING:
+    from gitmem.store.store import Store
+
+MAX_LIMIT = 200
+
+
+def search_scopes(store: Store, scope: str | None, workspace: str | None) -> list[str] | None:
+    """None = every scope; a workspace search covers that workspace plus global."""
+    if scope == "global":
+        return [L.GLOBAL]
+    if scope == "workspace" or workspace or store.workspace_flag:
+        return [store.resolve_workspace(workspace), L.GLOBAL]
+    return None
+
+
+def search(
+    store: Store,
+    query: str,
+    *,
+    scope: str | None = None,
+    workspace: str | None = None,
+    layer: str | None = None,
+    limit: int = 10,
+    include_all: bool = False,
+) -> list[dict[str, Any]]:
+    """Ranked hits as JSON-ready dicts; the index notices and absorbs out-of-band edits first."""
+    if not query.strip():
+        raise InvalidInputError("query must not be empty")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInputError(f"--limit must be between 1 and {MAX_LIMIT}")
+    if layer is not None:
+        L.layer_spec(layer)
+    store.require()
+    scopes = search_scopes(store, scope, workspace)
+    hits = store.search_index().search(query, scopes=scopes, layer=layer, limit=limit,
+                                       include_all=include_all, now=store.today())
+    return [asdict(hit) for hit in hits]
+
+
+def reindex(store: Store, progress: Callable[[int, int], None] | None = None) -> int:
+    """Rebuild the search index from the files; returns the number of entries indexed."""
+    store.require()
+    return store.search_index().rebuild(progress)

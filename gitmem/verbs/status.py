@@ -1,0 +1,36 @@
+"""`gitmem status`: where the store lives, what it holds, and what needs attention."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gitmem.store.store import Store
+from gitmem.store.system_doc import system_doc_stale
+from gitmem.store.tree import conflicted_files
+from gitmem.sync.state import load_sync_state
+
+
+def status(store: Store) -> dict[str, Any]:
+    """Where the store lives, what it holds, and whether anything needs attention."""
+    store.require()
+    with store.locked():
+        store.catch_up_catalog()
+    counts = store.catalog.counts()
+    layers: dict[str, dict[str, dict[str, int]]] = {}
+    for (scope, layer), (files, entries) in sorted(counts.items()):
+        layers.setdefault(scope, {})[layer] = {"topics": files, "entries": entries}
+    git = store.git
+    sync_state = load_sync_state(store.root) or None
+    return {
+        "root": str(store.root),
+        "branch": git.branch(),
+        "head": git.head_oid(),
+        "remote": git.remote_url(),
+        "dirty": git.dirty_paths(),
+        "entries": sum(entries for _, entries in counts.values()),
+        "layers": layers,
+        "workspaces": sorted(store.registry.workspaces),
+        "system_doc_stale": system_doc_stale(store.root),
+        "conflicts": conflicted_files(store.root),
+        "sync": sync_state,
+    }
