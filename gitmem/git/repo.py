@@ -52,6 +52,8 @@ def _is_under(path: str, prefixes: list[str] | None) -> bool:
 class GitRepo:
     """A non-bare git repository opened exactly at `root` (parent directories are never searched)."""
 
+    machine: str | None = None  # when set, named in a `Machine:` trailer of every commit
+
     def __init__(self, root: Path, *, token_file: Path | None = None) -> None:
         self._root = Path(root).absolute()
         self.token_file = token_file
@@ -166,7 +168,7 @@ class GitRepo:
             if str(tree) == head_tree and not allow_empty:
                 return None
             parents = [] if head is None else [head.id]
-            sig = self._signature(author)
+            sig, message = self._signature(author), history.with_machine(message, self.machine)
             # "HEAD" follows the symbolic ref, so an unborn branch is created by this commit.
             oid = self._repo.create_commit("HEAD", sig, sig, message, tree, parents)
         except _GIT_ERRORS as exc:
@@ -317,7 +319,7 @@ class GitRepo:
                 mode = scratch[path].mode if path in scratch else FileMode.BLOB
                 scratch.add(pygit2.IndexEntry(path, self._repo.create_blob(data), mode))
             tree = self._repo[scratch.write_tree(self._repo)].peel(pygit2.Tree)
-            sig = self._signature(None)
+            sig, message = self._signature(None), history.with_machine(message, self.machine)
             oid = self._repo.create_commit(None, sig, sig, message, tree.id, [c.id for c in commits])
             # Work tree first, ref last: a crash in between leaves merged files to commit, not lose.
             old = self._tree(self.head_oid())

@@ -57,10 +57,12 @@ class StoreBase:
     @property
     def git(self) -> GitRepo:
         if self._git is None:
+            from gitmem.git.history import machine_name
             from gitmem.git.repo import GitRepo
 
             self.require()
             self._git = GitRepo(self.root, token_file=self.root / "state" / "git-token")
+            self._git.machine = machine_name()
         return self._git
 
     @property
