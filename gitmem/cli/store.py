@@ -86,8 +86,9 @@ def check(ctx: click.Context, fix: bool, as_json: bool) -> None:
     report = check_tree(get_store(ctx), fix=fix)
     remaining = report.remaining
     data = {"problems": [str(p) for p in report.problems], "remaining": [str(p) for p in remaining],
-            "fixed": report.fixed, "assigned": report.assigned}
-    lines = [str(p) for p in remaining] + [f"fixed: {p}" for p in report.fixed]
+            "fixed": report.fixed, "assigned": report.assigned, "hints": [str(h) for h in report.hints]}
+    lines = ([str(p) for p in remaining] + [f"fixed: {p}" for p in report.fixed]
+             + [f"hint: {h}" for h in report.hints])
     emit(data, as_json, "\n".join(lines) or "all memory files are well-formed")
     if remaining:
         sys.exit(2)

@@ -20,6 +20,7 @@ class CheckReport:
     assigned: list[str] = field(default_factory=list)
     commit: str | None = None
     ran_fix: bool = False
+    hints: list[Problem] = field(default_factory=list)  # reported, never failing the check
 
     @property
     def remaining(self) -> list[Problem]:
@@ -39,6 +40,14 @@ def legacy_layers(store: Store) -> list[tuple[str, str]]:
     return found
 
 
+def add_relation_findings(store: Store, report: CheckReport) -> None:
+    """Related and Paths fields: unknown types and dangling links fail; legacy values are hints."""
+    from gitmem.verbs.relations import relation_report
+
+    problems, report.hints = relation_report(store)
+    report.problems.extend(problems)
+
+
 def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
     """Report every problem; with fix, apply the safe fixes and commit them once."""
     store.require()
@@ -52,6 +61,7 @@ def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
             report.problems.append(Problem(L.layer_index_path(scope, layer), 1,
                                            "legacy layer file holds entries: they belong in topic files",
                                            fixable=True))
+        add_relation_findings(store, report)
         if not fix:
             return report
         with store.writing("check --fix", absorb=False) as txn:
