@@ -32,8 +32,10 @@ ALLOWED: dict[str, set[str]] = {
     "store": {"format", "git", "search"},
     "githooks": {"store", "merge", "git", "format"},
     "sync": {"store", "merge", "git", "githooks", "format"},
-    "verbs": {"store", "sync", "format"},
-    "cli": {"verbs", "store", "sync", "githooks", "format"},
+    "spaces": {"store", "sync", "format"},
+    "provenance": {"store", "git", "search", "format"},
+    "verbs": {"store", "sync", "format", "spaces", "provenance"},
+    "cli": {"verbs", "store", "sync", "githooks", "format", "spaces", "provenance"},
 }
 # Ground modules: what each may import (nothing else of gitmem).
 GROUND_ALLOWED: dict[str, set[str]] = {

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -13,9 +14,10 @@ from gitmem.errors import ConflictError
 
 
 @click.command(name="sync")
+@click.option("--all", "all_spaces", is_flag=True, help="Sync every active space too, each with its remote.")
 @json_option
 @click.pass_context
-def sync(ctx: click.Context, as_json: bool) -> None:
+def sync(ctx: click.Context, all_spaces: bool, as_json: bool) -> None:
     """Commit pending changes, fetch, merge entry by entry, push; exit 3 on conflicts or failure."""
     from gitmem.sync.run import sync as do_sync
 
@@ -23,6 +25,10 @@ def sync(ctx: click.Context, as_json: bool) -> None:
     if not as_json and sys.stderr.isatty():
         def progress(message: str) -> None:
             click.echo(f"sync: {message}...", err=True)
+
+    if all_spaces:
+        _sync_all(ctx, progress, as_json)
+        return
 
     report = do_sync(get_store(ctx), progress=progress)
     emit(report.as_json(), as_json, report.text())
@@ -32,6 +38,18 @@ def sync(ctx: click.Context, as_json: bool) -> None:
             f"{len(report.conflicts)} conflict(s) in {files}: both versions are kept between"
             " markers; resolve them (see state/CONFLICT.md), then run `gitmem sync`"
         )
+
+
+def _sync_all(ctx: click.Context, progress: Any, as_json: bool) -> None:
+    """`sync --all`: one line per space; exit 3 when any of them failed or left conflicts."""
+    from gitmem.spaces.syncall import sync_all
+
+    results = sync_all(get_store(ctx), progress)
+    lines = [f"{r.space}: {r.result}" + (f" ({r.error})" if r.error else "") for r in results]
+    emit([r.as_json() for r in results], as_json, "\n".join(lines))
+    failed = [r.space for r in results if r.exit_code]
+    if failed:
+        raise ConflictError(f"sync --all: {', '.join(failed)} did not sync cleanly (see above)")
 
 
 @click.group(name="remote")

@@ -50,8 +50,16 @@ def entry_record(found: Located, store: Store) -> dict[str, Any]:
     return record
 
 
-def show(store: Store, entry_id: str) -> dict[str, Any]:
-    return entry_record(store.locate(entry_id), store)
+def show(store: Store, entry_id: str, *, space: str | None = None) -> dict[str, Any]:
+    """One entry by `ID` or `SPACE/ID` (the store's own first, else the active space holding it)."""
+    from gitmem.spaces.lookup import resolve_ref
+    from gitmem.verbs.suspects import mark_records
+
+    ref, found = resolve_ref(store, entry_id, space=space)
+    record = entry_record(found, ref.store)
+    record.update(space=ref.space, ref=ref.qualified, root=str(ref.store.root))
+    mark_records(store, [record])
+    return record
 
 
 def list_entries(
@@ -60,10 +68,27 @@ def list_entries(
     layer: str | None = None,
     scopes: list[str] | None = None,
     include_all: bool = False,
+    space: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Entries of the given layer/scopes, in file order; hidden ones only with include_all."""
+    """Entries of the given layer/scopes of the store and its active spaces (or of the one
+    `space` names), in file order; hidden ones only with include_all."""
+    from gitmem.spaces.lookup import qualify
+    from gitmem.spaces.mounts import reading_targets
+
     if layer is not None:
         L.layer_spec(layer)
+    records = []
+    targets, _problems = reading_targets(store, space)
+    for name, target in targets:
+        for record in _store_entries(target, layer, scopes, include_all):
+            record.update(space=name, ref=qualify(name, target is store, record["id"]),
+                          root=str(target.root))
+            records.append(record)
+    return records
+
+
+def _store_entries(store: Store, layer: str | None, scopes: list[str] | None,
+                   include_all: bool) -> list[dict[str, Any]]:
     with store.locked():
         store.catch_up_catalog()
     records = []

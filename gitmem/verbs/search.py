@@ -33,8 +33,10 @@ def search(
     layer: str | None = None,
     limit: int = 10,
     include_all: bool = False,
+    space: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Ranked hits as JSON-ready dicts; the index notices and absorbs out-of-band edits first."""
+    """Ranked hits as JSON-ready dicts over the store and its active spaces (or the one `space`
+    names), each labelled with its space; the index absorbs out-of-band edits first."""
     if not query.strip():
         raise InvalidInputError("query must not be empty")
     if not 1 <= limit <= MAX_LIMIT:
@@ -43,9 +45,18 @@ def search(
         L.layer_spec(layer)
     store.require()
     scopes = search_scopes(store, scope, workspace)
-    hits = store.search_index().search(query, scopes=scopes, layer=layer, limit=limit,
-                                       include_all=include_all, now=store.today())
-    return [asdict(hit) for hit in hits]
+
+    def run(target: Store) -> list[dict[str, Any]]:
+        hits = target.search_index().search(query, scopes=scopes, layer=layer, limit=limit,
+                                            include_all=include_all, now=store.today())
+        return [asdict(hit) for hit in hits]
+
+    from gitmem.spaces.search import search_spaces
+    from gitmem.verbs.suspects import mark_hits
+
+    results = search_spaces(store, run, limit, space=space)
+    mark_hits(store, results)
+    return results
 
 
 def reindex(store: Store, progress: Callable[[int, int], None] | None = None) -> int:
