@@ -91,3 +91,16 @@ def test_workspace_repository_log_lists_files_per_commit(tmp_path: Path) -> None
     assert [c.files for c in commits] == [("src/a.py", "src/b.py"), ("src/a.py",)]
     assert workrepo.commits_since(repo.root, date(2090, 1, 1)) == []
     assert workrepo.head(tmp_path / "nowhere") is None
+
+
+def test_looking_for_a_repository_many_times_does_not_crash(tmp_path: Path) -> None:
+    """pygit2 1.21's discover_repository() drops a reference to None on every miss; a process
+    that asks often (suspect marks on every search of a long-lived server) would abort."""
+    import subprocess
+    import sys
+
+    code = ("from pathlib import Path\nfrom gitmem.git.repo import discover_repository\n"
+            f"for _ in range(20000):\n    assert discover_repository(Path({str(tmp_path)!r})) is None\n"
+            "print('ok')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-300:]
