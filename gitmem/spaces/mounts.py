@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -112,12 +113,23 @@ def get_mount(store: Store, name: str) -> Mount:
     return mounts[name]
 
 
+# Spaces opened for a store object stay open with it, as its own search index does: a long-lived
+# caller (a server, a benchmark) then reuses each space's index reader instead of reopening it.
+_OPENED: weakref.WeakKeyDictionary[Store, dict[str, Store]] = weakref.WeakKeyDictionary()
+
+
 def open_mount(home: Store, mount: Mount) -> Store:
     """The mounted store, sharing the home store's workspace, folder and clock."""
     from gitmem.store.store import Store
 
-    space = Store(mount.path, workspace=home.workspace_flag, cwd=home.cwd, clock=home.clock)
-    if not space.exists():
+    opened = _OPENED.setdefault(home, {})
+    space = opened.get(mount.path)
+    if space is None:
+        space = Store(mount.path, workspace=home.workspace_flag, cwd=home.cwd, clock=home.clock)
+    if space.exists():
+        opened[mount.path] = space
+    else:
+        opened.pop(mount.path, None)
         raise StoreStateError(
             f"space {mount.name!r}: no gitmem store at {mount.path} any more"
             f" (`gitmem space remove {mount.name}`, or add it again with its new path)"
