@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import pygit2
-from pygit2.enums import RepositoryOpenFlag, SortMode
+from pygit2.enums import DeltaStatus, RepositoryOpenFlag, SortMode
 
 from gitmem.errors import InvalidInputError, NotFoundError
 
@@ -182,8 +182,10 @@ def machine_of(message: str) -> str | None:
 class NeedleFinder:
     """Finds the blobs holding a byte string in the trees of many commits, cheaply.
 
-    Results are memoized per tree and per blob id, so walking a long history costs one look at
-    each distinct subtree and blob: a commit that changed one file re-reads that file only.
+    The first commit asked about is scanned (memoized per subtree and blob id). A commit asked
+    about next to one already known (`near`: its child or parent) is derived from that one
+    through the diff of their trees, so walking a long history costs the files each commit
+    changed, and each distinct blob is searched once.
     """
 
     def __init__(self, repo: pygit2.Repository, needle: bytes, *, under: tuple[str, ...] = (),
@@ -194,10 +196,47 @@ class NeedleFinder:
         self._suffix = suffix
         self._trees: dict[str, list[tuple[str, str]]] = {}
         self._blobs: dict[str, bool] = {}
+        self._commits: dict[str, list[tuple[str, str]]] = {}
 
-    def at(self, rev: str) -> list[tuple[str, str]]:
-        """(path, blob id) of every file holding the needle in the tree of `rev`."""
-        tree = resolve_commit(self._repo, rev).tree
+    def at(self, rev: str, near: str | None = None) -> list[tuple[str, str]]:
+        """(path, blob id) of every file holding the needle in the tree of `rev`, sorted."""
+        commit = resolve_commit(self._repo, rev)
+        key = str(commit.id)
+        found = self._commits.get(key)
+        if found is None:
+            known = self._commits.get(near) if near else None
+            if known is not None and near is not None:
+                found = self._derive(resolve_commit(self._repo, near).tree, commit.tree, known)
+            else:
+                found = sorted(self._full(commit.tree))
+            self._commits[key] = found
+        return found
+
+    def _derive(self, old: pygit2.Tree, new: pygit2.Tree,
+                known: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        found = dict(known)
+        for delta in old.diff_to_tree(new).deltas:
+            found.pop(delta.old_file.path, None)
+            path = delta.new_file.path
+            found.pop(path, None)
+            if delta.status == DeltaStatus.DELETED or not self._wanted(path):
+                continue
+            oid = str(delta.new_file.id)
+            if self._holds(oid):
+                found[path] = oid
+        return sorted(found.items())
+
+    def _wanted(self, path: str) -> bool:
+        return path.endswith(self._suffix) and (
+            not self._under or any(path.startswith(f"{top}/") for top in self._under))
+
+    def _holds(self, oid: str) -> bool:
+        hit = self._blobs.get(oid)
+        if hit is None:
+            hit = self._blobs[oid] = self._needle in self._repo[oid].peel(pygit2.Blob).data
+        return hit
+
+    def _full(self, tree: pygit2.Tree) -> list[tuple[str, str]]:
         if not self._under:
             return self._scan(tree)
         found: list[tuple[str, str]] = []
@@ -221,10 +260,7 @@ class NeedleFinder:
                 found += [(f"{item.name}/{path}", oid) for path, oid in self._scan(item)]
             elif isinstance(item, pygit2.Blob) and str(item.name).endswith(self._suffix):
                 oid = str(item.id)
-                hit = self._blobs.get(oid)
-                if hit is None:
-                    hit = self._blobs[oid] = self._needle in item.data
-                if hit:
+                if self._holds(oid):
                     found.append((str(item.name), oid))
         self._trees[key] = found
         return found

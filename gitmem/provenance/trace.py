@@ -92,11 +92,12 @@ class EntryTrace:
         self._parsed: dict[str, list[Entry]] = {}
         self._states: dict[str, tuple[Version, ...]] = {}
 
-    def versions_at(self, oid: str) -> tuple[Version, ...]:
-        """The entry in commit `oid` (usually one; two while a copy exists in two files)."""
+    def versions_at(self, oid: str, near: str | None = None) -> tuple[Version, ...]:
+        """The entry in commit `oid` (usually one; two while a copy exists in two files);
+        `near`, a neighbouring commit already read, makes it a diff away."""
         cached = self._states.get(oid)
         if cached is None:
-            cached = tuple(Version(path, entry) for path, blob in self._finder.at(oid)
+            cached = tuple(Version(path, entry) for path, blob in self._finder.at(oid, near)
                            for entry in self._entries(path, blob))
             self._states[oid] = cached
         return cached
@@ -118,7 +119,7 @@ class EntryTrace:
         out: list[Change] = []
         for commit in self.history.walk(rev):
             here = self.versions_at(commit.oid)
-            before = [self.versions_at(p) for p in commit.parents]
+            before = [self.versions_at(p, near=commit.oid) for p in commit.parents]
             keys = _keys(here)
             if before and any(_keys(b) == keys for b in before):
                 continue
