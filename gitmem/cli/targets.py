@@ -28,7 +28,8 @@ def write_target(ctx: click.Context, space: str | None, layer: str, topic: str |
     from gitmem.spaces.routing import choose
 
     home = get_store(ctx)
-    return home, choose(home, space=space, layer=layer, topic=topic, text=text)
+    verb = {"decisions": "decision", "codebase": "codebase"}.get(layer, "remember")
+    return home, choose(home, space=space, layer=layer, topic=topic, text=text, verb=verb)
 
 
 def print_routed(home: Store, target: Target, result: Any, as_json: bool) -> None:

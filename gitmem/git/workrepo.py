@@ -43,6 +43,27 @@ def head(repo: Path) -> str | None:
     return value or None
 
 
+def toplevel(path: Path) -> Path | None:
+    """The work tree holding `path`, or None (no repository, or git cannot read it)."""
+    if not any((folder / ".git").exists() for folder in (path, *path.parents)):
+        return None  # not inside a work tree: no process started
+    try:
+        out = run(path, ["rev-parse", "--show-toplevel"], env=_env(), check=False)
+    except GitLayerError:
+        return None
+    text = out.decode("utf-8", "surrogateescape").strip()
+    return Path(text).resolve() if text else None
+
+
+def origin_url(repo: Path) -> str | None:
+    """The configured URL of the repository's `origin` remote, or None."""
+    try:
+        out = run(repo, ["config", "--get", "remote.origin.url"], env=_env(), check=False)
+    except GitLayerError:
+        return None
+    return out.decode("utf-8", "surrogateescape").strip() or None
+
+
 def commits_since(repo: Path, since: date) -> list[CodeCommit]:
     """Commits reachable from HEAD made on or after `since`, newest first, with their files
     (renames listed as the old and the new path)."""

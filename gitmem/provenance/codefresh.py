@@ -76,6 +76,7 @@ class CodeWatch:
         self.root = store_root
         self.cwd = cwd
         self._repos: dict[str, Path | None] = {}
+        self._cwd: tuple[str | None, Path | None] | None = None
         self._cache: dict[str, dict[str, object]] | None = None
 
     # -- where the code is --------------------------------------------------------------------
@@ -88,22 +89,37 @@ class CodeWatch:
         return self._repos[scope]
 
     def _find_repo(self, key: str) -> Path | None:
-        from gitmem.git.repo import discover_repository
         from gitmem.store.registry import load_associations
-        from gitmem.store.workspaces import resolve_workspace_key
 
+        store = self.root.resolve()
         for folder, owner in sorted(load_associations(self.root).items()):
             if owner == key and Path(folder).is_dir():
-                found = discover_repository(Path(folder))
-                if found is not None and found[0] != self.root.resolve():
-                    return found[0]
+                top = workrepo.toplevel(Path(folder))
+                if top is not None and top != store:
+                    return top
+        if self._cwd is None:
+            self._cwd = self._cwd_workspace()
+        return self._cwd[1] if self._cwd[0] == key else None
+
+    def _cwd_workspace(self) -> tuple[str | None, Path | None]:
+        """(workspace key, repository) of the current folder's repository, keyed as
+        gitmem.store.workspaces keys it (origin URL, else folder name); through the git binary,
+        so a search does not load pygit2 for this."""
+        from gitmem.redaction import strip_credentials
+        from gitmem.store.paths import key_from_remote_url, sanitize_workspace_key
+        from gitmem.store.registry import associated_key
+
+        if associated_key(self.root, self.cwd):
+            return None, None  # an associated folder: found through its association
+        top = workrepo.toplevel(self.cwd)
+        if top is None or top == self.root.resolve():
+            return None, None
+        url = workrepo.origin_url(top)
         try:
-            if resolve_workspace_key(self.root, None, self.cwd) == key:
-                found = discover_repository(self.cwd)
-                return found[0] if found is not None else None
+            key = key_from_remote_url(strip_credentials(url)[0]) if url else sanitize_workspace_key(top.name)
         except GitmemError:
-            return None
-        return None
+            return None, None
+        return key, top
 
     def bound(self, key: object, scope: str, layer: str, topic: str,
               fields: dict[str, str]) -> Bound | None:

@@ -20,6 +20,7 @@ from gitmem.spaces.mounts import (
     save_mounts,
 )
 from gitmem.spaces.routing import stored_rules
+from gitmem.store.txn import refuse_subagent
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
@@ -61,6 +62,7 @@ def add_space(home: Store, name: str, location: str, *, description: str | None 
               keywords: list[str] | None = None, inactive: bool = False,
               branch: str = "main") -> dict[str, Any]:
     """Mount a store by path, or clone it from a URL into state/spaces/NAME, and mount it."""
+    refuse_subagent("space add")
     home.require()
     check_name(name)
     if name in (HOME, home_name(home)):
@@ -106,6 +108,7 @@ def describe_space(space: Store, name: str, description: str | None, keywords: l
 
 
 def set_active(home: Store, name: str, active: bool) -> dict[str, Any]:
+    refuse_subagent("space activate" if active else "space deactivate")
     with home.locked():
         mounts = load_mounts(home.root)
         mount = get_mount(home, name)
@@ -117,6 +120,7 @@ def set_active(home: Store, name: str, active: bool) -> dict[str, Any]:
 
 def remove_space(home: Store, name: str) -> dict[str, Any]:
     """Unmount a space; its folder (a clone too) is left as it is: nothing is deleted."""
+    refuse_subagent("space remove")
     with home.locked():
         mounts = load_mounts(home.root)
         mount = get_mount(home, name)

@@ -28,6 +28,7 @@ from gitmem.spaces.mounts import (
     open_mount,
     save_mounts,
 )
+from gitmem.store.txn import refuse_subagent
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
@@ -129,8 +130,10 @@ def _space_target(home: Store, mount: Mount, reason: str, *, explicit: bool) -> 
     return Target(mount.name, store, False, reason, activate=explicit and not mount.active)
 
 
-def choose(home: Store, *, space: str | None, layer: str, topic: str | None, text: str) -> Target:
+def choose(home: Store, *, space: str | None, layer: str, topic: str | None, text: str,
+           verb: str = "remember") -> Target:
     """The target of a new entry (see the module docstring for the rules)."""
+    refuse_subagent(verb)  # before any lookup: a subagent's write is refused as such
     mounts = load_mounts(home.root)
     if space is not None:
         if is_home(home, space):

@@ -142,3 +142,29 @@ def test_paths_outside_the_repository_are_refused(app: tuple[Cli, Path]) -> None
                                              "**Paths:** src/db/schema.py, /etc/hosts"))
     check = gm("check")
     assert check.exit_code == 2 and "Paths: '/etc/hosts' is not a path inside" in check.stdout
+
+
+def test_marks_cost_no_pygit2_on_the_search_path(tmp_path: Path) -> None:
+    """A search run inside the workspace's repository finds it through the git binary: the
+    search process still does not load pygit2 (~100 ms of start-up)."""
+    import sys
+
+    repo = tmp_path / "code"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "remote", "add", "origin", "https://example.com/acme/app.git")  # key: acme-app
+    code_commit(repo, "src/db/schema.py", "USERS = 1\n", "schema")
+    gm = Cli(tmp_path / "store", CliRunner())
+    gm("init")
+    gm("remember", "Users have a unique email index", "-l", "semantic", "--scope", "workspace",
+       "--paths", "src/db/schema.py", workspace="acme-app")
+    backdate(gm.root, "workspaces/acme-app/semantic/general.md", PAST)
+    oid = code_commit(repo, "src/db/schema.py", "USERS = 2\n", "change")
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "gitmem", "--root", str(gm.root),
+                           "search", "unique email index", "--json"], cwd=repo / "src",
+                          capture_output=True, text=True, env={**os.environ, **GIT_ENV})
+    assert done.returncode == 0, done.stderr[-500:]
+    hits = json.loads(done.stdout)
+    assert hits[0]["id"] == "acme-app-sem-0001"
+    assert hits[0]["suspect"][0].startswith(f"src/db/schema.py changed in {oid[:7]}")
+    assert " pygit2" not in done.stderr

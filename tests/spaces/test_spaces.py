@@ -242,3 +242,17 @@ def test_a_space_whose_folder_vanished_does_not_break_reads(two: tuple[Cli, Cli]
     assert [h["space"] for h in personal.json("search", "postgres")] == ["home"]
     listing = personal.json("space", "list")
     assert listing[1]["status"] == "unavailable" and "no gitmem store" in listing[1]["problem"]
+
+
+def test_subagents_do_not_change_spaces(two: tuple[Cli, Cli]) -> None:
+    personal, team = two
+    env = {"GITMEM_SUBAGENT": "1"}
+    for args in (("space", "add", "team", str(team.root)), ("remember", "x", "-l", "semantic", "--space", "team")):
+        result = personal(*args, env=env)
+        assert result.exit_code == 2 and "subagents do not write memory" in result.stderr
+    mount(personal, team)
+    for args in (("space", "deactivate", "team"), ("space", "remove", "team"),
+                 ("space", "merge", "team", "home"), ("space", "route", "team", "--layer", "decisions")):
+        result = personal(*args, env=env)
+        assert result.exit_code == 2 and "subagents do not write memory" in result.stderr, args
+    assert personal("search", "tuesdays", env=env).exit_code == 0  # reading is fine
