@@ -10,20 +10,23 @@ from gitmem.cli.options import emit, get_store, json_option
 from gitmem.cli.targets import entry_target, print_entry_write, space_option
 
 
-def _entry_store(ctx: click.Context, entry_id: str, space: str | None) -> tuple[Any, str]:
-    """The store an `ID`/`SPACE/ID` belongs to, and the bare id (the entry may be gone now)."""
+def _entry_store(ctx: click.Context, entry_id: str, space: str | None) -> tuple[Any, str, str]:
+    """The store an `ID`/`SPACE/ID` belongs to, the bare id (the entry may be gone now), and
+    the reference to show."""
     from gitmem.errors import NotFoundError
     from gitmem.spaces.lookup import split_ref
-    from gitmem.spaces.mounts import open_for_read
+    from gitmem.spaces.mounts import is_home, open_for_read
 
     home = get_store(ctx)
     named, bare = split_ref(entry_id)
-    if named or space:
-        return open_for_read(home, named or space or ""), bare
+    name = named or space
+    if name:
+        return open_for_read(home, name), bare, bare if is_home(home, name) else f"{name}/{bare}"
     try:
-        return entry_target(ctx, entry_id, None)[1].store, bare
+        ref = entry_target(ctx, entry_id, None)[1]
+        return ref.store, bare, ref.qualified
     except NotFoundError:
-        return home, bare  # removed since: its history is still in the store
+        return home, bare, bare  # removed since: its history is still in the store
 
 
 def _commit_line(change: dict[str, Any]) -> str:
@@ -41,12 +44,12 @@ def why(ctx: click.Context, entry_id: str, space: str | None, as_json: bool) -> 
     source (session, digest, space), and every later change, from the store's git history."""
     from gitmem.provenance.why import why as explain
 
-    store, bare = _entry_store(ctx, entry_id, space)
-    data = explain(store, bare)
+    store, bare, ref = _entry_store(ctx, entry_id, space)
+    data = {**explain(store, bare), "ref": ref}
 
     def text() -> str:
         where = data["path"] or "(removed from the store)"
-        lines = [f"{data['id']}  {data['title']}", f"  now in {where}",
+        lines = [f"{ref}  {data['title']}", f"  now in {where}",
                  f"created {_commit_line(data['created'])}", f"  in {data['created']['path']}"]
         lines += [f"source: {s['raw']} ({s['meaning']})" for s in data["source"]] or ["source: not recorded"]
         if data["changes"]:
@@ -66,7 +69,7 @@ def log(ctx: click.Context, entry_id: str, space: str | None, as_json: bool) -> 
     """The versions of entry ID, newest first, with the text of each."""
     from gitmem.provenance.why import entry_log
 
-    store, bare = _entry_store(ctx, entry_id, space)
+    store, bare, _ref = _entry_store(ctx, entry_id, space)
     versions = entry_log(store, bare)
 
     def text() -> str:
@@ -102,8 +105,8 @@ def as_of_show(ctx: click.Context, entry_id: str, space: str | None, as_json: bo
     """Entry ID as it was then."""
     from gitmem.provenance.asof import show_at
 
-    store, bare = _entry_store(ctx, entry_id, space)
-    record = show_at(store, _when(ctx), bare)
+    store, bare, ref = _entry_store(ctx, entry_id, space)
+    record = {**show_at(store, _when(ctx), bare), "ref": ref}
 
     def text() -> str:
         fields = "\n".join(f"{k}: {v}" for k, v in record["fields"].items())
@@ -147,6 +150,9 @@ def as_of_search(ctx: click.Context, query: str, layer: str | None, scope: str |
     store = open_for_read(home, space) if space else home
     data = search_at(store, _when(ctx), query, scopes=search_scopes(home, scope, workspace),
                      layer=layer, limit=limit, include_all=include_all)
+    if store is not home:
+        for hit in data["hits"]:
+            hit.update(space=space, ref=f"{space}/{hit['id']}" if hit["id"] else None)
     at = data["as_of"]
     emit(data, as_json, lambda: "\n".join([f"as of {at['commit'][:7]} ({at['date']})",
                                            *(_hit_line(h, False) for h in data["hits"])]))
@@ -169,7 +175,7 @@ def revert(ctx: click.Context, entry_id: str, to: str | None, space: str | None,
         home, ref = entry_target(ctx, entry_id, space)
         store, bare = ref.store, ref.id
     except NotFoundError:  # removed since: bring it back from history
-        store, bare = _entry_store(ctx, entry_id, space)
+        store, bare, _ref = _entry_store(ctx, entry_id, space)
         home, ref = get_store(ctx), None
     result = do_revert(store, bare, to=to)
     if ref is not None:
