@@ -112,14 +112,17 @@ def token_config(token: Token | None) -> list[str]:
     return ["-c", "credential.helper=", "-c", f"credential.helper={helper_command()}"]
 
 
-def git_env(token: Token | None, host: str | None) -> dict[str, str]:
-    """The environment of a network git command."""
+def git_env(token: Token | None, host: str | None, *, prompt: bool = True) -> dict[str, str]:
+    """The environment of a network git command (prompt=False: never ask anyone anything)."""
     env = {k: v for k, v in os.environ.items() if k not in _REPO_VARS}
     env["LC_ALL"] = "C"
     env.pop("LANGUAGE", None)
-    if not interactive():
+    if not prompt or not interactive():
         env["GIT_TERMINAL_PROMPT"] = "0"
         env.setdefault("GCM_INTERACTIVE", "never")  # Git Credential Manager: no dialog either
+    if not prompt:
+        env.pop("GIT_ASKPASS", None)
+        env.pop("SSH_ASKPASS", None)
     env.pop(credhelper.FILE_ENV, None)
     env.pop(credhelper.HOST_ENV, None)
     if token is not None:
@@ -133,14 +136,15 @@ def git_env(token: Token | None, host: str | None) -> dict[str, str]:
 
 
 def run(cwd: Path, args: list[str], *, action: str, url: str | None, token: Token | None = None,
-        host: str | None = None, data: str | None = None) -> GitRun:
+        host: str | None = None, data: str | None = None, prompt: bool = True) -> GitRun:
     """Run `git [token options] ARGS` in `cwd`, bounded in time; SyncError when it cannot run."""
     git = git_executable() or "git"
-    argv = [git, *token_config(token), *args]
-    detach = not interactive()
+    quiet = [] if prompt else ["-c", "core.askPass="]
+    argv = [git, *quiet, *token_config(token), *args]
+    detach = not prompt or not interactive()
     try:
         proc = subprocess.Popen(
-            argv, cwd=cwd, env=git_env(token, host), text=True, encoding="utf-8",
+            argv, cwd=cwd, env=git_env(token, host, prompt=prompt), text=True, encoding="utf-8",
             errors="replace", stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=detach,
         )
