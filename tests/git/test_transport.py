@@ -304,6 +304,39 @@ def test_no_prompt_on_a_controlling_terminal_when_stdin_is_not_one(
     assert "tty=no" in ssh_alias.read_text()
 
 
+def test_with_a_terminal_git_asks_as_git_push_would(tmp_path: Path, srv: Path) -> None:
+    GitRepo.init(tmp_path / "a")
+    with serve_git_http(srv, token=TOKEN) as base:
+        pid, master = pty.fork()
+        if pid == 0:  # stdin, stdout and stderr are the terminal: a person is there
+            os.execv(sys.executable, [sys.executable, "-c", CHILD, str(tmp_path / "a"),
+                                      base + "mem.git"])
+        output = b""
+        answers = [(b"Username for", b"me\n"), (b"Password for", TOKEN.encode() + b"\n")]
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 1)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            output += chunk
+            if answers and answers[0][0] in output:
+                os.write(master, answers.pop(0)[1])
+        else:
+            os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        os.close(master)
+        assert {r.user for r in base.requests if r.authorized} == {"me"}
+    text = output.decode(errors="replace")
+    assert not answers and "fetched" in text
+    assert TOKEN not in text  # the password prompt does not echo
+
+
 # -- push refusals, ls-remote, errors -----------------------------------------------------------
 def test_a_push_refused_by_a_server_hook_is_not_retried_as_a_race(tmp_path: Path) -> None:
     bare = tmp_path / "hooked.git"
