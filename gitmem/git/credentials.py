@@ -206,6 +206,11 @@ def _classify(detail: str, action: str, where: str, *, auth: bool = False) -> Gi
             f"{action}: ssh could not verify the host key of remote{where}; connect once with"
             " ssh in a terminal to check and accept it (~/.ssh/known_hosts)"
         )
+    if "permission denied (publickey" in low:
+        return AuthError(
+            f"authentication refused by remote{where}: no ssh key it accepts was offered (a key"
+            " with a passphrase must be in ssh-agent, or gitmem run in a terminal to ask for it)"
+        )
     if auth or any(h in low for h in _AUTH_HINTS) or _AUTH_STATUS_RE.search(low):
         return AuthError(f"authentication refused by remote{where}")
     if any(h in low for h in _NETWORK_HINTS):
