@@ -2,8 +2,10 @@
 
 `show` parses the files holding the id in that commit's tree. `search` needs an index of the
 whole tree as it was: the commit's memory files are exported into `index/as-of/<commit>/` (a
-local, gitignored cache), indexed there once, and reused by later searches of the same commit;
-the newest few snapshots are kept. Freshness is graded on the commit's day: as it looked then.
+local, gitignored cache) and indexed there once, starting from a copy of the store's own index so
+that only the files the commit holds differently are indexed again; later searches of the same
+commit reuse it, and the newest few snapshots are kept. Freshness is graded on the commit's day:
+as it looked then.
 """
 
 from __future__ import annotations
@@ -128,8 +130,15 @@ def _build_snapshot(root: Path, base: Path, oid: str) -> None:
     shutil.rmtree(scratch, ignore_errors=True)
     try:
         RepoHistory(root).export_tree(oid, scratch, MEMORY_FOLDERS)
+        _seed(root / "index", scratch / "index")
         index = SearchIndex(scratch, watch=False)
-        index.rebuild()
+        try:
+            index.refresh()  # re-indexes what differs from the copy; builds when there is none
+        except Exception:  # noqa: BLE001 - a copy taken mid-write: index from scratch instead
+            index.close()
+            shutil.rmtree(scratch / "index", ignore_errors=True)
+            index = SearchIndex(scratch, watch=False)
+            index.rebuild()
         index.close()
         (scratch / ".ready").write_text(f"{time.time()}\n", encoding="utf-8")
         try:
@@ -139,6 +148,20 @@ def _build_snapshot(root: Path, base: Path, oid: str) -> None:
                 raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _seed(live: Path, target: Path) -> None:
+    """Copy the store's current index (the folder its manifest names, then the manifest)."""
+    from gitmem.search.files import MANIFEST_NAME, load_manifest
+
+    manifest = load_manifest(live / MANIFEST_NAME)
+    if manifest is None:
+        return
+    try:
+        shutil.copytree(live / manifest.folder, target / manifest.folder)
+        shutil.copyfile(live / MANIFEST_NAME, target / MANIFEST_NAME)
+    except OSError:  # replaced by a rebuild meanwhile: build from nothing instead
+        shutil.rmtree(target, ignore_errors=True)
 
 
 def _prune(base: Path) -> None:

@@ -109,6 +109,10 @@ def test_as_of_reads_the_past_without_touching_the_files(history: tuple[Cli, dic
     assert by_day["as_of"]["commit"] == commits["unrelated"] and "port 5433" in by_day["body"]
     assert gm.json("as-of", "2030-01-03", "show", "global-sem-0001")["path"] == DATABASES
 
+    assert gm.json("search", "postgres 5433")[0]["path"] == DATABASES  # the live index exists
+    # The snapshot starts from a copy of it: what only HEAD holds must not leak into the past.
+    assert gm("as-of", commits["created"], "search", "postgres").exit_code == 1
+    assert gm("as-of", commits["created"], "search", "5433").exit_code == 1
     then = gm.json("as-of", commits["created"], "search", "staging port")
     assert then["as_of"]["commit"] == commits["created"]
     assert [(h["id"], h["path"]) for h in then["hits"]][0] == ("global-sem-0001", STAGING)
