@@ -10,6 +10,7 @@ import click
 from gitmem.cli.options import emit, get_store, json_option
 from gitmem.cli.targets import space_option
 from gitmem.format.references import RELATION_TYPES as TYPES
+
 # How a link reads from the entry being expanded: (holds the field, is pointed at).
 _WORDING = {"causal": ("caused by", "led to"), "temporal": ("after", "before")}
 
