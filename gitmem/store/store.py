@@ -15,6 +15,7 @@ from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
 from gitmem.format.normalize import Outcome
 from gitmem.fsio import read_text
+from gitmem.observe.record import record
 from gitmem.resources import read_text as read_resource
 from gitmem.store import catchup, generated, handedits, journal, tree
 from gitmem.store.base import StoreBase
@@ -62,7 +63,16 @@ class Store(StoreBase):
         self.catalog.set_meta("head", self.git.head_oid())
         self._clear_journal()
         self.update_search_index(txn.touched)
+        self.record_write(txn.verb, oid, txn.touched, message)
         return oid
+
+    def record_write(self, verb: str, oid: str | None, paths: list[str], message: str) -> None:
+        """Every commit the store makes is logged, counted and shown by `gitmem log` from here."""
+        if oid is None:
+            return  # nothing was committed: nothing was written
+        summary = message.split("\n", 1)[0]
+        record(self.root, "write", count=("writes",), activity=summary, verb=verb,
+               commit=oid, files=len(paths), message=summary)
 
     def recover_interrupted(self) -> None:
         """Commit what a crashed write left behind, under that write's own name."""
@@ -75,7 +85,8 @@ class Store(StoreBase):
         if paths:
             self.catalog.refresh(paths, self._read_lenient)
             paths += self.regenerate_layer_indexes(paths)
-            self.git.commit_paths(paths, f"{verb}: recovered after an interrupted write")
+            message = f"{verb}: recovered after an interrupted write"
+            self.record_write(verb, self.git.commit_paths(paths, message), paths, message)
         self._clear_journal()
 
     def absorb_hand_edits(self) -> list[str]:
@@ -97,10 +108,11 @@ class Store(StoreBase):
         self.catalog.refresh(dirty, self._read_lenient)
         paths = sorted(set(dirty) | set(self.regenerate_layer_indexes(dirty)) | set(txn.touched))
         listing = "\n".join(f"- {p}" for p in paths)
-        self.git.commit_paths(paths, f"hand edit: {len(paths)} file(s)\n\n{listing}\n")
+        oid = self.git.commit_paths(paths, f"hand edit: {len(paths)} file(s)\n\n{listing}\n")
         self.catalog.set_meta("head", self.git.head_oid())
         self._clear_journal()
         self.update_search_index(paths)
+        self.record_write("hand edit", oid, paths, f"hand edit: {len(paths)} file(s)")
         return paths
 
     def _register_hand_made_workspaces(self, txn: WriteTxn, relpaths: list[str]) -> None:
