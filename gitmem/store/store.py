@@ -31,11 +31,22 @@ __all__ = ["Located", "Store", "WriteTxn", "open_store", "refuse_subagent"]
 class Store(StoreBase):
     """A gitmem store rooted at a folder: the write transaction, hand edits, lookups, init."""
 
+    # The open batch, when writes are being gathered into one commit (see `batch`).
+    _batch: WriteTxn | None = None
+    _batch_stamps: dict[str, str] | None = None
+
     # -- the write transaction ---------------------------------------------------------------
     @contextlib.contextmanager
     def writing(self, verb: str, *, absorb: bool = True) -> Iterator[WriteTxn]:
-        """One logical write: everything changed inside becomes exactly one commit."""
+        """One logical write: everything changed inside becomes exactly one commit.
+
+        Inside `batch()` it joins the batch's transaction instead: no commit of its own.
+        """
         refuse_subagent(verb)
+        if self._batch is not None:
+            with self._joined(self._batch):
+                yield self._batch
+            return
         self.require()
         with self.locked():
             _ = self.registry  # a broken memory.json stops every write before anything changes
@@ -45,6 +56,48 @@ class Store(StoreBase):
             txn = WriteTxn(verb, changed_elsewhere=self.catch_up_catalog())
             yield txn
             self.finish(txn)
+
+    @contextlib.contextmanager
+    def batch(self, verb: str) -> Iterator[WriteTxn]:
+        """Many writes, one commit: every `writing()` inside joins this transaction.
+
+        For bursts (a consolidation pass, a history ingest): each write still goes through its
+        verb (dedup, ids, freshness), and the catalog is brought up to date after each one so the
+        next sees its ids and text; the commit, layer indexes and search update happen once.
+        """
+        with self.writing(verb) as txn:
+            self._batch, self._batch_stamps = txn, {}
+            try:
+                yield txn
+            finally:
+                self._batch, stamps = None, self._batch_stamps or {}
+                self._batch_stamps = None
+            # A file cataloged during the batch and rewritten since is read again by finish().
+            txn.cataloged -= {p for p, stamp in stamps.items() if self._stamp(p) != stamp}
+
+    @contextlib.contextmanager
+    def _joined(self, txn: WriteTxn) -> Iterator[None]:
+        """One write inside a batch; afterwards the catalog holds what it changed."""
+        before = {relpath: self._stamp(relpath) for relpath in txn.touched}
+        try:
+            yield
+        finally:
+            changed = [p for p in txn.touched if before.get(p) != self._stamp(p)]
+            self.catalog.refresh(changed, self._read_lenient)
+            for relpath in changed:
+                txn.parsed.pop(relpath, None)
+                txn.cataloged.add(relpath)
+                if self._batch_stamps is not None:
+                    self._batch_stamps[relpath] = self._stamp(relpath)
+
+    def _stamp(self, relpath: str) -> str:
+        """A fingerprint of a file's bytes ('' when absent): did it change since?"""
+        import hashlib
+
+        try:
+            return hashlib.sha1(self.path(relpath).read_bytes()).hexdigest()
+        except OSError:
+            return ""
 
     def finish(self, txn: WriteTxn) -> str | None:
         """Regenerate layer indexes for what changed, commit, and refresh derived data."""
