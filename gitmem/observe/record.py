@@ -3,6 +3,7 @@ state/metrics.json, and (for what a person would want to see) a line in state/ac
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,5 @@ def record(
     log_event(root, {"event": event, **fields})
     bump(root, count)
     if activity:
-        try:
+        with contextlib.suppress(OSError):
             append_activity(root, redact_value({"ts": now_iso(), "event": event, "summary": activity}))
-        except OSError:
-            pass
