@@ -35,8 +35,13 @@ ALLOWED: dict[str, set[str]] = {
     "store": {"format", "git", "search", "observe"},
     "githooks": {"store", "merge", "git", "format", "observe"},
     "sync": {"store", "merge", "git", "githooks", "format", "observe"},
-    "verbs": {"store", "sync", "format"},
-    "cli": {"verbs", "store", "sync", "githooks", "format", "observe"},
+    "verbs": {"store", "sync", "format", "capture", "observe"},
+    "models": {"observe"},
+    "capture": {"store", "format", "models", "observe"},
+    "consolidate": {"store", "verbs", "format", "capture", "models", "observe"},
+    "history": {"store", "verbs", "format", "git", "observe"},
+    "cli": {"verbs", "store", "sync", "githooks", "format", "observe", "models", "capture",
+            "consolidate", "history"},
 }
 # Ground modules: what each may import (nothing else of gitmem).
 GROUND_ALLOWED: dict[str, set[str]] = {
