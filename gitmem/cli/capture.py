@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -19,6 +19,40 @@ def _say(message: str) -> None:
     """Progress for a person at a terminal; nothing when the output is piped."""
     if sys.stderr.isatty():
         click.echo(f"gitmem: {message}…", err=True)
+
+
+def memory_work_lines(data: dict[str, Any]) -> list[str]:
+    """The memory-work lines of `gitmem status`: digests, last consolidation, ladder, counters."""
+    lines = [f"digests: {data['pending']} pending consolidation"
+             + (f", {len(data['needsReview'])} need review ({', '.join(data['needsReview'])})"
+                if data["needsReview"] else "")]
+    last = data.get("lastConsolidation")
+    if last:
+        lines.append(f"last consolidation: {last.get('at')} ({last.get('result')}, "
+                     f"{last.get('entries', 0)} entries from {last.get('consolidated', 0)} digests)")
+    ladder = data["ladder"]
+    if ladder.get("rungs"):
+        names = [r["name"] + (f" (benched until {r['benchedUntil']})" if r["benched"] else "")
+                 for r in ladder["rungs"]]
+        lines.append("models: " + ", ".join(names))
+    else:
+        lines.append("models: none (capture keeps clipped notes)")
+    metrics = data.get("metrics") or {}
+    if metrics:
+        calls = (metrics.get("modelCalls") or {}).get("total", 0)
+        saved = sum((metrics.get("savedCalls") or {}).values())
+        lines.append(f"counts: {metrics.get('writes', 0)} writes, {metrics.get('captures', 0)} captures, "
+                     f"{calls} model calls, {saved} saved, {_failures(metrics)} failures")
+    return lines
+
+
+def _failures(metrics: dict[str, Any]) -> int:
+    def total(value: Any) -> int:
+        if isinstance(value, dict):
+            return sum(total(v) for v in value.values())
+        return value if isinstance(value, int) else 0
+
+    return total(metrics.get("failures"))
 
 
 def _capture_text(report: CaptureReport) -> str:
