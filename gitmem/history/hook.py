@@ -2,9 +2,11 @@
 
     python -P -m gitmem.history.hook --root STORE --repo DIR [--workspace KEY]
 
-One run at a time per store: a run that finds another in progress leaves a flag and exits, and the
-running one goes round again, so a burst of commits is recorded without a queue of processes.
-Never fails loudly: git has long moved on; problems go to logs/memory.log."""
+One pass at a time per store, and a burst of commits does not become a burst of passes: each
+run first leaves a flag for its repository ("a commit waits"), then waits for the lock. The run holding the lock
+clears the flag before each pass and goes round again while it finds the flag set; a run that
+gets the lock and finds the flag already cleared knows its commit was covered and stops. Never
+fails loudly: git has long moved on; problems go to logs/memory.log."""
 
 from __future__ import annotations
 
@@ -15,24 +17,28 @@ from pathlib import Path
 from gitmem.errors import LockTimeoutError
 from gitmem.fsio import file_lock, remove_file
 
-HOOK_LIMIT = 200  # commits per round: a big rebase is finished by later commits or `gitmem history`
+HOOK_LIMIT = 200  # commits per pass: a big rebase is finished by later commits or `gitmem history`
 LOCK_FILE = "state/history-hook.lock"
-AGAIN_FILE = "state/history-hook.again"
-MAX_ROUNDS = 5
+AGAIN_FLAG = "state/history-hook-{repo}.again"  # one flag per code repository
+LOCK_WAIT = 120.0
 
 
 def run(root: Path, repo: Path, workspace: str | None = None) -> int:
     from gitmem.observe.record import record
 
+    import hashlib
+
+    again = root / AGAIN_FLAG.format(repo=hashlib.sha1(str(repo.absolute()).encode()).hexdigest()[:12])
     try:
-        with file_lock(root / LOCK_FILE, 0.05, "the history hook"):
-            for _ in range(MAX_ROUNDS):
-                remove_file(root / AGAIN_FILE)
+        again.parent.mkdir(parents=True, exist_ok=True)
+        again.touch()
+        with file_lock(root / LOCK_FILE, LOCK_WAIT, "the history hook lock"):
+            while again.exists():
+                remove_file(again)  # commits made from here on set it again
                 _ingest(root, repo, workspace)
-                if not (root / AGAIN_FILE).exists():
-                    break
-    except LockTimeoutError:
-        (root / AGAIN_FILE).touch()  # the running pass goes round once more for this commit
+    except LockTimeoutError as exc:
+        record(root, "hook-failed", count=("failures.hook",), hook="code-post-commit", repo=str(repo),
+               error=str(exc), activity=f"history hook gave up waiting: {exc}")
     except Exception as exc:  # noqa: BLE001 - a background hook reports in the log, never to git
         record(root, "hook-failed", count=("failures.hook",), hook="code-post-commit", repo=str(repo),
                error=f"{type(exc).__name__}: {exc}", activity=f"history hook failed: {type(exc).__name__}: {exc}")

@@ -41,7 +41,7 @@ def wait_for(root: Path, count: int, timeout: float = 20.0) -> list[str]:
         folder = root / "workspaces" / "acme-shop" / "history"
         text = "".join(p.read_text() for p in folder.glob("*.md")) if folder.is_dir() else ""
         found = [line.split()[-1] for line in text.splitlines() if line.startswith("**Commit:**")]
-        if len(found) >= count and not (root / "state" / "history-hook.again").exists():
+        if len(found) >= count and not list((root / "state").glob("history-hook-*.again")):
             return found
         time.sleep(0.1)
     return found
@@ -93,3 +93,25 @@ def test_gitmem_hooks_0_skips_the_recording(gm: Cli, repo: Path) -> None:
     second = git_commit(repo, "b.txt", "Recorded")
     found = wait_for(gm.root, 2)
     assert second in found and len(found) == 2  # the next run catches up on the skipped one
+
+
+def test_two_repositories_commit_at_once_into_one_store(gm: Cli, repo: Path, tmp_path: Path) -> None:
+    other = tmp_path / "code" / "billing"
+    other.mkdir(parents=True)
+    git(other, "init", "-q", "-b", "main")
+    git(other, "remote", "add", "origin", "https://github.com/acme/billing.git")
+    for path in (repo, other):
+        assert gm("hooks", "install", "--repo", str(path)).exit_code == 0
+    made = {"shop": [], "billing": []}  # type: dict[str, list[str]]
+    for n in range(3):
+        made["shop"].append(git_commit(repo, f"s{n}.txt", f"Shop change {n}"))
+        made["billing"].append(git_commit(other, f"b{n}.txt", f"Billing change {n}"))
+    assert sorted(wait_for(gm.root, 3)) == sorted(made["shop"])
+    deadline = time.monotonic() + 20
+    folder = gm.root / "workspaces" / "acme-billing" / "history"
+    while time.monotonic() < deadline:
+        text = "".join(p.read_text() for p in folder.glob("*.md")) if folder.is_dir() else ""
+        if all(oid in text for oid in made["billing"]):
+            break
+        time.sleep(0.1)
+    assert all(oid in text for oid in made["billing"])
