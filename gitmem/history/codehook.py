@@ -29,7 +29,7 @@ _SCRIPT = """\
 GITMEM_PYTHON={python}
 GITMEM_STORE={root}
 status=0
-chained="$(dirname "$0")/{chained}"
+chained="${{0%/*}}/{chained}"
 if [ -x "$chained" ]; then
     "$chained" "$@" || status=$?
 fi

@@ -24,9 +24,9 @@ LOCK_WAIT = 120.0
 
 
 def run(root: Path, repo: Path, workspace: str | None = None) -> int:
-    from gitmem.observe.record import record
-
     import hashlib
+
+    from gitmem.observe.record import record
 
     again = root / AGAIN_FLAG.format(repo=hashlib.sha1(str(repo.absolute()).encode()).hexdigest()[:12])
     try:

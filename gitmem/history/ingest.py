@@ -115,20 +115,29 @@ def commit_entry(commit: Commit, entry_id: str) -> Entry:
 
 
 def _write_day(store: Store, txn: WriteTxn, key: str, day: str, entries: list[Entry]) -> None:
-    """Append a day's new entries to its topic file (created when missing), in one write."""
+    """Append a day's new entries to its topic file (created when missing), in one write.
+
+    The catalog is told what was written, so the commit does not parse the files again."""
     relpath = L.topic_path(key, "history", day)
     path = store.path(relpath)
-    if path.exists():
-        text = append_entry_text(read_text(path), entries[0])
-        rest = entries[1:]
+    existing = read_text(path) if path.exists() else None
+    if existing is not None:
+        text = append_entry_text(existing, entries[0])
     else:
         document = new_topic_file({"topic": day, "layer": "history", "scope": key}, day)
         document.entries.append(entries[0])
-        text, rest = render_topic_file(document), entries[1:]
+        text = render_topic_file(document)
     # Each entry closes its own fences, so the rest append without re-scanning the file.
-    for entry in rest:
+    for entry in entries[1:]:
         text += "\n" + render_entry(entry)
     store.write_file(txn, relpath, text)
+    if existing is None:
+        document.entries = list(entries)
+        txn.parsed[relpath] = document
+    elif store.catalog.has_file(relpath) and relpath not in txn.cataloged:
+        for entry in entries:
+            store.catalog.add_entry(relpath, entry)
+        txn.cataloged.add(relpath)
 
 
 def ingest(store: Store, repo: Path | None = None, *, limit: int = DEFAULT_LIMIT,

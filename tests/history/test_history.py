@@ -64,13 +64,20 @@ def test_passes_are_incremental_and_idempotent_without_state(store: Store, repo:
     newest = commit(repo, "b.txt", "Two", "2026-11-22")
     again = ingest(store, repo)
     assert (again.recorded, again.already_recorded, again.fell_back) == (1, 0, False)
+    # The catalog knows both entries without re-reading the files: ids continue, lookups work.
+    assert show(store, "acme-shop-his-0002")["fields"]["Commit"] == newest
+    assert store.catalog.max_number("acme-shop", "history") == 2
+    third = commit(repo, "c.txt", "Three", "2026-11-22")  # appended to an existing day file
+    ingest(store, repo)
+    assert show(store, "acme-shop-his-0003")["fields"]["Commit"] == third
+    assert [t.count for t in store.catalog.topics("acme-shop", "history")] == [1, 2]
     store.close()
     shutil.rmtree(store.root / "state")  # watermark, catalog, everything local: gone
     fresh = Store(store.root)
     report = ingest(fresh, repo)
-    assert (report.recorded, report.already_recorded) == (0, 2)
-    assert len(recorded_commits(fresh, "acme-shop")) == 2
-    assert [e["fields"]["Commit"] for e in list_entries(fresh, layer="history")][-1] == newest
+    assert (report.recorded, report.already_recorded) == (0, 3)
+    assert len(recorded_commits(fresh, "acme-shop")) == 3
+    assert [e["fields"]["Commit"] for e in list_entries(fresh, layer="history")][-1] == third
     fresh.close()
 
 
