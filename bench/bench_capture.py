@@ -29,8 +29,7 @@ from gitmem.capture.pipeline import capture  # noqa: E402
 from gitmem.store.store import Store  # noqa: E402
 
 CWD = "/home/dev/src/shop"
-WORDS = ("cache queue deploy worker schema index token branch release rollback metric budget staging "
-         "replica snapshot timeout retry service gateway config").split()
+WORDS = ["cache", "queue", "deploy", "worker", "schema", "index", "token", "branch", "release", "rollback", "metric", "budget", "staging", "replica", "snapshot", "timeout", "retry", "service", "gateway", "config"]
 
 
 def sentence(n: int, length: int = 14) -> str:

@@ -92,3 +92,15 @@ def test_status_shows_memory_work(gm: Cli, tmp_path: Path) -> None:
     after = gm.json("status")
     assert isinstance(after, dict)
     assert after["pending"] == 0 and after["lastConsolidation"]["result"] == "consolidated"
+
+
+def test_counters_restart_from_a_torn_file_and_ignore_padding(store: Store) -> None:
+    from gitmem.observe.metrics import bump, load_metrics
+
+    path = store.root / "state" / "metrics.json"
+    path.write_text('{"writes": 7, "captures": 2}' + " " * 500 + "\n")
+    bump(store.root, ["writes"])
+    assert load_metrics(store.root)["writes"] == 8 and load_metrics(store.root)["captures"] == 2
+    path.write_text('{"writes": 12, "capt')  # torn by a crash
+    bump(store.root, ["writes"])
+    assert load_metrics(store.root)["writes"] == 1
