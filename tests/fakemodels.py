@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 KINDS = ("good", "empty", "fail", "slow", "reasoning", "truncated-json", "prose", "only-done",
-         "nothing", "json", "partial", "bad-line")
+         "nothing", "none", "json", "partial", "bad-line")
 
 _SCRIPT = r'''
 import json, os, re, sys, time
@@ -77,6 +77,8 @@ elif kind == "only-done":
     print("\n".join(f"DONE {d}" for d in digests))
 elif kind == "nothing":
     print("NO_DURABLE_CONTENT")
+elif kind == "none":
+    print("NONE")
 elif kind == "partial":
     # Attributes only the first digest.
     d = digests[0]

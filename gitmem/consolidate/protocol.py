@@ -121,9 +121,17 @@ def parse_reply(reply: str, prompt: str, digests: dict[str, str]) -> ParsedReply
             continue  # prose, reasoning, headings: not part of the protocol
         seen_protocol = True
         _add(parsed, raw, digests, line.strip())
-    if not seen_protocol:
+    if not seen_protocol and _nothing_durable(reply, prompt):
+        parsed.done = set(digests)  # one answer for the whole batch: nothing worth keeping
+    elif not seen_protocol:
         _from_json(parsed, reply, digests)
     return parsed
+
+
+def _nothing_durable(reply: str, prompt: str) -> bool:
+    """The reply is only NO_DURABLE_CONTENT (the summarizer's word, which models carry over)."""
+    lines = [line.strip().strip(".*`'\" ") for line in fresh_lines(reply, prompt)]
+    return lines == ["NO_DURABLE_CONTENT"]
 
 
 def _add(parsed: ParsedReply, raw: dict[str, Any], digests: dict[str, str], source: str) -> None:

@@ -35,8 +35,9 @@ KEEP <id>                   it is still true as written (it is re-verified today
 UPDATE <id> :: <new text>   it holds in a changed form: the corrected fact, self-contained
 FORGET <id>                 it is no longer true or no longer useful
 
-Write one such line per entry you can judge and leave out the ones you cannot. Never invent a
-fact. Reply with these lines only.
+Write one such line per entry you can judge and leave out the ones you cannot; when you can
+judge none of them, reply with the single word NONE. Never invent a fact. Reply with these lines
+only.
 """
 
 
@@ -118,6 +119,8 @@ def _parse(reply: str, prompt: str, by_id: dict[str, dict[str, Any]],
         match = _ACTION.match(line)
         if match:
             raw.append((match["verb"].upper(), match["id"], (match["text"] or "").strip(), line.strip()))
+    if not raw and [line.strip().strip(".*`") for line in fresh_lines(reply, prompt)] == ["NONE"]:
+        return []  # the model could judge none of them: all stay as they are
     if not raw:
         value, _level = recover(reply)
         if value is None:

@@ -186,9 +186,9 @@ def test_no_durable_content_settles_with_nothing_stored(store: Store, tmp_path: 
     assert model_calls(tmp_path) == ["nothing"]
 
 
-@pytest.mark.parametrize("kind", ["prose", "empty"])
+@pytest.mark.parametrize("kind", ["prose", "empty", "fail", "slow", "truncated-json", "only-done"])
 def test_a_failed_summary_is_retried_then_kept_as_failed_notes(gm: Cli, tmp_path: Path, kind: str) -> None:
-    config.add_rung(gm.root, "bad", fake_model(tmp_path, kind))
+    config.add_rung(gm.root, "bad", fake_model(tmp_path, kind), timeout=0.5)
     path = sample(tmp_path, "codex.jsonl")
     first = gm("capture", str(path), "--json")
     assert first.exit_code == 3
@@ -202,7 +202,7 @@ def test_a_failed_summary_is_retried_then_kept_as_failed_notes(gm: Cli, tmp_path
     assert digest.header["status"] == "pending"  # the material still reaches consolidation
     assert any("banker's rounding" in b for b in digest.bullets())
     assert json.loads(gm("capture", str(path), "--json").stdout)["result"] == "no-new-events"
-    if kind == "prose":  # an unreadable reply is kept for diagnosis
+    if kind in ("prose", "truncated-json"):  # a reply nothing could be read from is kept
         assert list((gm.root / "logs").glob("capture-failed-*.txt"))
 
 

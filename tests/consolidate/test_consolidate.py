@@ -150,8 +150,9 @@ def test_an_unattributed_digest_stays_pending_and_is_retried(store: Store, tmp_p
     assert consolidate(store).consolidated == [second]
 
 
-def test_a_failing_ladder_leaves_the_digests_untouched(gm: Cli, tmp_path: Path) -> None:
-    config.add_rung(gm.root, "mute", fake_model(tmp_path, "empty"))
+@pytest.mark.parametrize("kind", ["empty", "fail", "slow"])
+def test_a_failing_ladder_leaves_the_digests_untouched(gm: Cli, tmp_path: Path, kind: str) -> None:
+    config.add_rung(gm.root, "mute", fake_model(tmp_path, kind), timeout=0.5)
     digest = make_digest(gm.root, 1)
     result = gm("consolidate")
     assert result.exit_code == 3 and "no model returned text" in result.stderr
@@ -185,3 +186,10 @@ def test_pruning_keeps_the_newest_fifty_consolidated_and_every_pending(store: St
     left = {d.id for d in list_digests(store.root)}
     assert len(left) == 50 and pending in left and done[-1] in left
     assert list_entries(store) == []
+
+
+def test_no_durable_content_for_the_whole_batch_settles_it(store: Store, tmp_path: Path) -> None:
+    config.add_rung(store.root, "picky", fake_model(tmp_path, "nothing"))
+    digests = [make_digest(store.root, 1), make_digest(store.root, 2)]
+    report = consolidate(store)
+    assert report.result == "consolidated" and report.entries == [] and report.consolidated == digests

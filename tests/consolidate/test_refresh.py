@@ -94,9 +94,23 @@ def test_prose_is_a_failure_kept_for_diagnosis(gm: Cli, tmp_path: Path) -> None:
     assert len(failed) == 1 and f"### entry {ids[0]}" in failed[0].read_text()
 
 
-@pytest.mark.parametrize("kind", ["empty", "slow"])
+@pytest.mark.parametrize("kind", ["empty", "slow", "fail"])
 def test_a_silent_model_is_an_error(gm: Cli, tmp_path: Path, kind: str) -> None:
     _old_entries(gm.root)
     config.add_rung(gm.root, "quiet", fake_model(tmp_path, kind), timeout=0.5)
     result = gm("refresh")
     assert result.exit_code == 3 and "no model returned text" in result.stderr
+
+
+@pytest.mark.parametrize("kind", ["none", "only-done"])
+def test_a_model_that_judges_nothing_changes_nothing(store: Store, tmp_path: Path, kind: str) -> None:
+    ids = _old_entries(store.root)
+    config.add_rung(store.root, "unsure", fake_model(tmp_path, kind))
+    before = commit_count(store.root)
+    if kind == "none":
+        report = refresh(store)
+        assert report.result == "refreshed" and sorted(report.untouched) == sorted(ids)
+    else:  # "only DONE" lines answer a consolidation prompt: for refresh they are no answer
+        with pytest.raises(Exception, match="no model returned text"):
+            refresh(store)
+    assert commit_count(store.root) == before
