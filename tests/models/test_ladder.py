@@ -121,7 +121,10 @@ def test_ladder_holds_at_most_four_rungs(store: Store, tmp_path: Path) -> None:
     assert [r.name for r in config.load_ladder(store.root).rungs] == ["m1", "m2", "m3", "m4"]
 
 
-def test_models_cli_add_list_test_remove(gm: Cli, tmp_path: Path) -> None:
+def test_models_cli_add_list_test_remove(gm: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gitmem.redaction
+
+    monkeypatch.setattr(gitmem.redaction, "_SECRETS", set())  # secrets other tests registered
     assert gm("models", "add", "good", fake_model(tmp_path, "good")).exit_code == 0
     added = gm("models", "add", "keyed", "OPENAI_API_KEY=sk-live-123 llm --token abc -m x")
     assert added.exit_code == 0
