@@ -25,6 +25,7 @@ from gitmem.errors import InvalidInputError, ModelError
 from gitmem.fsio import write_text_atomic
 from gitmem.models.ladder import ask, has_model
 from gitmem.observe.record import record
+from gitmem.store.txn import refuse_subagent
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
@@ -111,8 +112,14 @@ def session_workspace(store: Store, meta: SessionMeta) -> str | None:
 def capture(store: Store, transcript: Path, *, fmt: str | None = None, use_model: bool = True,
             min_signal: int | None = None, say: Callable[[str], None] | None = None) -> CaptureReport:
     """Capture what is new in `transcript` (see the module docstring)."""
+    refuse_subagent("capture")
     store.require()
     settings = capture_settings(store, min_signal)
+    if transcript.is_file() and not transcript.read_bytes()[:4096].strip():
+        # A session that has only just started: nothing to read yet, and no format to tell.
+        report = CaptureReport(str(transcript), fmt or "unknown", transcript.stem)
+        report.message = "the transcript is empty"
+        return _finish(store, report, model_ready=False)
     found, meta = open_transcript(transcript, fmt)
     report = CaptureReport(str(transcript), found, meta.session)
     if meta.delegated:

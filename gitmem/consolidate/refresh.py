@@ -16,6 +16,7 @@ from gitmem.fsio import write_text_atomic
 from gitmem.models.ladder import ask, has_model
 from gitmem.models.reply import fresh_lines
 from gitmem.observe.record import record
+from gitmem.store.txn import refuse_subagent
 from gitmem.verbs.entries import forget, update_entry
 from gitmem.verbs.reads import list_entries
 
@@ -90,6 +91,7 @@ def refresh(store: Store, *, limit: int = DEFAULT_LIMIT, use_model: bool = True)
     if not use_model or not has_model(store.root):
         report.result = "listed"
         return _done(store, report)
+    refuse_subagent("refresh")  # listing is a read; acting on the list is a write
     prompt = INSTRUCTIONS + "\n" + "\n\n".join(entry_block(r) for r in report.candidates) + "\n"
     reply = ask(store.root, prompt, purpose="refresh")
     report.model = reply.rung

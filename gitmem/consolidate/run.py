@@ -29,6 +29,7 @@ from gitmem.consolidate.protocol import ParsedReply, parse_reply
 from gitmem.fsio import file_lock, write_text_atomic
 from gitmem.models.ladder import ask
 from gitmem.observe.record import record
+from gitmem.store.txn import refuse_subagent
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
@@ -73,6 +74,7 @@ def settings(store: Store) -> dict[str, int]:
 
 def consolidate(store: Store, *, limit: int | None = None) -> ConsolidateReport:
     """One consolidation pass over the oldest pending digests (at most `limit`)."""
+    refuse_subagent("consolidate")  # before a model call is spent on writes that would be refused
     store.require()
     conf = settings(store)
     report = ConsolidateReport()

@@ -31,6 +31,7 @@ from gitmem.format.markdown import (
 from gitmem.fsio import read_text, write_json_atomic
 from gitmem.history.gitlog import Commit, head, is_ancestor, read_commits, repository_top, rev_list
 from gitmem.observe.record import record
+from gitmem.store.txn import refuse_subagent
 from gitmem.verbs.base import safe_body, target_scope
 
 if TYPE_CHECKING:
@@ -145,6 +146,7 @@ def ingest(store: Store, repo: Path | None = None, *, limit: int = DEFAULT_LIMIT
     """Record the repository's new commits (see the module docstring)."""
     if limit < 1:
         raise InvalidInputError("--limit must be at least 1")
+    refuse_subagent("history")
     store.require()
     top = repository_top((repo or store.cwd).absolute())
     if top.resolve() == store.root.resolve():

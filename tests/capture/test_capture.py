@@ -232,3 +232,35 @@ def test_the_window_is_trimmed_oldest_first_to_the_byte_budget(store: Store, tmp
     assert report.turns < 10 and report.dropped["trimmed (window)"] == 10 - report.turns
     text = (store.root / "digests" / f"{report.digest}.md").read_text()
     assert "Turn 9:" in text and "Turn 0:" not in text
+
+
+def test_an_empty_transcript_is_nothing_new_and_garbage_is_refused(gm: Cli, tmp_path: Path) -> None:
+    empty = tmp_path / "starting.jsonl"
+    empty.write_text("")
+    result = gm("capture", str(empty), "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["result"] == "no-new-events"
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_bytes(b"not json\n\x00\xff\n")
+    refused = gm("capture", str(garbage))
+    assert refused.exit_code == 2 and "cannot tell the format" in refused.stderr
+
+
+def test_a_line_still_being_written_waits_for_its_end(store: Store, tmp_path: Path) -> None:
+    path = tmp_path / "live.jsonl"
+    done = json.dumps({"role": "user", "content": "Keep the API backwards compatible until v3. " * 12})
+    path.write_text(done + "\n" + '{"role": "assistant", "content": "Agreed, v2 clients')
+    first = capture(store, path)
+    assert first.new_events == 1 and first.turns == 1
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(' stay supported until the v3 launch."}\n')
+    second = capture(store, path)
+    assert second.new_events == 1 and second.result == "thin"  # the finished line, read once
+
+
+def test_subagents_cannot_capture_consolidate_or_record_history(gm: Cli, tmp_path: Path) -> None:
+    env = {"GITMEM_SUBAGENT": "1"}
+    for args in (["capture", str(sample(tmp_path, "generic.jsonl"))], ["consolidate"],
+                 ["history", "--repo", str(tmp_path)]):
+        result = gm(*args, env=env)
+        assert result.exit_code == 2 and "subagents do not write memory" in result.stderr, args
+    assert list_digests(gm.root) == []
