@@ -154,6 +154,8 @@ def list_digests(root: Path, status: str | None = None) -> list[Digest]:
             digest = parse_digest(read_text(path), path.stem)
         except (OSError, UnicodeDecodeError):
             continue
+        if "captured" not in digest.header:
+            continue  # not a digest (a note someone left in the folder)
         if status is None or digest.status == status:
             found.append(digest)
     return sorted(found, key=lambda d: (d.header.get("captured", ""), d.id))

@@ -77,3 +77,14 @@ def test_turns_are_clipped_and_paths_bounded() -> None:
     assert len(material.turns[0].text) <= 101 and material.turns[0].text.endswith("…")
     assert len(material.turns[1].text) <= 51
     assert material.paths == ["src/f0.py", "src/f1.py", "src/f2.py"] and material.tool_calls == 10
+
+
+def test_secret_shaped_strings_never_pass_the_filter() -> None:
+    text = ("Use key sk-proj-abcdefghijklmnopqrstuv for staging, DB_PASSWORD=hunter2222, "
+            "push with ghp_abcdefghijklmnopqrstuvwx1234 to https://bob:pw123@git.example.com/x.git. "
+            "The token budget is 5 per minute.")
+    material = filter_events([Event("user", text)], CWD, Limits())
+    kept = material.turns[0].text
+    for secret in ("sk-proj-abcdefghijklmnopqrstuv", "hunter2222", "ghp_abcdefghijklmnopqrstuvwx1234", "pw123"):
+        assert secret not in kept
+    assert "Use key *** for staging" in kept and "The token budget is 5 per minute." in kept

@@ -193,3 +193,10 @@ def test_no_durable_content_for_the_whole_batch_settles_it(store: Store, tmp_pat
     digests = [make_digest(store.root, 1), make_digest(store.root, 2)]
     report = consolidate(store)
     assert report.result == "consolidated" and report.entries == [] and report.consolidated == digests
+
+
+def test_a_file_that_is_not_a_digest_is_left_alone(store: Store, tmp_path: Path) -> None:
+    (store.root / "digests").mkdir(exist_ok=True)
+    (store.root / "digests" / "README.md").write_text("# my notes about digests\n- keep these\n")
+    digest = make_digest(store.root, 1)
+    assert [d.id for d in list_digests(store.root)] == [digest]
