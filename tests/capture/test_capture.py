@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from fakemodels import fake_model
 
+from fakemodels import fake_model
 from gitmem.capture.digests import list_digests, read_digest
 from gitmem.capture.pipeline import capture
 from gitmem.capture.sessions import load_watermark

@@ -7,8 +7,8 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from fakemodels import fake_model
 
+from fakemodels import fake_model
 from gitmem.consolidate.refresh import refresh, stale_entries
 from gitmem.models import config
 from gitmem.store.store import Store

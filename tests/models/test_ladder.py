@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from fakemodels import fake_model
 
+from fakemodels import fake_model
 from gitmem.errors import InvalidInputError, ModelError
 from gitmem.models import config
 from gitmem.models.ladder import ask

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from fakemodels import fake_model
 
+from fakemodels import fake_model
 from gitmem.eventlog import LOG_ROTATE_BYTES
 from gitmem.models import config
 from gitmem.models.ladder import ask
