@@ -234,3 +234,14 @@ def test_window_days_fill_missing_volatilities_with_defaults() -> None:
     facts = EntryFacts("normal", "volatile", (NOW - timedelta(2)).toordinal(), 0)
     assert facts.freshness(NOW).grade == "aging"
     assert facts.freshness(NOW, window_days({"volatile": 1})).grade == "stale"
+
+
+def test_retrieval_suite_finds_every_mid_word_query(tmp_path: Path) -> None:
+    from fixtures.retrieval.evaluate import evaluate
+    from fixtures.retrieval.store import build
+
+    idx = SearchIndex(tmp_path)
+    report = evaluate(idx, build(tmp_path))
+    idx.close()
+    hit, total = report.by_category()["partial-infix"]
+    assert total >= 7 and hit == total, report.misses()
