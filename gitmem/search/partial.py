@@ -91,45 +91,54 @@ def core(word: str) -> str:
     return word[:max(MIN_INFIX_CHARS, len(word) - CUT_CHARS)]
 
 
-def candidates(word: str, lexicon: Lexicon) -> list[tuple[str, float]]:
-    """(term, weight) pairs, best first and unbounded by budget; see the module docstring."""
-    if len(word) < MIN_PREFIX_CHARS:
-        return []
-    completed = completions(word)
-    present = [s for s in completed if lexicon.doc_frequency(s) > 0]
-    ranked: dict[str, tuple[int, int, str]] = {}
+class _Selection:
+    """The terms chosen so far for one partial word, best first, within the bounds."""
 
-    def add(terms: Iterable[str], kind: int) -> None:
-        for term in terms:
-            if term not in ranked:
-                ranked[term] = (kind, len(term), term)
+    def __init__(self, lexicon: Lexicon, exclude: Iterable[str]) -> None:
+        self._lexicon = lexicon
+        self._skip = set(exclude)
+        self.seen: set[str] = set()
+        self.chosen: list[tuple[str, float]] = []
+        self._spent = 0
 
-    add(present, 0)
-    add(cut_stems(word, lexicon), 0)
-    add(lexicon.prefixed(word, PREFIX_SCAN), 1)
-    if len(word) >= MIN_INFIX_CHARS and len(ranked) < MAX_TERMS:
-        for fragment in _fragments(word, (s for s in completed if s not in present)):
-            add(lexicon.containing(fragment, INFIX_SCAN), 2)
-        if not ranked and core(word) != word:
-            add(lexicon.containing(core(word), INFIX_SCAN), 3)
-    order = sorted(ranked, key=ranked.__getitem__)
-    return [(t, PREFIX_WEIGHT if ranked[t][0] < 2 else INFIX_WEIGHT) for t in order]
+    @property
+    def full(self) -> bool:
+        return len(self.chosen) >= MAX_TERMS or self._spent >= POSTINGS_BUDGET
+
+    def offer(self, terms: Iterable[str], weight: float) -> None:
+        """Take new terms, shortest first, while they fit (the first one always does)."""
+        fresh = sorted(set(terms) - self.seen, key=lambda t: (len(t), t))
+        self.seen.update(fresh)
+        for term in fresh[: 4 * MAX_TERMS]:
+            if self.full:
+                return
+            frequency = self._lexicon.doc_frequency(term)
+            if term in self._skip or frequency <= 0:
+                continue
+            if self.chosen and self._spent + frequency > POSTINGS_BUDGET:
+                continue
+            self.chosen.append((term, weight))
+            self._spent += frequency
 
 
 def partial_alternatives(word: str, lexicon: Lexicon,
                          exclude: Iterable[str] = ()) -> list[tuple[str, float]]:
-    """The terms a partial word stands for, within MAX_TERMS and POSTINGS_BUDGET."""
-    skip = set(exclude)
-    chosen: list[tuple[str, float]] = []
-    spent = 0
-    for term, weight in candidates(word, lexicon)[: 4 * MAX_TERMS]:
-        if term in skip:
-            continue
-        frequency = lexicon.doc_frequency(term)
-        if frequency <= 0 or (chosen and spent + frequency > POSTINGS_BUDGET):
-            continue
-        chosen.append((term, weight))
-        spent += frequency
-        if len(chosen) >= MAX_TERMS:
-            break
-    return chosen
+    """(term, weight) pairs a partial word stands for, best first, within MAX_TERMS and
+    POSTINGS_BUDGET; `exclude`: its whole-word terms. See the module docstring."""
+    if len(word) < MIN_PREFIX_CHARS:
+        return []
+    selection = _Selection(lexicon, exclude)
+    completed = completions(word)
+    present = [s for s in completed if lexicon.doc_frequency(s) > 0]
+    selection.offer(present + cut_stems(word, lexicon), PREFIX_WEIGHT)
+    if not selection.full:
+        selection.offer(lexicon.prefixed(word, PREFIX_SCAN), PREFIX_WEIGHT)
+    if len(word) < MIN_INFIX_CHARS or selection.full:
+        return selection.chosen  # an infix term could not be taken: spare the scans
+    infixes: list[str] = []
+    for fragment in _fragments(word, (s for s in completed if s not in present)):
+        infixes += lexicon.containing(fragment, INFIX_SCAN)
+    if not infixes and not selection.seen and core(word) != word:
+        infixes = lexicon.containing(core(word), INFIX_SCAN)
+    selection.offer(infixes, INFIX_WEIGHT)
+    return selection.chosen
