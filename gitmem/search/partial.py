@@ -1,7 +1,8 @@
 """Partial words: which index terms a half-typed or mid-word query word may stand for.
 
-A plain query word (letters only) that matches few entries whole is looked up as part of longer
-words, in three kinds, best first:
+A plain query word (letters only) that matches no entry whole, or the only word of a query with
+fewer whole matches than the page holds (rank.plan_words), is looked up as part of longer words,
+in three kinds, best first:
 1. the word typed part of the way through its ending: `stagin` -> staging -> `stage`,
    `deploym` -> deployment; or typed past its stem (`consolida` -> `consolid`);
 2. index terms that start with it (`whoos` -> `whoosh`, `stagin` -> `staging.md`);
@@ -13,8 +14,9 @@ through partial words rank after every entry that matches some query word whole 
 
 Bounds, so that a common fragment cannot flood the results or the time: at most PREFIX_SCAN
 and INFIX_SCAN candidate terms are read from the term dictionary, at most MAX_TERMS of them are
-used (shortest first: the fewer letters a term adds, the likelier it is the word meant), and
-together they read at most POSTINGS_BUDGET postings (the first one always counts).
+used (by kind, then shortest first: the fewer letters a term adds, the likelier it is the word
+meant), and together they read at most POSTINGS_BUDGET postings (the first one always counts);
+the dictionary is not scanned for infixes once those bounds are reached.
 """
 
 from __future__ import annotations
