@@ -5,12 +5,27 @@ Library modules are imported inside each command so that `gitmem --help` starts 
 
 from __future__ import annotations
 
-from gitmem.cli import entries, hooks, provenance, relations, search, spaces, store, sync, workspace
+from gitmem.cli import (
+    activity,
+    capture,
+    entries,
+    history,
+    hooks,
+    models,
+    provenance,
+    relations,
+    search,
+    spaces,
+    store,
+    sync,
+    workspace,
+)
 from gitmem.cli.main import cli
 
 __all__ = ["cli", "main"]
 
-for _module in (store, entries, workspace, search, sync, hooks, spaces, relations, provenance):
+for _module in (store, entries, workspace, search, sync, hooks, models, capture, history, activity,
+                spaces, relations, provenance):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

@@ -1,4 +1,5 @@
-"""The store's own history, per entry: `why`, `log ID`, `as-of DATE|REV search|show`, `revert`."""
+"""The store's own history, per entry: `why`, `as-of DATE|REV search|show`, `revert`, and what
+`gitmem log ID` prints (the `log` command itself is in activity.py)."""
 
 from __future__ import annotations
 
@@ -60,17 +61,12 @@ def why(ctx: click.Context, entry_id: str, space: str | None, as_json: bool) -> 
     emit(data, as_json, text)
 
 
-@click.command(name="log")
-@click.argument("entry_id", metavar="ID")
-@space_option
-@json_option
-@click.pass_context
-def log(ctx: click.Context, entry_id: str, space: str | None, as_json: bool) -> None:
-    """The versions of entry ID, newest first, with the text of each."""
-    from gitmem.provenance.why import entry_log
+def entry_log(ctx: click.Context, entry_id: str, space: str | None, limit: int, as_json: bool) -> None:
+    """`gitmem log ID`: the versions of one entry, newest first, with the text of each."""
+    from gitmem.provenance.why import entry_log as versions_of
 
     store, bare, _ref = _entry_store(ctx, entry_id, space)
-    versions = entry_log(store, bare)
+    versions = versions_of(store, bare)[:limit]
 
     def text() -> str:
         blocks = []
@@ -185,4 +181,4 @@ def revert(ctx: click.Context, entry_id: str, to: str | None, space: str | None,
              as_json, result.id or result.path)
 
 
-COMMANDS = (why, log, as_of, revert)
+COMMANDS = (why, as_of, revert)
