@@ -96,6 +96,9 @@ def test_log_lists_each_version_with_its_text(history: tuple[Cli, dict[str, str]
     assert versions[1]["path"] == DATABASES and versions[2]["path"] == STAGING
     assert "## Staging Postgres port" in versions[0]["text"]
     assert "    Staging database listens on port 5432" in gm("log", "global-sem-0001").stdout
+    assert [v["commit"] for v in gm.json("log", "global-sem-0001", "--limit", "2")] == \
+        [commits["retitled"], commits["moved"]]
+    assert gm("log").exit_code == 0  # without an ID: the machine's recent activity
 
 
 def test_as_of_reads_the_past_without_touching_the_files(history: tuple[Cli, dict[str, str]]) -> None:
