@@ -77,6 +77,7 @@ class CodeWatch:
         self.cwd = cwd
         self._repos: dict[str, Path | None] = {}
         self._cwd: tuple[str | None, Path | None] | None = None
+        self._associations: dict[str, str] | None = None
         self._cache: dict[str, dict[str, object]] | None = None
 
     # -- where the code is --------------------------------------------------------------------
@@ -91,8 +92,10 @@ class CodeWatch:
     def _find_repo(self, key: str) -> Path | None:
         from gitmem.store.registry import load_associations
 
+        if self._associations is None:
+            self._associations = load_associations(self.root)
         store = self.root.resolve()
-        for folder, owner in sorted(load_associations(self.root).items()):
+        for folder, owner in sorted(self._associations.items()):
             if owner == key and Path(folder).is_dir():
                 top = workrepo.toplevel(Path(folder))
                 if top is not None and top != store:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import InvalidInputError, StoreStateError
@@ -61,7 +61,9 @@ def search(
         hits = target.search_index().search(query, scopes=scopes, layer=layer, limit=limit,
                                             include_all=include_all, now=store.today(),
                                             windows=freshness_windows(target))
-        return [asdict(hit) for hit in hits]
+        # A shallow copy: the hit's fields are plain values, and asdict's deep copy was a fifth
+        # of a search's time.
+        return [{f.name: getattr(hit, f.name) for f in fields(hit)} for hit in hits]
 
     from gitmem.spaces.search import search_spaces
     from gitmem.verbs.suspects import mark_hits
