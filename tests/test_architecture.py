@@ -30,10 +30,12 @@ ALLOWED: dict[str, set[str]] = {
     "git": set(),
     "search": {"format"},
     "store": {"format", "git", "search"},
-    "githooks": {"store", "merge", "git", "format"},
-    "sync": {"store", "merge", "git", "githooks", "format"},
-    "verbs": {"store", "sync", "format"},
-    "cli": {"verbs", "store", "sync", "githooks", "format"},
+    "runtime": {"store", "format", "search"},
+    "documents": {"store", "format", "search"},
+    "githooks": {"store", "merge", "git", "format", "runtime"},
+    "sync": {"store", "merge", "git", "githooks", "format", "runtime", "documents"},
+    "verbs": {"store", "sync", "format", "runtime", "documents"},
+    "cli": {"verbs", "store", "sync", "githooks", "format", "runtime", "documents"},
 }
 # Ground modules: what each may import (nothing else of gitmem).
 GROUND_ALLOWED: dict[str, set[str]] = {
