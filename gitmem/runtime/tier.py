@@ -94,7 +94,7 @@ def remember_projections(root: Path, texts: dict[str, str]) -> None:
         write_json_atomic(root / STATE_FILE, state, durable=False)
 
 
-def _recorded_base(root: Path, relpath: str) -> str | None:
+def recorded_base(root: Path, relpath: str) -> str | None:
     entry = (load_state(root).get("projections") or {}).get(relpath)
     if isinstance(entry, dict) and isinstance(entry.get("text"), str):
         text: str = entry["text"]
@@ -140,9 +140,11 @@ def hand_edits(store: Store, scope: str, records: RuntimeFile, limits: Limits,
         except FileNotFoundError:
             continue  # a missing projection is rendered again
         rendered = render_projection([item.content for item in records.of(target)])
+        base = recorded_base(store.root, relpath)
         if disk == rendered:
+            if base != disk:  # rendered elsewhere (a merge, a pull): the base from now on
+                remember_projections(store.root, {relpath: disk})
             continue
-        base = _recorded_base(store.root, relpath)
         if base is None:
             base = (at_head or _head_blob(store))(relpath)
         if base is None or base == disk:
