@@ -5,12 +5,12 @@ Library modules are imported inside each command so that `gitmem --help` starts 
 
 from __future__ import annotations
 
-from gitmem.cli import entries, hooks, runtime, search, store, sync, workspace
+from gitmem.cli import documents, entries, hooks, runtime, search, store, sync, workspace
 from gitmem.cli.main import cli
 
 __all__ = ["cli", "main"]
 
-for _module in (store, entries, workspace, search, sync, hooks, runtime):
+for _module in (store, entries, workspace, search, sync, hooks, runtime, documents):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 
