@@ -35,7 +35,7 @@ from gitmem.search.rank import (
 TERMS = "terms"
 PREFIX_EXPANSIONS = 12
 MIN_PREFIX_CHARS = 3
-HIDDEN_STATUSES = ("forgotten", "superseded")
+HIDDEN_STATUSES = ("forgotten", "superseded", "archived")  # archived: project documents
 
 
 @dataclass
