@@ -159,15 +159,37 @@ def critical_section(store: Store, workspace: str | None, scopes: list[str]) -> 
     return Section("Critical facts", [_entry_line(r) for r in _ranked(records)[:20]])
 
 
+def _scope_of(relpath: str) -> str:
+    head, _, rest = relpath.partition("/")
+    return head if head == L.GLOBAL else rest.partition("/")[0] if head == "workspaces" else ""
+
+
 def conflict_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
     from gitmem.store.tree import conflicted_files
 
     lines = [
+        f"- {relpath} holds an unresolved conflict: both versions are kept (`gitmem conflicts`)"
+        if relpath.endswith(".json") else
         f"- {relpath} holds unresolved conflict markers: both versions are kept, resolve by hand"
         for relpath in conflicted_files(store.root)
-        if L.classify_path(relpath).scope in scopes
+        if _scope_of(relpath) in scopes
     ]
     return Section("Conflicts", lines) if lines else None
+
+
+def documents_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
+    """Active project documents of the scopes, newest first (read one with `gitmem doc show`)."""
+    from gitmem.documents.verbs import list_documents
+
+    rows = [row for scope in scopes
+            for row in (list_documents(store, scope="global") if scope == L.GLOBAL
+                        else list_documents(store, scope="workspace", workspace=scope))]
+    if not rows:
+        return None
+    lines = [f"- {r['id']} {r['title']}" + (f" — {r['description']}" if r["description"] else "")
+             for r in rows]
+    return Section("Project documents", lines,
+                   cut_line="- _{n} more active document(s): `gitmem doc list`_")
 
 
 PROVIDERS: list[Provider] = [
@@ -179,6 +201,7 @@ PROVIDERS: list[Provider] = [
     _layer_section("Learnings", "learnings", 15),
     codebase_section,
     critical_section,
+    documents_section,
 ]
 
 
