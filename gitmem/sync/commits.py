@@ -202,6 +202,7 @@ def _regenerate(
     if SYSTEM_DOC in flagged:
         result.files[SYSTEM_DOC] = _system_doc(store, result).encode("utf-8")
     _regenerate_runtime(result, ours_paths | theirs_paths, trees)
+    _renumbered_documents(result, trees)
 
 
 def _regenerate_runtime(result: TreeMerge, changed: set[str], trees: _Trees) -> None:
@@ -252,3 +253,27 @@ def _system_doc(store: Store, result: TreeMerge) -> str:
         with contextlib.suppress(ValueError):
             registry = Registry(json.loads(merged.decode("utf-8")))
     return render_system_doc(registry, store.catalog.counts())
+
+
+def _renumbered_documents(result: TreeMerge, trees: _Trees) -> None:
+    """A document both machines numbered alike keeps its copy; its front matter takes the new id."""
+    from gitmem.documents.model import load_index, parse_doc_id, render_copy
+    from gitmem.documents.shelf import copy_path, index_path
+    from gitmem.format.document import split_copy
+
+    for new in sorted(new for old, new in result.renumbered.items() if parse_doc_id(old)):
+        parsed = parse_doc_id(new)
+        assert parsed is not None
+        scope = parsed[0]
+        data = result.files.get(index_path(scope), trees.blob("ours", index_path(scope)))
+        try:
+            record = load_index((data or b"").decode("utf-8"), index_path(scope)).find(new)
+        except (UnicodeDecodeError, GitmemError):
+            continue
+        if record is None:
+            continue
+        path = copy_path(scope, record)
+        copy = result.files.get(path, trees.blob("ours", path))
+        if copy is not None:
+            _values, body, _line = split_copy(copy.decode("utf-8", errors="replace"))
+            result.files[path] = render_copy(record, body).encode("utf-8")
