@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from gitmem.fsio import read_text, write_json_atomic
@@ -23,8 +24,13 @@ def load_access(root: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
+def access_stamp(moment: datetime) -> str:
+    """ISO 8601 UTC with microseconds: reads within one second still come in order."""
+    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
 def record_access(root: Path, doc_ids: Iterable[str], moment: str) -> None:
-    """Note that these documents were read at `moment` (ISO 8601 UTC)."""
+    """Note that these documents were read at `moment` (see access_stamp)."""
     ids = [i for i in dict.fromkeys(doc_ids) if i]
     if not ids:
         return

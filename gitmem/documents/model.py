@@ -86,6 +86,15 @@ def timestamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def parse_moment(value: str) -> datetime:
+    """A stored timestamp as an aware datetime; the earliest moment when missing or unreadable."""
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
 def parse_doc_id(doc_id: str) -> tuple[str, int] | None:
     """(scope, number) of `<scope>-doc-NNNN`, or None."""
     match = ID_RE.match(doc_id.strip())

@@ -22,6 +22,7 @@ from gitmem.documents.model import (
     body_digest,
     dump_index,
     load_index,
+    parse_moment,
     render_copy,
     timestamp,
 )
@@ -143,7 +144,13 @@ def make_room(store: Store, txn: WriteTxn, scope: str, index: DocIndex, incoming
     if total <= limits.active:
         return []
     seen = load_access(store.root)
-    order = sorted(active, key=lambda d: (seen.get(d.id) or d.updated_at, d.updated_at, d.id))
+
+    def recency(record: DocRecord) -> tuple[datetime, datetime, str]:
+        updated = parse_moment(record.updated_at)
+        last = seen.get(record.id)
+        return (parse_moment(last) if last else updated), updated, record.id
+
+    order = sorted(active, key=recency)
     moved: list[DocRecord] = []
     for record in order:
         if total <= limits.active:

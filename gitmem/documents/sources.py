@@ -9,11 +9,13 @@ from pathlib import Path
 from gitmem.errors import InvalidInputError
 
 
-def workspace_folder(cwd: Path) -> Path:
-    """The repository holding `cwd` (the folder with `.git`), else `cwd` itself."""
+def workspace_folder(cwd: Path, store_root: Path) -> Path:
+    """The repository holding `cwd` (the folder with `.git`; the store's own repository does
+    not count), else `cwd` itself."""
     here = cwd.absolute()
+    store = store_root.absolute()
     for candidate in (here, *here.parents):
-        if (candidate / ".git").exists():
+        if candidate != store and (candidate / ".git").exists():
             return candidate
     return here
 
@@ -36,7 +38,7 @@ def _in_store_documents(path: Path, store_root: Path) -> bool:
 def check_source_paths(raw: list[str] | tuple[str, ...], cwd: Path, store_root: Path) -> tuple[str, ...]:
     """Each path as a repository-relative POSIX path; refused when it leaves the repository or
     points into the store's documents/ folders. Relative paths are read from `cwd`."""
-    repo = workspace_folder(cwd).resolve()
+    repo = workspace_folder(cwd, store_root).resolve()
     found: list[str] = []
     for given in raw:
         text = given.strip()

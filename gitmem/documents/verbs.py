@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitmem.documents.access import load_access, record_access
+from gitmem.documents.access import access_stamp, load_access, record_access
 from gitmem.documents.model import (
     DocIndex,
     DocRecord,
@@ -242,7 +242,7 @@ def show(store: Store, doc_id: str) -> dict[str, Any]:
     if found is None:
         raise NotFoundError(f"{copy_path(scope, record)} is missing; restore it with git")
     body, line = found
-    record_access(store.root, [record.id], _now(store))
+    record_access(store.root, [record.id], access_stamp(store.now()))
     view = _view(store, scope, record, load_access(store.root))
     view.update(body=body, line=line, editedByHand=body_digest(body)[0] != record.sha256)
     return view

@@ -48,10 +48,9 @@ def search(
                                        include_all=include_all, now=store.today())
     found = [hit.id for hit in hits if hit.layer == DOCUMENTS and hit.id]
     if found:  # machine-local: a search never makes a commit
-        from gitmem.documents.access import record_access
-        from gitmem.documents.model import timestamp
+        from gitmem.documents.access import access_stamp, record_access
 
-        record_access(store.root, found, timestamp(store.now()))
+        record_access(store.root, found, access_stamp(store.now()))
     return [asdict(hit) for hit in hits]
 
 
