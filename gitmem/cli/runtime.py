@@ -111,7 +111,8 @@ def show_cmd(ctx: click.Context, target: str | None, scope: str | None, as_json:
                          f"{len(block['items'])} item(s)")
             for item in block["items"]:
                 hidden = "" if item["visible"] else f" (hidden on branch {data['branch']})"
-                lines.append(f"  {item['id']} {item['meta']}{hidden}")
+                pending = " (hand edit, imported by the next runtime write)" if item.get("pending") else ""
+                lines.append(f"  {item['id']} {item['meta']}{hidden}{pending}")
                 lines.append(f"    {item['content']}")
             lines += [f"  note: {note}" for note in block["notes"]]
         return "\n".join(lines) or "no runtime memory yet (`gitmem runtime add TEXT`)"

@@ -20,6 +20,7 @@ from gitmem.errors import InvalidInputError
 from gitmem.runtime.model import Item, RuntimeFile, new_id, normalize_content
 
 CANDIDATES_SHOWN = 8
+SIMILAR = 0.5  # a changed line is a replace of the line it resembles this much (else add + remove)
 PREVIEW_CHARS = 60
 
 
@@ -85,15 +86,31 @@ def diff_lines(base: list[str], edited: list[tuple[int, str]]) -> list[Change]:
         if tag == "equal":
             continue
         olds, news = base[i1:i2], edited[j1:j2]
-        paired = min(len(olds), len(news)) if tag == "replace" else 0
-        for old, (line, content) in zip(olds[:paired], news[:paired], strict=True):
-            changes.append(Change("replace", old, content, line))
-        changes += [Change("remove", old) for old in olds[paired:]]
-        changes += [Change("add", "", content, line) for line, content in news[paired:]]
+        pairs = _pair_similar(olds, [content for _line, content in news]) if tag == "replace" else {}
+        for index, (line, content) in enumerate(news):
+            if index in pairs:
+                changes.append(Change("replace", olds[pairs[index]], content, line))
+            else:
+                changes.append(Change("add", "", content, line))
+        changes += [Change("remove", old) for index, old in enumerate(olds) if index not in pairs.values()]
     removed = {c.old for c in changes if c.kind == "remove"}
     added = {c.new for c in changes if c.kind == "add"}
     moved = removed & added
     return [c for c in changes if not (c.kind in ("add", "remove") and (c.old or c.new) in moved)]
+
+
+def _pair_similar(olds: list[str], news: list[str]) -> dict[int, int]:
+    """new index -> old index for lines that read as edits of each other (most similar first;
+    a pair must share at least half its characters)."""
+    scored = sorted(((difflib.SequenceMatcher(None, old, new, autojunk=False).ratio(), n, o)
+                     for o, old in enumerate(olds) for n, new in enumerate(news)), reverse=True)
+    pairs: dict[int, int] = {}
+    for ratio, n, o in scored:
+        if ratio < SIMILAR and len(olds) + len(news) > 2:
+            break
+        if n not in pairs and o not in pairs.values():
+            pairs[n] = o
+    return pairs
 
 
 def apply_changes(records: RuntimeFile, target: str, changes: list[Change],

@@ -199,6 +199,8 @@ def effective_records(store: Store, scope: str, limits: Limits) -> tuple[Runtime
     for item in records.items:
         if before.get(item.id) != item.content:
             item.extra = {**item.extra, "pending": "hand edit, imported by the next runtime write"}
+            if item.id not in before:
+                item.id = "(new)"  # its id is given when the edit is imported
     return records, notes
 
 

@@ -141,6 +141,18 @@ def test_diff_lines_reads_adds_removes_and_changes() -> None:
     assert diff_lines(["a", "b", "c"], [(1, "c"), (3, "a"), (5, "b")]) == []  # only moved
 
 
+def test_changed_lines_pair_with_the_lines_they_resemble() -> None:
+    base = ["Tests run with pytest", "Lesson: migrate first", "Release freezes Thursdays",
+            "Frontend builds with pnpm; never commit dist"]
+    edited = [(1, "Tests run with pytest"), (3, "Frontend builds with pnpm, never commit dist")]
+    assert diff_lines(base, edited) == [
+        Change("replace", "Frontend builds with pnpm; never commit dist",
+               "Frontend builds with pnpm, never commit dist", 3),
+        Change("remove", "Lesson: migrate first"), Change("remove", "Release freezes Thursdays")]
+    assert diff_lines(["old words"], [(1, "entirely different")]) == [
+        Change("replace", "old words", "entirely different", 1)]  # one line typed over another
+
+
 def test_applying_changes_is_idempotent() -> None:
     records = RuntimeFile([item("a", "rt-1"), item("b", "rt-2")])
     changes = [Change("add", "", "a"), Change("remove", "zzz"), Change("replace", "b", "b2"),
