@@ -29,8 +29,8 @@ def sync(ctx: click.Context, as_json: bool) -> None:
     if report.conflicts:
         files = ", ".join(dict.fromkeys(c.path for c in report.conflicts))
         raise ConflictError(
-            f"{len(report.conflicts)} conflict(s) in {files}: both versions are kept between"
-            " markers; resolve them (see state/CONFLICT.md), then run `gitmem sync`"
+            f"{len(report.conflicts)} conflict(s) in {files}: both versions are kept; resolve"
+            " them (see state/CONFLICT.md), then run `gitmem sync`"
         )
 
 

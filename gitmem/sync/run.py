@@ -72,8 +72,8 @@ class SyncReport:
             "pushed": f"pushed to {where}",
             "fast-forward": f"fast-forwarded to {where}: {len(self.incoming)} file(s) changed",
             "merged": f"merged {where} ({len(self.incoming)} file(s) changed here) and pushed",
-            "conflicts": f"merged {where} with {len(self.conflicts)} conflict(s), pushed with "
-                         f"markers; see {CONFLICT_FILE}",
+            "conflicts": f"merged {where} with {len(self.conflicts)} conflict(s) and pushed; both "
+                         f"versions are kept; see {CONFLICT_FILE}",
         }
         out = [lines.get(self.result, self.result)]
         if self.committed:
