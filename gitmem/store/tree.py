@@ -85,9 +85,14 @@ def conflicted_files(root: Path) -> list[str]:
     """Memory files and document copies that still hold conflict markers, and record files
     holding a record in conflict."""
     found = []
-    for relpath in all_memory_files(root) + document_copies(root):
+    for relpath in all_memory_files(root):
         path = root / relpath
         if path.is_file() and conflict_marker_lines(path.read_text(encoding="utf-8", errors="replace")):
+            found.append(relpath)
+    for relpath in document_copies(root):
+        data = (root / relpath).read_bytes()  # documents are long: look for a whole block first
+        if b"<<<<<<<" in data and b">>>>>>>" in data and \
+                conflict_marker_lines(data.decode("utf-8", errors="replace")):
             found.append(relpath)
     for relpath in record_files(root):
         if has_record_conflict((root / relpath).read_text(encoding="utf-8", errors="replace")):
