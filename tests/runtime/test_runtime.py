@@ -242,6 +242,18 @@ def test_committed_hand_edit_is_imported_by_the_pre_commit_hook(gm: Cli) -> None
     assert git(gm.root, "log", "-1", "--format=%s").strip() == "edit memory by hand"
 
 
+def test_committed_edit_of_the_records_renders_the_projections(gm: Cli) -> None:
+    assert gm("hooks", "install").exit_code == 0
+    gm("runtime", "add", "Alpha")
+    data = json.loads((gm.root / RECORDS).read_text())
+    data["items"][0]["content"] = "Alpha, edited in the JSON"
+    (gm.root / RECORDS).write_text(json.dumps(data, indent=2) + "\n")
+    git(gm.root, "commit", "-qam", "edit the records")
+    assert (gm.root / MEMORY).read_text() == "Alpha, edited in the JSON\n"
+    assert git(gm.root, "show", f"HEAD:{MEMORY}") == "Alpha, edited in the JSON\n"
+    assert git(gm.root, "status", "--porcelain") == ""
+
+
 # -- branches and the context card --------------------------------------------------------------
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
