@@ -128,6 +128,8 @@ def _sync_locked(store: Store, report: SyncReport, attempts: int, say: Callable[
     if report.branch == "HEAD":
         raise SyncError("the store's HEAD is detached: check out a branch, then sync")
     refuse_unfinished(store)
+    if git.upstream(report.branch) is None:  # stores made before init/remote set tracked it
+        git.set_upstream(report.branch, REMOTE)
     _ = store.registry  # a broken memory.json stops the sync before anything changes
     store.recover_interrupted()
     report.committed = store.absorb_hand_edits()
