@@ -362,7 +362,8 @@ def import_runtime_edits(store: Store) -> list[str]:
     with store.writing("sync") as txn:
         imported = import_all(store, txn)
         details = "".join(f"- {line}\n" for line in imported)
-        txn.message = "sync: import hand edits of runtime memory" + (f"\n\n{details}" if details else "")
+        txn.message = (f"sync: import hand edits of runtime memory\n\n{details}" if details
+                       else "sync: render USER.md/MEMORY.md from memories.json")
         touched = list(txn.touched)
     return touched
 
