@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
 
 from gitmem.format import layers as L
+from gitmem.format.document import split_copy
 from gitmem.format.markdown import conflict_marker_lines
 
 
@@ -68,6 +70,22 @@ def document_copies(root: Path) -> list[str]:
     return sorted(found)
 
 
+def document_conflicted(root: Path, relpath: str, text: str) -> bool:
+    """A document copy holding conflict markers that are not part of its recorded text (a
+    runbook about git may quote markers; a merge that collided changes the text's sha256)."""
+    if not conflict_marker_lines(text):
+        return False
+    folder, _, name = relpath.rpartition("/")
+    index = root / folder.rpartition("/")[0] / "index.json"
+    try:
+        documents = json.loads(index.read_text(encoding="utf-8")).get("documents", [])
+    except (OSError, ValueError, AttributeError):
+        return True
+    recorded = {d.get("filename"): d.get("sha256") for d in documents if isinstance(d, dict)}
+    _values, body, _line = split_copy(text)
+    return hashlib.sha256(body.encode("utf-8")).hexdigest() != recorded.get(name)
+
+
 def has_record_conflict(text: str) -> bool:
     """A record file in which a merge left a record in conflict (see merge/records.py)."""
     if '"conflict"' not in text:
@@ -92,7 +110,7 @@ def conflicted_files(root: Path) -> list[str]:
     for relpath in document_copies(root):
         data = (root / relpath).read_bytes()  # documents are long: look for a whole block first
         if b"<<<<<<<" in data and b">>>>>>>" in data and \
-                conflict_marker_lines(data.decode("utf-8", errors="replace")):
+                document_conflicted(root, relpath, data.decode("utf-8", errors="replace")):
             found.append(relpath)
     for relpath in record_files(root):
         if has_record_conflict((root / relpath).read_text(encoding="utf-8", errors="replace")):

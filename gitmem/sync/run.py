@@ -264,8 +264,9 @@ def current_conflicts(
     A block a recorded conflict describes keeps its record (origin of each version); a block
     that arrived from another machine's merge is described from the commit that wrote it.
     """
+    from gitmem.format.document import DOCUMENT_COPY_RE
     from gitmem.merge.records import record_conflicts
-    from gitmem.store.tree import conflicted_files
+    from gitmem.store.tree import conflicted_files, document_conflicted
 
     records: dict[tuple[str, str | None], list[ConflictRecord]] = {}
     for rec in known:
@@ -282,7 +283,8 @@ def current_conflicts(
             continue
         if is_record_file(path):
             blocks = [(0, ident, title) for ident, title in record_conflicts(text)]
-        elif not has_markers(text):
+        elif not has_markers(text) or (DOCUMENT_COPY_RE.match(path)
+                                       and not document_conflicted(store.root, path, text)):
             continue
         else:
             blocks = marker_blocks(text) or [(1, None, "conflict markers")]
