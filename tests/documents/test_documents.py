@@ -259,3 +259,31 @@ def test_documents_added_on_two_machines_are_both_kept(tmp_path: Path, bare_remo
     assert split_copy(copy)[0]["id"] == "global-doc-0003"
     assert desktop.json("doc", "show", "global-doc-0003")["body"] == "desktop text\n"  # type: ignore[index]
     assert desktop("conflicts").exit_code == 1
+
+
+def test_quoted_conflict_markers_in_a_document_are_not_a_conflict(gm: Cli, repo: Path) -> None:
+    text = "# Resolving merges\n\n```\n<<<<<<< ours\nmine\n=======\ntheirs\n>>>>>>> theirs\n```\n"
+    add(gm, write(repo, "m.md", text), "Resolving merges")
+    assert gm("conflicts").exit_code == 1
+    assert "### Conflicts" not in gm("context", "--cwd", str(repo.parent)).stdout
+
+
+def test_one_document_updated_on_two_machines_is_a_listed_conflict(
+        tmp_path: Path, bare_remote: Path, repo: Path) -> None:
+    laptop, desktop = Cli(tmp_path / "laptop", CliRunner()), Cli(tmp_path / "desktop", CliRunner())
+    assert laptop("init", "--remote", str(bare_remote)).exit_code == 0
+    add(laptop, write(repo, "base.md", "line one\nline two\n"), "Plan")
+    assert laptop("sync").exit_code == 0
+    assert desktop("init", "--remote", str(bare_remote)).exit_code == 0
+    laptop("doc", "update", "global-doc-0001", write(repo, "l.md", "line one\nline two, laptop\n"))
+    desktop("doc", "update", "global-doc-0001", write(repo, "d.md", "line one\nline two, desktop\n"))
+    assert laptop("sync").exit_code == 0
+    assert desktop("sync").exit_code == 3
+    listed = desktop.json("conflicts")
+    assert isinstance(listed, list)
+    assert ("global/documents/index.json", "global-doc-0001") in {(c["path"], c["entry_id"]) for c in listed}
+    settled = desktop("doc", "update", "global-doc-0001", write(repo, "s.md", "line one\nline two, agreed\n"))
+    assert settled.exit_code == 0, settled.output
+    assert desktop("sync").exit_code == 0 and desktop("conflicts").exit_code == 1
+    assert laptop("sync").exit_code == 0
+    assert laptop.json("doc", "show", "global-doc-0001")["body"] == "line one\nline two, agreed\n"  # type: ignore[index]
