@@ -8,12 +8,14 @@ from __future__ import annotations
 from gitmem.cli import (
     activity,
     capture,
+    documents,
     entries,
     history,
     hooks,
     models,
     provenance,
     relations,
+    runtime,
     search,
     spaces,
     store,
@@ -25,7 +27,7 @@ from gitmem.cli.main import cli
 __all__ = ["cli", "main"]
 
 for _module in (store, entries, workspace, search, sync, hooks, models, capture, history, activity,
-                spaces, relations, provenance):
+                runtime, documents, spaces, relations, provenance):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 
