@@ -56,9 +56,9 @@ def search(
         L.layer_spec(layer)
     store.require()
     scopes = search_scopes(store, scope, workspace)
-    def run(target: Store) -> list[dict[str, Any]]:
+    def run(target: Store, count: int) -> list[dict[str, Any]]:
         # Each space grades freshness with its own configured windows.
-        hits = target.search_index().search(query, scopes=scopes, layer=layer, limit=limit,
+        hits = target.search_index().search(query, scopes=scopes, layer=layer, limit=count,
                                             include_all=include_all, now=store.today(),
                                             windows=freshness_windows(target))
         found = [hit.id for hit in hits if hit.layer == DOCUMENTS and hit.id]

@@ -121,3 +121,31 @@ def test_the_fixture_split_across_spaces_keeps_recall_and_mrr(
     # 0.938-0.948 (docs/decisions/0006-spaces.md).
     assert report.recall(5) >= baseline.recall(5) - 0.02, (name, report.misses())
     assert report.mrr() >= baseline.mrr() - 0.02, name
+
+
+def test_asking_each_space_for_fewer_hits_gives_the_same_fused_list() -> None:
+    """search_spaces asks each of n spaces for ceil(limit/n) hits first, and for `limit` only
+    when a space ran out: the fused list must be the one every space asked for `limit` gives."""
+    import random
+
+    from gitmem.spaces.search import ranked
+
+    rng = random.Random(5)
+    for _ in range(400):
+        count, limit = rng.randrange(1, 5), rng.randrange(1, 13)
+        full = {n: sorted((hit(f"s{n}-{i}", rng.choice([0.5, 1.0, 2.0, rng.random() * 9]))
+                           for i in range(rng.randrange(0, 16))), key=lambda h: -h["score"])
+                for n in range(count)}
+        asked: list[int] = []
+
+        def run(store: Any, wanted: int) -> list[dict[str, Any]]:
+            asked.append(wanted)
+            return [dict(h) for h in full[store.n][:wanted]]
+
+        stores = [(f"s{n}", n == 0, SimpleNamespace(n=n, root=Path(f"/s{n}"))) for n in range(count)]
+        got = ranked(stores, run, limit)  # type: ignore[arg-type]
+        expected = fuse([(f"s{n}", n == 0, [dict(h, root=f"/s{n}") for h in full[n][:limit]])
+                         for n in range(count)], limit)
+        assert got == expected
+        if count > 1 and all(len(full[n]) >= limit for n in range(count)):
+            assert max(asked) < limit or limit <= count  # nobody was asked for everything
