@@ -138,7 +138,8 @@ def test_asking_each_space_for_fewer_hits_gives_the_same_fused_list() -> None:
                 for n in range(count)}
         asked: list[int] = []
 
-        def run(store: Any, wanted: int) -> list[dict[str, Any]]:
+        def run(store: Any, wanted: int, full: dict[int, list[dict[str, Any]]] = full,
+                asked: list[int] = asked) -> list[dict[str, Any]]:
             asked.append(wanted)
             return [dict(h) for h in full[store.n][:wanted]]
 
