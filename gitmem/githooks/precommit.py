@@ -54,11 +54,10 @@ def _warm_imports() -> threading.Thread:
 
     def load() -> None:
         with contextlib.suppress(Exception):
-            from gitmem.format.markdown import _block_parser
-            from gitmem.store import store  # noqa: F401
-
-            _block_parser()
             import frontmatter  # noqa: F401
+
+            from gitmem.format import markdown  # noqa: F401
+            from gitmem.store import store  # noqa: F401
 
     thread = threading.Thread(target=load, name="gitmem-warm-imports", daemon=True)
     thread.start()
@@ -105,6 +104,8 @@ def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str
                 print(problem, file=sys.stderr)
             say("commit refused: fix the entries above and commit again (`gitmem check` lists them too)")
             return 1
+        for hint in (p for o in outcomes for p in o.problems if not p.is_error and not p.fixable):
+            say(f"hint: {hint}")
         normalized = {o.path: o.text for o in outcomes}
         whole = _write_back(root, [o for o in outcomes if o.changed], staged,
                             {c.path: c.mode for c in present})
