@@ -50,6 +50,9 @@ def status(ctx: click.Context, as_json: bool) -> None:
             lines.append("SYSTEM.md is stale: run `gitmem system`")
         if data["conflicts"]:
             lines.append("conflicts: " + ", ".join(data["conflicts"]))
+        if data["problems"]:
+            lines.append(f"problems: {len(data['problems'])} (skipped by reads; `gitmem check` lists all)")
+            lines.extend(f"  {problem}" for problem in data["problems"])
         sync_state = data["sync"] or {}
         if sync_state:
             lines.append(f"sync: last attempt {sync_state.get('lastAttempt', '-')}, "

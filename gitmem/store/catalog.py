@@ -16,7 +16,7 @@ from pathlib import Path
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.layers import TopicSummary, classify_path, parse_id
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -32,7 +32,9 @@ CREATE INDEX IF NOT EXISTS entries_path ON entries (path);
 CREATE INDEX IF NOT EXISTS entries_id ON entries (id);
 CREATE INDEX IF NOT EXISTS entries_hash ON entries (scope, layer, hash);
 CREATE INDEX IF NOT EXISTS entries_num ON entries (scope, layer, num);
-CREATE TABLE IF NOT EXISTS problems (path TEXT NOT NULL, line INTEGER NOT NULL, reason TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS problems (
+    path TEXT NOT NULL, line INTEGER NOT NULL, reason TEXT NOT NULL, unreadable INTEGER NOT NULL
+);
 CREATE INDEX IF NOT EXISTS problems_path ON problems (path);
 """
 
@@ -159,7 +161,7 @@ class Catalog:
             (relpath, role.scope, role.layer, role.slug, topic_title(topic, role.slug),
              len(topic.entries), last_updated(topic)),
         )
-        problems = [topic.problem] if topic.problem else []
+        problems = [(*topic.problem, 1)] if topic.problem else []
         rows = []
         for entry in topic.entries:
             ids: list[str | None] = [entry.id] if entry.id else []
@@ -169,10 +171,10 @@ class Catalog:
                 rows.append((relpath, role.scope, role.layer, entry_id, num, entry.content_hash,
                              entry.status))
                 if problem:
-                    problems.append((entry.line, problem))
+                    problems.append((entry.line, problem, 0))
         self.db.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-        self.db.executemany("INSERT INTO problems VALUES (?, ?, ?)",
-                            [(relpath, line, reason) for line, reason in problems])
+        self.db.executemany("INSERT INTO problems VALUES (?, ?, ?, ?)",
+                            [(relpath, *problem) for problem in problems])
 
     def add_entry(self, relpath: str, entry: Entry) -> bool:
         """Record one entry appended to a file the catalog knows; False when it does not know it."""
@@ -202,6 +204,13 @@ class Catalog:
         if relpath is not None:
             sql, args = sql + " WHERE path=?", [relpath]
         return [(str(r[0]), int(r[1]), str(r[2])) for r in self.db.execute(sql + " ORDER BY path, line", args)]
+
+    def unreadable(self, scopes: list[str] | None = None) -> list[str]:
+        """Topic files that cannot be read (read verbs skip them), optionally of some scopes."""
+        rows = self.db.execute("SELECT DISTINCT problems.path, files.scope FROM problems "
+                               "JOIN files ON files.path = problems.path "
+                               "WHERE problems.unreadable = 1 ORDER BY problems.path")
+        return [str(r[0]) for r in rows if scopes is None or r[1] in scopes]
 
     # -- queries -----------------------------------------------------------------------------
     def max_number(self, scope: str, layer: str) -> int:
