@@ -225,7 +225,8 @@ class Store(StoreBase):
     def resolve_workspace(self, explicit: str | None = None, cwd: Path | None = None) -> str:
         from gitmem.store.workspaces import resolve_workspace_key
 
-        return resolve_workspace_key(self.root, explicit or self.workspace_flag, cwd or self.cwd)
+        flag = explicit if explicit is not None else self.workspace_flag
+        return resolve_workspace_key(self.root, flag, cwd or self.cwd)
 
     def scope_for(self, scope: str, workspace: str | None = None) -> str:
         """'global' or the resolved workspace key."""
