@@ -20,7 +20,7 @@ from typing import Any
 
 from gitmem.errors import ParseError
 from gitmem.format.blocks import KNOWN_FIELDS, closes, field_match, open_fence_at_end, scan
-from gitmem.format.entry import Entry, Shape, TopicFile
+from gitmem.format.entry import CANONICAL, Entry, Shape, TopicFile
 
 BOM = "\ufeff"
 _LINE_RE = re.compile(r"[^\n]*\n|[^\n]+$")
@@ -63,6 +63,23 @@ def decode_memory_bytes(data: bytes, path: str) -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ParseError(path, line, f"not UTF-8 text (byte 0x{data[exc.start]:02x})") from None
+
+
+def _split(text: str) -> tuple[list[str], list[int]]:
+    """(lines without endings, offset where each line starts plus one past the end)."""
+    parts = text.split("\n")
+    if parts[-1] == "":
+        parts.pop()  # the text ends with a line ending (or is empty)
+    starts = [0]
+    position = 0
+    for part in parts:
+        position += len(part) + 1
+        starts.append(position)
+    starts[-1] = min(starts[-1], len(text))
+    texts = [part[:-1] if part[-1:] == "\r" else part for part in parts]
+    if parts and not text.endswith("\n") and parts[-1].endswith("\r"):
+        texts[-1] = parts[-1]  # a lone "\r" at the very end is no line ending
+    return texts, starts
 
 
 def _frontmatter_end(text: str) -> int:
@@ -141,20 +158,18 @@ def _field_block(content: list[str], fields_at: list[int], known_at: list[int]) 
     return start, end + 1, gap
 
 
-def parse_entry(lines: list[str], title: str, line_number: int, *,
-                code: bytes | bytearray | None = None,
-                open_fence: str = "", unclosed: tuple[int, ...] = ()) -> Entry:
-    """Build an Entry from its lines (heading first, endings kept); `line_number` is 1-based.
-
-    `code` marks the lines inside fences and `unclosed` the (1-based) lines of fences nothing
-    closed, both from blocks.scan over the whole file."""
+def parse_entry(lines: list[str], title: str, line_number: int) -> Entry:
+    """Build an Entry from its lines (heading first, endings kept); `line_number` is 1-based."""
     content = [strip_eol(line) for line in lines[1:]]
-    inside: bytes | bytearray
-    if code is None:
-        found = scan(content)
-        inside, unclosed = found.code, tuple(line_number + 1 + i for i in found.unclosed)
-    else:
-        inside = code[1:]
+    found = scan(content)
+    unclosed = tuple(line_number + 1 + i for i in found.unclosed)
+    return _entry("".join(lines), content, found.code, title, line_number, found.open_fence, unclosed)
+
+
+def _entry(raw: str, content: list[str], inside: bytes | bytearray, title: str, line_number: int,
+           open_fence: str, unclosed: tuple[int, ...]) -> Entry:
+    """The Entry of `content` (its lines after the heading, without endings; `inside` marks the
+    lines in fences and `unclosed` the lines of fences nothing closed, from blocks.scan)."""
     matches = {i: m for i, text in enumerate(content)
                if text[:2] == "**" and not inside[i] and (m := field_match(text)) is not None}
     known_at = [i for i, m in matches.items() if m.group(1) in KNOWN_FIELDS]
@@ -172,27 +187,31 @@ def parse_entry(lines: list[str], title: str, line_number: int, *,
             fields[name] = value
     if known_at:
         moved = set(elsewhere)
-        body_lines = _strip_blank_edges([t for i, t in enumerate(content[:start]) if i not in moved])
+        body_lines = _strip_blank_edges(
+            [t for i, t in enumerate(content[:start]) if i not in moved] if moved else content[:start])
         # Conflict markers after the fields belong to a merge conflict block, not to the entry.
         after = _strip_blank_edges([t for t in content[end:] if not CONFLICT_MARKER_RE.match(t)])
     else:
         body_lines, after = _strip_blank_edges(content), []
-    body_lines, left_open = _close_fences(body_lines, after)
+    left_open = False
+    if unclosed or after:  # else every fence of the entry closes inside its text
+        body_lines, left_open = _close_fences(body_lines, after)
     after_line = 0
     if after:
         first = next(i for i in range(end, len(content))
                      if not is_blank(content[i]) and not CONFLICT_MARKER_RE.match(content[i]))
         after_line = line_number + 1 + first
-    shape = Shape(
-        text_after_fields=after_line,
-        fields_elsewhere=tuple(line_number + 1 + i for i in elsewhere),
-        gaps_in_fields=line_number + 1 + gap if gap >= 0 else 0,
-        unclosed_fence=(unclosed[0] if unclosed else line_number) if left_open else 0,
-        repeated=tuple(repeated),
-    )
+    shape = CANONICAL
+    if after_line or elsewhere or gap >= 0 or left_open or repeated:
+        shape = Shape(
+            text_after_fields=after_line,
+            fields_elsewhere=tuple(line_number + 1 + i for i in elsewhere),
+            gaps_in_fields=line_number + 1 + gap if gap >= 0 else 0,
+            unclosed_fence=(unclosed[0] if unclosed else line_number) if left_open else 0,
+            repeated=tuple(repeated),
+        )
     return Entry(title=title, body="\n".join(body_lines), fields=fields, line=line_number,
-                 raw="".join(lines), extra_fields=tuple(extra), shape=shape,
-                 open_fence=open_fence)
+                 raw=raw, extra_fields=tuple(extra), shape=shape, open_fence=open_fence)
 
 
 def _close_fences(body: list[str], after: list[str]) -> tuple[list[str], bool]:
@@ -233,25 +252,25 @@ def parse_topic_file(text: str, path: str = "<memory>", *, lenient: bool = False
                 raise
             problem = (exc.line, exc.reason)
     offset = frontmatter_raw.count("\n")
-    lines = split_lines(rest)
-    texts = [strip_eol(line) for line in lines]
+    texts, starts = _split(rest)
     found = scan(texts)
     headings = found.headings
     entries: list[Entry] = []
     for position, start in enumerate(headings):
         last = position + 1 == len(headings)
-        stop = len(lines) if last else headings[position + 1]
+        stop = len(texts) if last else headings[position + 1]
         line = offset + start + 1
-        entries.append(parse_entry(
-            lines[start:stop], heading_title(texts[start]), line, code=found.code[start:stop],
-            open_fence=found.open_fence if last else "",
-            unclosed=tuple(line + i - start for i in found.unclosed if start <= i < stop),
+        entries.append(_entry(
+            rest[starts[start]:starts[stop]], texts[start + 1:stop], found.code[start + 1:stop],
+            heading_title(texts[start]), line, found.open_fence if last else "",
+            tuple(line + i - start for i in found.unclosed if start <= i < stop),
         ))
-    first = headings[0] if headings else len(lines)
+    first = headings[0] if headings else len(texts)
+    preamble = rest[:starts[first]]
     return TopicFile(
         frontmatter_raw=frontmatter_raw,
         meta=meta,
-        preamble="".join(lines[:first]),
+        preamble=preamble,
         entries=entries,
         newline=detect_newline(text),
         bom=bom,

@@ -73,6 +73,7 @@ class Outcome:
     changed: bool = False
     assigned: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    topic: TopicFile | None = None  # the file as normalized (when it could be parsed)
 
     @property
     def blocking(self) -> list[Problem]:
@@ -250,5 +251,6 @@ def normalize_text(
         rendered = render_topic_file(topic)
         outcome.changed = rendered != text
         outcome.text = rendered
+    outcome.topic = topic
     return outcome
 

@@ -61,11 +61,9 @@ def normalize_texts(catalog: Catalog, texts: dict[str, str], *, today: str, fix:
 
 
 def _cross_file_duplicates(outcome: Outcome, seen: dict[str, str]) -> None:
-    try:
-        topic = parse_topic_file(outcome.text, outcome.path)
-    except Exception:  # noqa: BLE001 - the parse problem is already reported
-        return
-    for entry in topic.entries:
+    if outcome.topic is None:
+        return  # the file could not be parsed: that problem is already reported
+    for entry in outcome.topic.entries:
         if entry.id and entry.id in seen and seen[entry.id] != outcome.path:
             outcome.problems.append(
                 Problem(outcome.path, entry.line, f"duplicate Id {entry.id} (also in {seen[entry.id]})")
