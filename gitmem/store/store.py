@@ -96,7 +96,8 @@ class Store(StoreBase):
             if outcome.changed:
                 self.write_file(txn, outcome.path, outcome.text)
         self._register_hand_made_workspaces(txn, dirty)
-        self.catalog.refresh(dirty, self._read_lenient)
+        normalized = {o.path: o.topic for o in outcomes if o.topic is not None}
+        self.catalog.refresh(dirty, lambda p: normalized.get(p) or self._read_lenient(p))
         paths = sorted(set(dirty) | set(self.regenerate_layer_indexes(dirty)) | set(txn.touched))
         listing = "\n".join(f"- {p}" for p in paths)
         self.git.commit_paths(paths, f"hand edit: {len(paths)} file(s)\n\n{listing}\n")
