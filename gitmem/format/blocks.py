@@ -13,6 +13,8 @@ The rule, stated for people in docs/writing-by-hand.md ("What counts as an entry
   it ends a fence that was left open. Such a fence is *unclosed* (normalization closes it before
   the fields), and a closing fence line right after those field lines still belongs to it (that
   is where earlier versions of gitmem put it).
+- Outside the text of an entry (before the first entry heading, and after a known field line)
+  a fence cannot hide an entry heading: a `## ` line there always starts an entry.
 """
 
 from __future__ import annotations
@@ -75,8 +77,11 @@ class Scan:
     open_fence: str  # the fence still open at the end of the text ("" when none)
 
 
-def scan(texts: list[str]) -> Scan:
-    """Apply the rule above to lines given without their line endings; linear in their number."""
+def scan(texts: list[str], *, loose: bool = True) -> Scan:
+    """Apply the rule above to lines given without their line endings; linear in their number.
+
+    `loose` says whether the text starts outside an entry's text (a whole file does; an entry's
+    body does not): there, a fence cannot hide an entry heading."""
     count = len(texts)
     code = bytearray(count)
     headings: list[int] = []
@@ -88,6 +93,12 @@ def scan(texts: list[str]) -> Scan:
         if first == "#":
             if is_heading(text):
                 headings.append(index)
+                loose = False
+            index += 1
+            continue
+        if first == "*":
+            if is_known_field(text):
+                loose = True
             index += 1
             continue
         fence = fence_opener(text) if first in _FENCE_START else None
@@ -97,7 +108,8 @@ def scan(texts: list[str]) -> Scan:
         end = index + 1
         while end < count:
             line = texts[end]
-            if closes(line, fence) or (line[:2] == "**" and is_known_field(line)):
+            if (closes(line, fence) or (line[:2] == "**" and is_known_field(line))
+                    or (loose and is_heading(line))):
                 break
             end += 1
         if end < count and closes(texts[end], fence):
@@ -107,7 +119,11 @@ def scan(texts: list[str]) -> Scan:
         code[index:end] = b"\x01" * (end - index)
         unclosed.append(index)
         if end == count:
-            return Scan(headings, code, unclosed, fence)
+            return Scan(headings, code, unclosed, "" if loose else fence)
+        if is_heading(texts[end]):
+            index = end  # outside an entry's text a heading always starts an entry
+            continue
+        loose = True
         while end < count and field_match(texts[end]) is not None:
             end += 1
         if end < count and closes(texts[end], fence):
@@ -117,6 +133,7 @@ def scan(texts: list[str]) -> Scan:
     return Scan(headings, code, unclosed, "")
 
 
-def open_fence_at_end(texts: list[str]) -> str:
-    """The fence still open after these lines ("" when none), by the rule above."""
-    return scan(texts).open_fence
+def open_fence_at_end(texts: list[str], *, loose: bool = False) -> str:
+    """The fence still open after these lines ("" when none), by the rule above; `loose` as in
+    scan (an entry's body is not loose, a whole file is)."""
+    return scan(texts, loose=loose).open_fence

@@ -161,7 +161,7 @@ def _field_block(content: list[str], fields_at: list[int], known_at: list[int]) 
 def parse_entry(lines: list[str], title: str, line_number: int) -> Entry:
     """Build an Entry from its lines (heading first, endings kept); `line_number` is 1-based."""
     content = [strip_eol(line) for line in lines[1:]]
-    found = scan(content)
+    found = scan(content, loose=False)
     unclosed = tuple(line_number + 1 + i for i in found.unclosed)
     return _entry("".join(lines), content, found.code, title, line_number, found.open_fence, unclosed)
 
@@ -325,7 +325,8 @@ def render_topic_file(topic: TopicFile) -> str:
     for index, entry in enumerate(topic.entries):
         pieces: list[str] = []
         if index == 0 and fence is None:
-            fence = open_fence_at_end([strip_eol(line) for line in split_lines(topic.preamble)])
+            preamble = [strip_eol(line) for line in split_lines(topic.preamble)]
+            fence = open_fence_at_end(preamble, loose=True)
         if fence:
             pieces.append(_closed(tail, fence, topic.newline))
             tail = (tail + pieces[-1])[-4:]
@@ -342,8 +343,9 @@ def render_topic_file(topic: TopicFile) -> str:
 
 
 def unclosed_fence(text: str) -> str | None:
-    """The fence still open at the end of `text`, else None (frontmatter not skipped)."""
-    return open_fence_at_end([strip_eol(line) for line in split_lines(text)]) or None
+    """The fence still open at the end of a file's `text` that would hide an entry appended
+    after it, else None (frontmatter not skipped)."""
+    return open_fence_at_end([strip_eol(line) for line in split_lines(text)], loose=True) or None
 
 
 def append_entry_text(text: str, entry: Entry) -> str:

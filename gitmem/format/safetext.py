@@ -4,7 +4,8 @@ Every write verb passes the text it records through `clean_text` and `safe_text`
 entry it wrote gives back exactly the safe text. What changes, and how it still reads the same in
 Markdown (docs/writing-by-hand.md lists it for people):
 
-- "\\r\\n" line endings become "\\n" (a lone "\\r" is kept: it is not a line ending here);
+- "\\r\\n" line endings become "\\n"; a "\\r" inside a line is kept (it is no line ending
+  here), one at the end of a line or of the text goes with the line ending;
 - blank lines at the start and at the end, and spaces at the very end, are dropped; the first
   line keeps its indentation;
 - a line that would read as a field (`**Id:** ...`, any known field name) gets one leading
@@ -28,7 +29,7 @@ _CLOSING_HASHES = re.compile(r"(^|[ \t])(#+)$")
 
 def clean_text(text: str) -> str:
     """Line endings to "\\n", blank lines at both ends and trailing spaces dropped."""
-    lines = text.replace("\r\n", "\n").split("\n")
+    lines = [line.rstrip("\r") for line in text.split("\n")]
     start, end = 0, len(lines)
     while start < end and not lines[start].strip(" \t"):
         start += 1
@@ -49,7 +50,7 @@ def safe_text(text: str) -> str:
         return ""
     lines = [" " + line if is_known_field(line) else line for line in lines]
     lines = ["\\" + line if CONFLICT_MARKER_RE.match(line) else line for line in lines]
-    found = scan(lines)
+    found = scan(lines, loose=False)
     for index, line in enumerate(lines):
         if not found.code[index]:
             lines[index] = _HEADING_LIKE.sub(r"\1\\\2", line)
