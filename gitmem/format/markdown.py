@@ -16,6 +16,7 @@ stray fields moved into the block, an unclosed fence closed. Parsing is linear i
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from typing import Any
 
 from gitmem.errors import ParseError
@@ -263,7 +264,8 @@ def parse_topic_file(text: str, path: str = "<memory>", *, lenient: bool = False
         entries.append(_entry(
             rest[starts[start]:starts[stop]], texts[start + 1:stop], found.code[start + 1:stop],
             heading_title(texts[start]), line, found.open_fence if last else "",
-            tuple(line + i - start for i in found.unclosed if start <= i < stop),
+            tuple(line + i - start for i in found.unclosed[bisect_left(found.unclosed, start):
+                                                          bisect_left(found.unclosed, stop)]),
         ))
     first = headings[0] if headings else len(texts)
     preamble = rest[:starts[first]]
