@@ -19,6 +19,7 @@ from gitmem.errors import ConflictError, GitmemError, SyncError
 from gitmem.format import layers as L
 from gitmem.fsio import read_text
 from gitmem.git.repo import PushRejectedError
+from gitmem.observe.record import record
 from gitmem.redaction import redact
 from gitmem.store.store import refuse_subagent
 from gitmem.sync.state import (
@@ -106,16 +107,17 @@ def sync(
         record_sync(store.root, error=redact(error), result="failed", remote=report.remote,
                     branch=report.branch, ahead=report.ahead, behind=report.behind,
                     conflicts=[c.as_json() for c in report.conflicts])
-        log_event(store.root, {"event": "sync", "result": "failed", "remote": report.remote,
-                               "branch": report.branch, "error": error})
+        record(store.root, "sync", count=("syncs", "failures.sync"),
+               activity=f"sync failed: {error}", result="failed", remote=report.remote,
+               branch=report.branch, error=error)
         raise
     record_sync(store.root, error=None, result=report.result, remote=report.remote,
                 branch=report.branch, head=report.head, ahead=report.ahead, behind=report.behind,
                 conflicts=[c.as_json() for c in report.conflicts])
-    log_event(store.root, {"event": "sync", "result": report.result, "remote": report.remote,
-                           "branch": report.branch, "attempts": report.attempts,
-                           "incoming": len(report.incoming), "conflicts": len(report.conflicts),
-                           "renumbered": report.renumbered})
+    record(store.root, "sync", count=("syncs",), activity=f"sync: {report.result} ({report.remote})",
+           result=report.result, remote=report.remote, branch=report.branch,
+           attempts=report.attempts, incoming=len(report.incoming),
+           conflicts=len(report.conflicts), renumbered=report.renumbered)
     return report
 
 
@@ -128,6 +130,8 @@ def _sync_locked(store: Store, report: SyncReport, attempts: int, say: Callable[
     if report.branch == "HEAD":
         raise SyncError("the store's HEAD is detached: check out a branch, then sync")
     refuse_unfinished(store)
+    if git.upstream(report.branch) is None:  # stores made before init/remote set tracked it
+        git.set_upstream(report.branch, REMOTE)
     _ = store.registry  # a broken memory.json stops the sync before anything changes
     store.recover_interrupted()
     report.committed = store.absorb_hand_edits()

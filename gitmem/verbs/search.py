@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from gitmem.errors import InvalidInputError
+from gitmem.errors import InvalidInputError, StoreStateError
 from gitmem.format import layers as L
 
 if TYPE_CHECKING:
@@ -22,6 +22,16 @@ def search_scopes(store: Store, scope: str | None, workspace: str | None) -> lis
     if scope == "workspace" or workspace is not None or store.workspace_flag:
         return [store.resolve_workspace(workspace), L.GLOBAL]
     return None
+
+
+def freshness_windows(store: Store) -> dict[str, int]:
+    """The store's freshness windows (memory.json settings.freshness), days by volatility."""
+    try:
+        return store.registry.freshness_windows()
+    except (TypeError, ValueError) as exc:
+        raise StoreStateError(
+            f"memory.json settings.freshness must give whole days per volatility ({exc}); fix it by hand"
+        ) from exc
 
 
 def search(
@@ -44,7 +54,8 @@ def search(
     store.require()
     scopes = search_scopes(store, scope, workspace)
     hits = store.search_index().search(query, scopes=scopes, layer=layer, limit=limit,
-                                       include_all=include_all, now=store.today())
+                                       include_all=include_all, now=store.today(),
+                                       windows=freshness_windows(store))
     return [asdict(hit) for hit in hits]
 
 

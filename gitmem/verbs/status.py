@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gitmem.capture.report import memory_work
 from gitmem.store.store import Store
 from gitmem.store.system_doc import system_doc_stale
 from gitmem.store.tree import scan_tree
@@ -24,7 +25,7 @@ def status(store: Store) -> dict[str, Any]:
     on_disk = scan_tree(store.root)
     problems = {f"{path}:{line}: {reason}" for path, line, reason in store.catalog.problems()}
     problems.update(str(problem) for problem in on_disk.problems)
-    return {
+    data: dict[str, Any] = {
         "root": str(store.root),
         "branch": git.branch(),
         "head": git.head_oid(),
@@ -38,3 +39,5 @@ def status(store: Store) -> dict[str, Any]:
         "problems": sorted(problems),
         "sync": sync_state,
     }
+    data.update(memory_work(store.root))
+    return data
