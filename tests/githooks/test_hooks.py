@@ -228,6 +228,16 @@ def test_a_value_gitmem_does_not_know_is_a_hint_not_a_refusal(root: Path, text: 
     assert git(root, "status", "--porcelain") == ""
 
 
+def test_a_symlink_or_a_binary_file_refuses_the_commit(root: Path) -> None:
+    os.symlink("deploy.md", root / "global/procedural/link.md")
+    append(root, "global/procedural/blob.md", "## A\nok\n\x00binary\n")
+    sh_git(root, "add", "global/procedural/link.md", "global/procedural/blob.md")
+    done = sh_git(root, "commit", "-q", "-m", "bad")
+    assert done.returncode != 0
+    assert "global/procedural/blob.md:3: binary file" in done.stderr
+    assert "global/procedural/link.md:1: not a regular file (a symbolic link)" in done.stderr
+
+
 def test_text_outside_any_entry_is_kept_with_a_hint(root: Path) -> None:
     append(root, "global/semantic/notes.md", "just a line without a heading\n")
     sh_git(root, "add", "global/semantic/notes.md")
