@@ -102,7 +102,11 @@ def state_section(store: Store, workspace: str | None, scopes: list[str]) -> Sec
         return None
     from gitmem.format.freshness import grade
 
-    document = read_or_skip(store, L.single_file_path(workspace, "state"), None)
+    relpath = L.single_file_path(workspace, "state")
+    unreadable: set[str] = set()
+    document = read_or_skip(store, relpath, unreadable)
+    if unreadable:
+        return Section("Workspace state", [f"- {relpath} cannot be read (`gitmem check` says why)"])
     if document is None or not document.entries:
         return Section("Workspace state", ["- nothing recorded yet (`gitmem state SECTION CONTENT`)"])
     lines = []
@@ -116,7 +120,11 @@ def state_section(store: Store, workspace: str | None, scopes: list[str]) -> Sec
 def working_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
     if workspace is None:
         return None
-    document = read_or_skip(store, L.single_file_path(workspace, "working"), None)
+    relpath = L.single_file_path(workspace, "working")
+    unreadable: set[str] = set()
+    document = read_or_skip(store, relpath, unreadable)
+    if unreadable:
+        return Section("Working memory", [f"- {relpath} cannot be read (`gitmem check` says why)"])
     if document is None or not document.entries:
         return Section("Working memory", ["- nothing recorded yet: this workspace has no task on file (`gitmem working`)"])
     fresh = grade_working(working_updated(document), store.now())

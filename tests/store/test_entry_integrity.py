@@ -279,3 +279,16 @@ def test_an_id_naming_another_layer_does_not_move_the_numbering(gm: Cli) -> None
     assert check.exit_code == 2
     assert "global/procedural/x.md:17: Id global-sem-0042 does not belong to global/procedural" in check.stdout
     assert json.loads(gm("status", "--json").stdout)["problems"]
+
+
+def test_an_unreadable_state_file_is_named_in_the_card_and_refuses_its_own_write(gm: Cli) -> None:
+    ok(gm, "--workspace", "proj", "state", "Layout", "src/ and tests/")
+    append(gm.root, "workspaces/proj/state.md", b"\xff\xfe broken\n")
+    plain_commit(gm.root)
+    card = gm.json("context", workspace="proj")
+    assert "- workspaces/proj/state.md cannot be read" in card["text"]  # type: ignore[index]
+    assert card["skipped"] == ["workspaces/proj/state.md"]  # type: ignore[index]
+    refused = gm("--workspace", "proj", "state", "Layout", "changed")
+    assert refused.exit_code == 2 and "workspaces/proj/state.md:" in refused.stderr
+    assert "not UTF-8 text" in refused.stderr
+    ok(gm, "--workspace", "proj", "working", "--activity", "the working file is another file")
