@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from hypothesis import strategies as st
 
 from fixtures.commonmark import examples
+from gitmem.format.blocks import is_known_field
 from gitmem.format.entry import Entry
 from gitmem.format.markdown import append_entry_text, parse_topic_file, split_lines
 from gitmem.verbs.base import check_text, heading_for, safe_body
@@ -109,7 +110,8 @@ def _lines(raw: str) -> list[str]:
 
 
 def _field_lines(lines: list[str]) -> list[int]:
-    return [i for i, line in enumerate(lines) if re.match(r"\*\*[A-Za-z-]+:\*\*", line)]
+    """Lines of known fields (the field block of an entry `remember` wrote)."""
+    return [i for i, line in enumerate(lines) if is_known_field(line.rstrip("\r\n"))]
 
 
 def append_after_fields(files: Files, entry_id: str, line: str) -> None:
