@@ -33,15 +33,17 @@ ALLOWED: dict[str, set[str]] = {
     "git": set(),
     "search": {"format"},
     "store": {"format", "git", "search", "observe"},
-    "githooks": {"store", "merge", "git", "format", "observe"},
-    "sync": {"store", "merge", "git", "githooks", "format", "observe"},
-    "verbs": {"store", "sync", "format", "capture", "observe"},
+    "runtime": {"store", "format", "search", "observe"},
+    "documents": {"store", "format", "search", "observe"},
+    "githooks": {"store", "merge", "git", "format", "observe", "runtime"},
+    "sync": {"store", "merge", "git", "githooks", "format", "observe", "runtime", "documents"},
+    "verbs": {"store", "sync", "format", "capture", "observe", "runtime", "documents"},
     "models": {"observe"},
     "capture": {"store", "format", "models", "observe"},
     "consolidate": {"store", "verbs", "format", "capture", "models", "observe"},
     "history": {"store", "verbs", "format", "git", "observe"},
     "cli": {"verbs", "store", "sync", "githooks", "format", "observe", "models", "capture",
-            "consolidate", "history"},
+            "consolidate", "history", "runtime", "documents"},
 }
 # Ground modules: what each may import (nothing else of gitmem).
 GROUND_ALLOWED: dict[str, set[str]] = {

@@ -8,10 +8,12 @@ from __future__ import annotations
 from gitmem.cli import (
     activity,
     capture,
+    documents,
     entries,
     history,
     hooks,
     models,
+    runtime,
     search,
     store,
     sync,
@@ -21,7 +23,8 @@ from gitmem.cli.main import cli
 
 __all__ = ["cli", "main"]
 
-for _module in (store, entries, workspace, search, sync, hooks, models, capture, history, activity):
+for _module in (store, entries, workspace, search, sync, hooks, models, capture, history, activity,
+                runtime, documents):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

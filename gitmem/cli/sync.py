@@ -38,8 +38,8 @@ def sync(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
     if report.conflicts:
         files = ", ".join(dict.fromkeys(c.path for c in report.conflicts))
         raise ConflictError(
-            f"{len(report.conflicts)} conflict(s) in {files}: both versions are kept between"
-            " markers; resolve them (see state/CONFLICT.md), then run `gitmem sync`"
+            f"{len(report.conflicts)} conflict(s) in {files}: both versions are kept; resolve"
+            " them (see state/CONFLICT.md), then run `gitmem sync`"
         )
 
 

@@ -41,7 +41,7 @@ from gitmem.search.segments import (
 
 __all__ = ["DocLookup", "SearchHit", "SearchRequest", "SegmentCache", "View"]
 
-HIDDEN_STATUSES = ("forgotten", "superseded")
+HIDDEN_STATUSES = ("forgotten", "superseded", "archived")  # archived: project documents
 
 
 @dataclass

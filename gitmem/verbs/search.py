@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from gitmem.store.store import Store
 
 MAX_LIMIT = 200
+DOCUMENTS = "documents"  # project documents are searched like a layer
 
 
 def search_scopes(store: Store, scope: str | None, workspace: str | None) -> list[str] | None:
@@ -49,13 +50,18 @@ def search(
         raise InvalidInputError("query must not be empty")
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInputError(f"--limit must be between 1 and {MAX_LIMIT}")
-    if layer is not None:
+    if layer is not None and layer != DOCUMENTS:
         L.layer_spec(layer)
     store.require()
     scopes = search_scopes(store, scope, workspace)
     hits = store.search_index().search(query, scopes=scopes, layer=layer, limit=limit,
                                        include_all=include_all, now=store.today(),
                                        windows=freshness_windows(store))
+    found = [hit.id for hit in hits if hit.layer == DOCUMENTS and hit.id]
+    if found:  # machine-local: a search never makes a commit
+        from gitmem.documents.access import access_stamp, record_access
+
+        record_access(store.root, found, access_stamp(store.now()))
     return [asdict(hit) for hit in hits]
 
 
