@@ -292,3 +292,11 @@ def test_an_unreadable_state_file_is_named_in_the_card_and_refuses_its_own_write
     assert refused.exit_code == 2 and "workspaces/proj/state.md:" in refused.stderr
     assert "not UTF-8 text" in refused.stderr
     ok(gm, "--workspace", "proj", "working", "--activity", "the working file is another file")
+
+
+def test_an_unreadable_layer_index_stops_no_write(gm: Cli) -> None:
+    ok(gm, "remember", "first", "-l", "semantic", "-t", "a")
+    (gm.root / "global/semantic.md").write_bytes(b"\xff\xfe\x00 not an index")
+    plain_commit(gm.root)
+    assert ok(gm, "remember", "second", "-l", "semantic", "-t", "a") == "global-sem-0002"
+    assert (gm.root / "global/semantic.md").read_text().startswith("# Semantic")  # regenerated
