@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -43,6 +44,44 @@ def read_text(path: Path) -> str:
     """A file's text exactly as stored (no newline translation)."""
     with open(path, encoding="utf-8", newline="") as handle:
         return handle.read()
+
+
+class NotRegularFileError(OSError):
+    """A path that is not a regular file (a symbolic link, a FIFO, a folder, a device)."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(f"{path}: not a regular file ({kind})")
+        self.kind = kind
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISDIR, "a folder"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "a device"
+
+
+def read_regular_file(path: Path) -> bytes:
+    """The bytes of a regular file, never following a symbolic link and never blocking (a FIFO
+    named like a file is refused, not opened for a read that waits forever).
+
+    Raises NotRegularFileError for anything else, and OSError (FileNotFoundError ...) as usual."""
+    mode = os.lstat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise NotRegularFileError(path, _file_kind(mode))
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        mode = os.fstat(fd).st_mode  # replaced between the lstat and the open
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(path, _file_kind(mode))
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def remove_file(path: Path) -> bool:

@@ -25,7 +25,7 @@ from gitmem.errors import GitmemError
 from gitmem.format import layers as L
 from gitmem.format.freshness import parse_day
 from gitmem.format.references import parse_paths, path_matches
-from gitmem.fsio import read_text, write_json_atomic
+from gitmem.fsio import read_regular_file, write_json_atomic
 from gitmem.git import workrepo
 from gitmem.git.workrepo import CodeCommit
 
@@ -179,7 +179,7 @@ class CodeWatch:
     def _load_cache(self) -> dict[str, dict[str, object]]:
         if self._cache is None:
             try:
-                data = json.loads(read_text(self.root / CACHE_FILE))
+                data = json.loads(read_regular_file(self.root / CACHE_FILE).decode("utf-8"))
                 self._cache = data if isinstance(data, dict) else {}
             except (OSError, ValueError):
                 self._cache = {}

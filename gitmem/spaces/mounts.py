@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import InvalidInputError, NotFoundError, StoreStateError
-from gitmem.fsio import read_text, write_json_atomic
+from gitmem.fsio import read_regular_file, write_json_atomic
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
@@ -83,7 +83,7 @@ def is_home(store: Store, name: str | None) -> bool:
 def load_mounts(root: Path) -> dict[str, Mount]:
     path = root / MOUNTS_FILE
     try:
-        data = json.loads(read_text(path))
+        data = json.loads(read_regular_file(path).decode("utf-8"))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError):

@@ -13,7 +13,7 @@ from gitmem.errors import ParseError
 from gitmem.format import layers as L
 from gitmem.format.entry import Entry
 from gitmem.format.markdown import parse_topic_file
-from gitmem.format.normalize import Problem
+from gitmem.format.normalize import Problem, hint
 from gitmem.format.references import RELATION_TYPES, field_line, parse_paths, parse_related
 from gitmem.store.catalog import Catalog
 
@@ -72,7 +72,7 @@ def _check_related(relpath: str, entry: Entry, exists: Callable[[str], bool],
                                     f" Related: {item.raw} (use {TYPES})"))
             continue
         if item.target is None:
-            hints.append(Problem(relpath, line, f"Related holds free text {item.raw!r}: kept as"
+            hints.append(hint(relpath, line, f"Related holds free text {item.raw!r}: kept as"
                                  f" it is; a link is TYPE:ID ({TYPES})"))
             continue
         if item.space is None and item.target == entry.id:
@@ -81,7 +81,7 @@ def _check_related(relpath: str, entry: Entry, exists: Callable[[str], bool],
         dangling = item.space is None and not exists(item.target)
         if item.type is None:
             note = " (and no entry has that id)" if dangling else ""
-            hints.append(Problem(relpath, line, f"untyped link {item.raw!r}{note}: write it as"
+            hints.append(hint(relpath, line, f"untyped link {item.raw!r}{note}: write it as"
                                  f" TYPE:{item.ref} ({TYPES})"))
         elif dangling:
             problems.append(Problem(relpath, line, f"Related: {item.raw} points to"

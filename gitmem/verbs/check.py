@@ -1,12 +1,22 @@
-"""`gitmem check [--fix]`: the hook's normalization rules applied to the whole working tree."""
+"""`gitmem check [--fix]`: the hook's normalization rules applied to the whole working tree.
+
+Errors (exit 2) are what breaks the store: a malformed or duplicate Id, a file that cannot be
+read, conflict markers, entries in a generated layer index, a folder or file name that cannot
+be a workspace or be checked out everywhere. The rest are hints. `--fix` gives entries their
+Ids, moves text appended after the fields above them, closes fences, and dates entries from
+git history: Created is the day the entry's Id line (else its heading) was first committed;
+Verified is never invented.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gitmem.errors import ParseError
 from gitmem.format import layers as L
 from gitmem.format.normalize import Problem
+from gitmem.store import tree
 from gitmem.verbs.legacy import migrate_legacy_layer
 
 if TYPE_CHECKING:
@@ -20,32 +30,43 @@ class CheckReport:
     assigned: list[str] = field(default_factory=list)
     commit: str | None = None
     ran_fix: bool = False
-    hints: list[Problem] = field(default_factory=list)  # reported, never failing the check
 
     @property
     def remaining(self) -> list[Problem]:
         """Problems still present after the run (fixable ones are gone when --fix ran)."""
         return [p for p in self.problems if not (self.ran_fix and p.fixable)]
 
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.remaining if p.is_error]
 
-def legacy_layers(store: Store) -> list[tuple[str, str]]:
-    """(scope, layer) pairs whose layer file still holds entries."""
-    found = []
+    @property
+    def hints(self) -> list[Problem]:
+        return [p for p in self.remaining if not p.is_error]
+
+
+def legacy_layers(store: Store) -> tuple[list[tuple[str, str]], list[Problem]]:
+    """(scope, layer) pairs whose layer file still holds entries, and layer files unreadable."""
+    found, problems = [], []
     for scope in store.scope_keys():
         for layer in L.TOPIC_LAYERS:
-            document = store.read_file(L.layer_index_path(scope, layer)) if store.path(
-                L.layer_index_path(scope, layer)).is_file() else None
+            relpath = L.layer_index_path(scope, layer)
+            try:
+                document = store.read_file(relpath)
+            except ParseError as exc:
+                problems.append(Problem(relpath, exc.line, exc.reason))
+                continue
             if document is not None and document.entries:
                 found.append((scope, layer))
-    return found
+    return found, problems
 
 
 def add_relation_findings(store: Store, report: CheckReport) -> None:
     """Related and Paths fields: unknown types and dangling links fail; legacy values are hints."""
     from gitmem.verbs.relations import relation_report
 
-    problems, report.hints = relation_report(store)
-    report.problems.extend(problems)
+    problems, hints = relation_report(store)
+    report.problems.extend(problems + hints)
 
 
 def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
@@ -53,10 +74,12 @@ def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
     store.require()
     report = CheckReport()
     with store.locked():
-        outcomes = store.normalize_paths(store.all_memory_files(), fix=fix)
+        outcomes = store.normalize_paths(store.all_memory_files(), fix=fix, dates_from_history=fix)
+        report.problems.extend(tree.invalid_scope_folders(store.root))
         for outcome in outcomes:
             report.problems.extend(outcome.problems)
-        legacy = legacy_layers(store)
+        legacy, unreadable = legacy_layers(store)
+        report.problems.extend(unreadable)
         for scope, layer in legacy:
             report.problems.append(Problem(L.layer_index_path(scope, layer), 1,
                                            "legacy layer file holds entries: they belong in topic files",

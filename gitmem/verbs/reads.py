@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from gitmem.errors import ParseError
 from gitmem.format import layers as L
-from gitmem.format.entry import Entry
+from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.freshness import grade_entry, parse_day
 from gitmem.store.store import Located
 
@@ -62,6 +64,22 @@ def show(store: Store, entry_id: str, *, space: str | None = None) -> dict[str, 
     return record
 
 
+def skipped_note(skipped: Collection[str]) -> str:
+    """The line a read verb adds when it left files out."""
+    count = len(skipped)
+    return f"{count} file{'' if count == 1 else 's'} skipped, see `gitmem check`"
+
+
+def read_or_skip(store: Store, relpath: str, skipped: set[str] | None) -> TopicFile | None:
+    """A memory file for a read verb: None when it is gone or cannot be read (then noted)."""
+    try:
+        return store.read_file(relpath)
+    except ParseError:
+        if skipped is not None:
+            skipped.add(relpath)
+        return None
+
+
 def list_entries(
     store: Store,
     *,
@@ -69,9 +87,12 @@ def list_entries(
     scopes: list[str] | None = None,
     include_all: bool = False,
     space: str | None = None,
+    skipped: set[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Entries of the given layer/scopes of the store and its active spaces (or of the one
-    `space` names), in file order; hidden ones only with include_all."""
+    `space` names), in file order; hidden ones only with include_all.
+
+    A file that cannot be read is left out and added to `skipped` (never an error)."""
     from gitmem.spaces.lookup import qualify
     from gitmem.spaces.mounts import reading_targets
 
@@ -80,7 +101,7 @@ def list_entries(
     records = []
     targets, _problems = reading_targets(store, space)
     for name, target in targets:
-        for record in _store_entries(target, layer, scopes, include_all):
+        for record in _store_entries(target, layer, scopes, include_all, skipped):
             record.update(space=name, ref=qualify(name, target is store, record["id"]),
                           root=str(target.root))
             records.append(record)
@@ -88,13 +109,13 @@ def list_entries(
 
 
 def _store_entries(store: Store, layer: str | None, scopes: list[str] | None,
-                   include_all: bool) -> list[dict[str, Any]]:
+                   include_all: bool, skipped: set[str] | None) -> list[dict[str, Any]]:
     with store.locked():
         store.catch_up_catalog()
     records = []
     for scope in scopes or store.scope_keys():
         for relpath in store.catalog.files(scope, layer):
-            document = store.read_file(relpath)
+            document = read_or_skip(store, relpath, skipped)
             if document is None:
                 continue
             role = L.classify_path(relpath)

@@ -17,10 +17,10 @@ from gitmem.format import layers as L
 from gitmem.format.entry import Entry
 from gitmem.format.normalize import Problem
 from gitmem.format.references import RELATION_TYPES, SYMMETRIC, add_relation, parse_related
-from gitmem.fsio import read_text
 from gitmem.spaces.lookup import Ref, resolve_ref, split_ref
 from gitmem.spaces.mounts import is_home, load_mounts, open_mount
 from gitmem.store.relcheck import relation_findings
+from gitmem.store.tree import read_memory_text
 from gitmem.verbs.base import WriteResult
 
 if TYPE_CHECKING:
@@ -96,11 +96,11 @@ def _links(store: Store) -> _StoreLinks:
     links = _StoreLinks()
     for relpath in store.all_topic_files():
         try:
-            if "**Related:**" not in read_text(store.path(relpath)):
+            if "**Related:**" not in read_memory_text(store.root, relpath):
                 continue
             document = store.read_file(relpath)
         except (OSError, InvalidInputError):
-            continue
+            continue  # a file that cannot be read links nothing; `gitmem check` names it
         for entry in document.entries if document else []:
             for item in parse_related(entry.get("Related")):
                 if entry.id and item.target and item.space is None:
@@ -254,7 +254,7 @@ def relation_report(store: Store) -> tuple[list[Problem], list[Problem]]:
     texts = {}
     for relpath in store.all_topic_files():
         try:
-            texts[relpath] = read_text(store.path(relpath))
-        except (OSError, UnicodeDecodeError):
-            continue
+            texts[relpath] = read_memory_text(store.root, relpath)
+        except (OSError, InvalidInputError):
+            continue  # reported by the format check
     return relation_findings(store.catalog, texts)

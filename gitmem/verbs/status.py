@@ -7,7 +7,7 @@ from typing import Any
 from gitmem.capture.report import memory_work
 from gitmem.store.store import Store
 from gitmem.store.system_doc import system_doc_stale
-from gitmem.store.tree import conflicted_files
+from gitmem.store.tree import scan_tree
 from gitmem.sync.state import load_sync_state
 
 
@@ -22,6 +22,9 @@ def status(store: Store) -> dict[str, Any]:
         layers.setdefault(scope, {})[layer] = {"topics": files, "entries": entries}
     git = store.git
     sync_state = load_sync_state(store.root) or None
+    on_disk = scan_tree(store.root)
+    problems = {f"{path}:{line}: {reason}" for path, line, reason in store.catalog.problems()}
+    problems.update(str(problem) for problem in on_disk.problems)
     data: dict[str, Any] = {
         "root": str(store.root),
         "branch": git.branch(),
@@ -32,7 +35,8 @@ def status(store: Store) -> dict[str, Any]:
         "layers": layers,
         "workspaces": sorted(store.registry.workspaces),
         "system_doc_stale": system_doc_stale(store.root),
-        "conflicts": conflicted_files(store.root),
+        "conflicts": on_disk.conflicted,
+        "problems": sorted(problems),
         "sync": sync_state,
     }
     data.update(memory_work(store.root))

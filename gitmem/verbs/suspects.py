@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem.format import layers as L
-from gitmem.format.markdown import FIELD_RE
-from gitmem.fsio import read_text
+from gitmem.format.blocks import field_match
+from gitmem.fsio import read_regular_file
 from gitmem.provenance.codefresh import Bound, CodeWatch
 
 if TYPE_CHECKING:
@@ -24,9 +24,9 @@ CARD_LIMIT = 10
 def entry_fields(path: Path, line: int) -> dict[str, str]:
     """The `**Field:** value` lines of the entry whose heading is at `line` (1-based), read
     without the Markdown parser: a hit needs two fields, not the whole file parsed."""
-    try:
-        lines = read_text(path).splitlines()
-    except (OSError, UnicodeDecodeError):
+    try:  # a regular file only: never a read that blocks on a FIFO named like a topic
+        lines = read_regular_file(path).decode("utf-8", "replace").splitlines()
+    except OSError:
         return {}
     fields: dict[str, str] = {}
     fence = False
@@ -35,7 +35,7 @@ def entry_fields(path: Path, line: int) -> dict[str, str]:
             fence = not fence
         if not fence and text.startswith("## "):
             break
-        match = FIELD_RE.match(text)
+        match = field_match(text)
         if match and not fence:
             fields.setdefault(match.group(1), (match.group(2) or "").strip())
     return fields

@@ -179,3 +179,19 @@ def test_relations_into_a_mounted_space(linked: Cli, tmp_path: Path) -> None:
     refused = gm("relate", "team/global-sem-0001", "semantic", "home/global-sem-0001")
     assert refused.exit_code == 2 and "can point only inside that space" in refused.stderr
     assert gm("check").exit_code == 0
+
+
+def test_a_fifo_named_like_a_topic_file_blocks_no_link_read(linked: Cli) -> None:
+    """Link checks and walks read regular files only: a FIFO is skipped, never waited on."""
+    import sys
+
+    gm = linked
+    gm("relate", "global-lrn-0001", "causal", "global-epi-0001")
+    os.mkfifo(gm.root / "global/semantic/pipe.md")
+    for args in (("check",), ("related", "global-epi-0001"), ("search", "friday")):
+        done = subprocess.run([sys.executable, "-m", "gitmem", "--root", str(gm.root), *args],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode in (0, 1, 2), (args, done.stderr)
+    walked = subprocess.run([sys.executable, "-m", "gitmem", "--root", str(gm.root), "related",
+                             "global-epi-0001"], capture_output=True, text=True, timeout=120)
+    assert "led to global-lrn-0001" in walked.stdout
