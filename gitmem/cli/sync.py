@@ -39,7 +39,8 @@ def sync(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
         files = ", ".join(dict.fromkeys(c.path for c in report.conflicts))
         raise ConflictError(
             f"{len(report.conflicts)} conflict(s) in {files}: both versions are kept between"
-            " markers; resolve them (see state/CONFLICT.md), then run `gitmem sync`"
+            " markers; `gitmem conflicts` lists them, `gitmem resolve ID --ours|--theirs|--both`"
+            " settles one (see state/CONFLICT.md)"
         )
 
 
@@ -82,11 +83,16 @@ def remote_show(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def conflicts(ctx: click.Context, as_json: bool) -> None:
     """List entries left between conflict markers by a merge (exit 1 when there are none)."""
-    from gitmem.sync.run import list_conflicts
+    from gitmem.sync.conflicts import list_conflicts
 
     found = list_conflicts(get_store(ctx))
-    lines = [f"{c.path}  {c.entry_id or '-'}  {c.title}  [{c.kind}]  <<<<<<< {c.ours}  "
-             f">>>>>>> {c.theirs}" for c in found]
+    lines = []
+    for c in found:
+        lines += [f"{c.path}:{c.line}  {c.entry_id or '-'}  {c.title}  [{c.kind}]",
+                  f"    <<<<<<< {c.ours}", f"    >>>>>>> {c.theirs}"]
+    if found:
+        lines.append("settle one with `gitmem resolve ID --ours|--theirs|--both`, or edit the file"
+                     " and run `gitmem resolve ID`")
     emit([c.as_json() for c in found], as_json, "\n".join(lines) or "no conflicts")
     if not found:
         sys.exit(1)
