@@ -19,6 +19,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from gitmem.errors import ConflictError
 from gitmem.format.markdown import CONFLICT_MARKER_RE, split_lines
 
 # The body of the stand-in entry a held block becomes (see HeldBlocks).
@@ -168,12 +169,27 @@ def block_titled(text: str, title: str) -> ConflictBlock | None:
     return None
 
 
-def blocks_kept(old: str, new: str) -> bool:
-    """Every block of `old` is in `new`, byte for byte (as many times as before)."""
+def lost_blocks(old: str, new: str) -> list[ConflictBlock]:
+    """The blocks of `old` that `new` no longer holds byte for byte."""
     if "<<<<<<<" not in old:
-        return True
-    texts = [b.text for b in conflict_blocks(old)]
-    return all(new.count(t) >= texts.count(t) for t in set(texts))
+        return []
+    blocks = conflict_blocks(old)
+    texts = [b.text for b in blocks]
+    return [b for b in blocks if new.count(b.text) < texts.count(b.text)]
+
+
+def keep_blocks(relpath: str, old: str, new: str) -> None:
+    """Refuse (ConflictError, exit 3) a write that would change or drop a conflict block; only
+    `gitmem resolve` settles one."""
+    lost = lost_blocks(old, new)
+    if not lost:
+        return
+    ref = lost[0].entry_id or f"{relpath}:{lost[0].line}"
+    raise ConflictError(
+        f"refused: this write would change the conflict block of {ref} in {relpath}:"
+        f"{lost[0].line}; settle it first with `gitmem resolve {ref} --ours|--theirs|--both`, or"
+        f" edit the file and run `gitmem resolve {ref}`; nothing was written"
+    )
 
 
 def parse_label(label: str) -> tuple[str, str] | None:
