@@ -18,6 +18,7 @@ from gitmem.verbs.base import (
     safe_body,
     target_scope,
 )
+from gitmem.verbs.blocks import open_held, save_held
 
 
 def remember(
@@ -91,27 +92,29 @@ def remember(
 
 
 def mark_superseded(store: Store, txn: WriteTxn, relpath: str, old_id: str, new_id: str) -> None:
-    document = store.read_file(relpath)
-    assert document is not None
-    index = document.find(old_id)
+    edit = open_held(store, relpath)
+    assert edit is not None
+    index = edit.document.find(old_id)
     assert index is not None
-    document.entries[index] = document.entries[index].with_fields(Superseded_by=new_id)
-    store.write_topic(txn, relpath, document)
+    edit.refuse_if_held(edit.document.entries[index], "remember --supersedes")
+    edit.document.entries[index] = edit.document.entries[index].with_fields(Superseded_by=new_id)
+    save_held(store, txn, edit)
 
 
 def update_entry(store: Store, verb: str, entry_id: str, **fields: str | None) -> WriteResult:
     """Set or clear fields of one entry (forget, verify); no commit when nothing changes."""
     with store.writing(verb) as txn:
         found = store.locate(entry_id)
-        document = store.read_file(found.path)
-        assert document is not None
-        index = document.find(entry_id)
+        edit = open_held(store, found.path)
+        assert edit is not None
+        index = edit.document.find(entry_id)
         assert index is not None
-        updated = document.entries[index].with_fields(**fields)
-        if updated.fields == document.entries[index].fields:
+        edit.refuse_if_held(edit.document.entries[index], verb)
+        updated = edit.document.entries[index].with_fields(**fields)
+        if updated.fields == edit.document.entries[index].fields:
             return WriteResult(entry_id, found.path, False, "already so; nothing changed")
-        document.entries[index] = updated
-        store.write_topic(txn, found.path, document)
+        edit.document.entries[index] = updated
+        save_held(store, txn, edit)
         txn.message = f"{verb}: {entry_id}"
         return WriteResult(entry_id, found.path, True)
 
@@ -141,12 +144,18 @@ def codebase(
     with store.writing("codebase") as txn:
         key = target_scope(store, txn, "codebase", "workspace", workspace)
         relpath = L.topic_path(key, "codebase", slug)
-        document = load_or_new_topic(store, relpath, key, "codebase", topic.strip())
+        edit = open_held(store, relpath)
+        if edit is None:
+            document = load_or_new_topic(store, relpath, key, "codebase", topic.strip())
+        else:
+            document = edit.document
         today = store.today().isoformat()
         live = [i for i, e in enumerate(document.entries) if not e.is_forgotten and not e.is_superseded]
         if live:
             index = live[-1]
             current = document.entries[index]
+            if edit is not None:
+                edit.refuse_if_held(current, "codebase")
             if current.body == body and (importance is None or current.get("Importance") == importance):
                 return WriteResult(current.id, relpath, False, "already recorded; nothing changed")
             document.entries[index] = current.with_body(body).with_fields(
@@ -159,6 +168,9 @@ def codebase(
                 "Id": entry_id, "Importance": importance or "normal", "Volatility": "normal",
                 "Created": today, "Verified": today,
             }))
-        store.write_topic(txn, relpath, document)
+        if edit is None:
+            store.write_topic(txn, relpath, document)
+        else:
+            save_held(store, txn, edit)
         txn.message = f"codebase: {entry_id} ({slug})"
         return WriteResult(entry_id, relpath, True)

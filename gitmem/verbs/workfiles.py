@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING
 
 from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
+from gitmem.format.conflicts import HeldBlocks
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.markdown import new_topic_file
+from gitmem.verbs.blocks import HeldFile, open_held, save_held
 from gitmem.verbs.entries import WriteResult, check_text, safe_body, target_scope
 
 if TYPE_CHECKING:
@@ -47,14 +49,16 @@ def _section_name(name: str, allowed: tuple[str, ...] | None) -> str:
     raise InvalidInputError(f"unknown working section {name!r} (use: {', '.join(allowed)})")
 
 
-def _load(store: Store, relpath: str, layer: str, preamble: str) -> TopicFile:
-    document = store.read_file(relpath)
-    if document is None:
+def _load(store: Store, relpath: str, layer: str, preamble: str) -> HeldFile:
+    """The file with its conflict blocks held aside (see blocks.py), or a new one."""
+    edit = open_held(store, relpath)
+    if edit is None:
         document = new_topic_file({"layer": layer}, "")
         document.frontmatter_raw = ""
         document.meta = {}
-    document.preamble = preamble  # the header is gitmem's: rewritten canonically on every write
-    return document
+        edit = HeldFile(relpath, "", HeldBlocks(), document)
+    edit.document.preamble = preamble  # the header is gitmem's: rewritten canonically on every write
+    return edit
 
 
 def _replace_section(document: TopicFile, section: str, body: str, fields: dict[str, str]) -> bool:
@@ -77,9 +81,10 @@ def record_state(store: Store, section: str, content: str, *, workspace: str | N
     with store.writing("state") as txn:
         key = target_scope(store, txn, "state", "workspace", workspace)
         relpath = L.single_file_path(key, "state")
-        document = _load(store, relpath, "state", STATE_PREAMBLE.format(key=key))
-        _replace_section(document, name, body, {"Verified": store.today().isoformat()})
-        store.write_topic(txn, relpath, document)
+        edit = _load(store, relpath, "state", STATE_PREAMBLE.format(key=key))
+        edit.refuse_section(name, "state")
+        _replace_section(edit.document, name, body, {"Verified": store.today().isoformat()})
+        save_held(store, txn, edit)
         txn.message = f"state: {key} / {name}"
         return WriteResult(None, relpath, bool(txn.touched))
 
@@ -121,7 +126,12 @@ def record_working(store: Store, update: WorkingUpdate, *, workspace: str | None
     with store.writing("working") as txn:
         key = target_scope(store, txn, "working", "workspace", workspace)
         relpath = L.single_file_path(key, "working")
-        document = _load(store, relpath, "working", WORKING_PREAMBLE.format(key=key))
+        edit = _load(store, relpath, "working", WORKING_PREAMBLE.format(key=key))
+        document = edit.document
+        for touched in [name] if name else []:
+            edit.refuse_section(touched, "working")
+        if update.clear_activity or note is not None:
+            edit.refuse_section(ACTIVITY, "working")
         now = store.now()
         stamp = {"Updated": _stamp(now)}
         if name is not None and body is not None:
@@ -135,7 +145,7 @@ def record_working(store: Store, update: WorkingUpdate, *, workspace: str | None
                                    int(settings.get("activityMaxChars", 2000)))
             if log != current:
                 _replace_section(document, ACTIVITY, log, stamp)
-        store.write_topic(txn, relpath, document)
+        save_held(store, txn, edit)
         txn.message = f"working: {key}" + (f" / {name}" if name else "") + (" / activity" if note else "")
         return WriteResult(None, relpath, bool(txn.touched))
 
