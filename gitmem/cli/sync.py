@@ -88,11 +88,11 @@ def conflicts(ctx: click.Context, as_json: bool) -> None:
     found = list_conflicts(get_store(ctx))
     lines = []
     for c in found:
-        lines += [f"{c.path}:{c.line}  {c.entry_id or '-'}  {c.title}  [{c.kind}]",
+        lines += [f"{c.ref}  {c.title}  [{c.kind}]  in {c.path}:{c.line}",
                   f"    <<<<<<< {c.ours}", f"    >>>>>>> {c.theirs}"]
     if found:
-        lines.append("settle one with `gitmem resolve ID --ours|--theirs|--both`, or edit the file"
-                     " and run `gitmem resolve ID`")
+        lines.append("settle one with `gitmem resolve ID|PATH:LINE --ours|--theirs|--both` (as"
+                     " listed above), or edit the file and run `gitmem resolve ID|PATH:LINE`")
     emit([c.as_json() for c in found], as_json, "\n".join(lines) or "no conflicts")
     if not found:
         sys.exit(1)

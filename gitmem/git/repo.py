@@ -172,6 +172,21 @@ class GitRepo(RemoteOps):
             raise map_local_error(exc, "commit") from exc
         return str(oid)
 
+    def stage_paths(self, paths: Iterable[str]) -> None:
+        """Stage exactly `paths` as they are in the work tree (conflicts on them are settled in the
+        index), without committing: a plain git merge in progress is finished by `git commit`."""
+        try:
+            index = self._repo.index
+            index.read(force=False)
+            for rel in dict.fromkeys(_clean_path(p) for p in paths):
+                if (self._root / rel).is_file():
+                    index.add(rel)
+                elif rel in index:
+                    index.remove(rel)
+            index.write()
+        except _GIT_ERRORS as exc:
+            raise map_local_error(exc, "stage") from exc
+
     def dirty_paths(self, under: Iterable[str] | None = None) -> list[str]:
         """Sorted paths differing between work tree/index and HEAD, gitignored ones excluded."""
         prefixes = None if under is None else [p.strip("/") for p in under]

@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from gitmem.store.store import Store
 
 
+def this_machine() -> str:
+    """The name this machine's marker labels and commits carry."""
+    return machine_name()
+
+
 def describe_label(label: str, here: str | None = None) -> str | None:
     """'laptop-a, commit 7e6d5c4b3a21' for a `<machine> <commit>` label (this machine marked as
     such); None for a label that names no machine."""

@@ -82,7 +82,7 @@ class SyncReport:
                        " markers in the merge commit, which was pushed")
         if self.conflicts:
             out.append(self._conflicts_line())
-            out += [f"conflict: {c.path}:{c.line} {c.entry_id or '-'} {c.title} "
+            out += [f"conflict: {c.ref} {c.title} in {c.path}:{c.line} "
                     f"(<<<<<<< {c.ours}; >>>>>>> {c.theirs})" for c in self.conflicts]
         return "\n".join(out)
 

@@ -34,8 +34,13 @@ class ConflictRecord:
     theirs: str  # where the version before >>>>>>> came from
     line: int = 0  # 1-based line of the <<<<<<< marker
 
+    @property
+    def ref(self) -> str:
+        """What `gitmem resolve` takes: the entry Id, else PATH:LINE (sections have no Id)."""
+        return self.entry_id or f"{self.path}:{self.line}"
+
     def as_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "ref": self.ref}
 
 
 # -- state/sync.json ------------------------------------------------------------------------
@@ -88,11 +93,11 @@ def render_conflict_file(records: list[ConflictRecord]) -> str:
         "`gitmem resolve ID`. Each makes one commit; `gitmem sync` pushes it, and this file goes",
         "once no markers are left. `gitmem conflicts` lists what is left.",
         "",
-        "| file | line | entry | title | kind | `<<<<<<<` version | `>>>>>>>` version |",
+        "| file | line | resolve with | title | kind | `<<<<<<<` version | `>>>>>>>` version |",
         "|---|---|---|---|---|---|---|",
     ]
     for rec in records:
-        cells = [rec.path, str(rec.line or "—"), rec.entry_id or "—", rec.title, rec.kind,
+        cells = [rec.path, str(rec.line or "—"), rec.ref, rec.title, rec.kind,
                  rec.ours, rec.theirs]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return redact("\n".join(lines) + "\n")
