@@ -56,6 +56,14 @@ def show(ctx: click.Context, entry_id: str, as_json: bool) -> None:
     record = read_show(get_store(ctx), entry_id)
 
     def text() -> str:
+        conflict = record.get("conflict")
+        if conflict:
+            versions = "\n".join(f"--- version from {v['from']}:\n{v['text'].rstrip()}"
+                                 for v in conflict["versions"])
+            return (f"{entry_id} is in conflict: {len(conflict['versions'])} versions between markers"
+                    f" at {record['path']}:{conflict['line']}\n\n{versions}\n\nsettle it with `gitmem"
+                    f" resolve {entry_id} --ours|--theirs|--both`, or edit the file and run"
+                    f" `gitmem resolve {entry_id}`")
         fields = "\n".join(f"{k}: {v}" for k, v in record["fields"].items())
         label = f" {record['label']}" if record["label"] else ""
         return (f"{record['title']}{label}\n{record['path']}:{record['line']}  "
