@@ -6,7 +6,7 @@ Rules (docs/decisions/0004-package-layout.md):
 - only git/ imports pygit2, only search/ imports whoosh, only cli/ imports click, nothing imports cli/;
 - no import circle between modules (imports under `if TYPE_CHECKING:` count too);
 - no module past the line ceiling;
-- `gitmem --help` loads neither pygit2 nor whoosh nor markdown-it.
+- `gitmem --help` loads neither pygit2 nor whoosh nor markdown-it nor detect-secrets.
 """
 
 from __future__ import annotations
@@ -29,10 +29,11 @@ ALLOWED: dict[str, set[str]] = {
     "merge": {"format"},
     "git": set(),
     "search": {"format"},
-    "store": {"format", "git", "search"},
-    "githooks": {"store", "merge", "git", "format"},
+    "secrets": set(),
+    "store": {"format", "git", "search", "secrets"},
+    "githooks": {"store", "merge", "git", "format", "secrets"},
     "sync": {"store", "merge", "git", "githooks", "format"},
-    "verbs": {"store", "sync", "format"},
+    "verbs": {"store", "sync", "format", "secrets"},
     "cli": {"verbs", "store", "sync", "githooks", "format"},
 }
 # Ground modules: what each may import (nothing else of gitmem).
@@ -211,7 +212,7 @@ def test_cli_imports_heavy_libraries_lazily() -> None:
 def test_help_does_not_load_pygit2_or_whoosh() -> None:
     code = ("import sys; from gitmem.cli import cli\n"
             "try:\n    cli(['--help'])\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in ('pygit2', 'whoosh', 'markdown_it') if m in sys.modules))")
+            "print(sorted(m for m in ('pygit2', 'whoosh', 'markdown_it', 'detect_secrets') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
