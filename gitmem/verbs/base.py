@@ -10,6 +10,7 @@ from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
 from gitmem.format.markdown import CONFLICT_MARKER_RE, new_topic_file
+from gitmem.secrets.scan import refuse_secrets
 from gitmem.store.store import Store, WriteTxn
 from gitmem.verbs.legacy import migrate_legacy_layer
 
@@ -28,14 +29,15 @@ class WriteResult:
     note: str = ""
 
 
-def check_text(text: str, what: str = "text") -> str:
-    """Non-empty, at most 8 KiB of UTF-8; returns it trimmed."""
+def check_text(text: str, what: str = "text", *, allow_secret: bool = False) -> str:
+    """Non-empty, at most 8 KiB of UTF-8, no likely secret (unless allowed); returns it trimmed."""
     cleaned = text.replace("\r\n", "\n").strip()
     if not cleaned:
         raise InvalidInputError(f"{what} must not be empty")
     size = len(cleaned.encode("utf-8"))
     if size > MAX_TEXT_BYTES:
         raise InvalidInputError(f"{what} is {size} bytes; the limit is {MAX_TEXT_BYTES} bytes (8 KiB)")
+    refuse_secrets(cleaned, what, allow=allow_secret)
     return cleaned
 
 
