@@ -6,6 +6,7 @@ from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
 from gitmem.format.entry import IMPORTANCE_VALUES, VOLATILITY_VALUES, Entry, text_hash
 from gitmem.format.freshness import guess_volatility
+from gitmem.secrets.scan import refuse_secrets
 from gitmem.store.paths import topic_slug
 from gitmem.store.store import Store, WriteTxn
 from gitmem.verbs.base import (
@@ -38,12 +39,18 @@ def remember(
     force: bool = False,
     extra_fields: dict[str, str] | None = None,
     verb: str = "remember",
+    allow_secret: bool = False,
 ) -> WriteResult:
-    """Add an entry; identical live text returns the existing id and writes nothing."""
+    """Add an entry; identical live text returns the existing id and writes nothing.
+
+    Text that holds a likely secret is refused (exit 2) unless `allow_secret`."""
     spec = L.layer_spec(layer)
     if spec.shape != "topics":
         raise InvalidInputError(f"layer {layer!r} is not written with remember (use `gitmem {layer}`)")
-    body = safe_body(check_text(text))
+    body = safe_body(check_text(text, allow_secret=allow_secret))
+    for value, what in ((title, "title"), (source, "source")):
+        if value:
+            refuse_secrets(value, what, allow=allow_secret)
     heading = " ".join((title or derive_title(text)).split())
     if not heading:
         raise InvalidInputError("title must not be empty")
@@ -136,9 +143,10 @@ def codebase(
     *,
     importance: str | None = None,
     workspace: str | None = None,
+    allow_secret: bool = False,
 ) -> WriteResult:
     """Record what a path or subsystem does; re-recording the topic updates its entry."""
-    body = safe_body(check_text(text))
+    body = safe_body(check_text(text, allow_secret=allow_secret))
     check_choice(importance, IMPORTANCE_VALUES, "importance")
     slug = topic_slug(topic)
     with store.writing("codebase") as txn:

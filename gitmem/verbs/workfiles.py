@@ -74,10 +74,11 @@ def _replace_section(document: TopicFile, section: str, body: str, fields: dict[
     return True
 
 
-def record_state(store: Store, section: str, content: str, *, workspace: str | None = None) -> WriteResult:
+def record_state(store: Store, section: str, content: str, *, workspace: str | None = None,
+                 allow_secret: bool = False) -> WriteResult:
     """Replace one section of state.md; re-stating it re-verifies it."""
     name = _section_name(section, None)
-    body = safe_body(check_text(content, "content"))
+    body = safe_body(check_text(content, "content", allow_secret=allow_secret))
     with store.writing("state") as txn:
         key = target_scope(store, txn, "state", "workspace", workspace)
         relpath = L.single_file_path(key, "state")
@@ -111,6 +112,7 @@ class WorkingUpdate:
     content: str | None = None
     activity: str | None = None
     clear_activity: bool = False
+    allow_secret: bool = False  # record text that holds a likely secret anyway
 
 
 def record_working(store: Store, update: WorkingUpdate, *, workspace: str | None = None) -> WriteResult:
@@ -120,8 +122,11 @@ def record_working(store: Store, update: WorkingUpdate, *, workspace: str | None
     if (update.section is None) != (update.content is None):
         raise InvalidInputError("--section and --content go together")
     name = _section_name(update.section, WORKING_SECTIONS) if update.section else None
-    body = safe_body(check_text(update.content, "content")) if update.content is not None else None
-    note = check_text(update.activity, "activity note") if update.activity is not None else None
+    allow = update.allow_secret
+    body = (safe_body(check_text(update.content, "content", allow_secret=allow))
+            if update.content is not None else None)
+    note = (check_text(update.activity, "activity note", allow_secret=allow)
+            if update.activity is not None else None)
     settings = store.registry.setting("working") or {}
     with store.writing("working") as txn:
         key = target_scope(store, txn, "working", "workspace", workspace)
