@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
+from gitmem.redaction import hide_secrets
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
@@ -45,7 +46,15 @@ def search(
     scopes = search_scopes(store, scope, workspace)
     hits = store.search_index().search(query, scopes=scopes, layer=layer, limit=limit,
                                        include_all=include_all, now=store.today())
-    return [asdict(hit) for hit in hits]
+    return [_shown(asdict(hit)) for hit in hits]
+
+
+def _shown(hit: dict[str, Any]) -> dict[str, Any]:
+    """A hit as printed: a credential stored in its text is never shown."""
+    for name in ("title", "snippet", "source"):
+        if isinstance(hit.get(name), str):
+            hit[name] = hide_secrets(hit[name])
+    return hit
 
 
 def reindex(store: Store, progress: Callable[[int, int], None] | None = None) -> int:
