@@ -7,8 +7,9 @@ high-entropy plugins are left out: in prose they flag commit hashes, UUIDs and p
 public-IP plugin too: a server's address is an ordinary fact in memory. On top of it, the store's
 own git token (GITMEM_GIT_TOKEN, tokens gitmem took out of URLs) is looked for verbatim.
 
-detect-secrets is imported on the first scan, never at module import: it costs more than pygit2
-to load (it brings `requests`), which read verbs and `--help` must not pay.
+detect-secrets is imported only when a write scans a line that one of its own patterns matches
+(gate.py), never at module import: it costs more than pygit2 to load (it brings `requests`),
+which read verbs, `--help` and the ordinary write must not pay.
 
 A finding names the kind and the line, never the secret. GITMEM_ALLOW_SECRET=1 (or a write
 verb's --allow-secret) lets one write through.
@@ -25,6 +26,7 @@ from pathlib import Path
 from gitmem.errors import GitmemError, InvalidInputError
 from gitmem.fsio import read_text
 from gitmem.redaction import known_tokens
+from gitmem.secrets.gate import detector_patterns, load_gate, save_gate
 
 ALLOW_ENV = "GITMEM_ALLOW_SECRET"
 # Left out of detect-secrets' plugin set: see the module docstring.
@@ -51,7 +53,7 @@ def allowed_by_environment() -> bool:
 
 @functools.lru_cache(maxsize=1)
 def _plugins() -> tuple[str, ...]:
-    """Names of the detect-secrets plugins gitmem runs."""
+    """Names of the detect-secrets plugins gitmem runs: every one it ships but _SKIPPED."""
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
     names = [str(getattr(plugin, "__name__", "")) for plugin in
@@ -70,14 +72,29 @@ def scan_lines(lines: Iterable[tuple[int, str]], *, path: str = "",
     for number, line in numbered:
         if any(token in line for token in tokens):
             found.setdefault((number, "token"), Finding("the git token of this store", number, path))
+    gate = load_gate(_SKIPPED)
+    if gate is not None:  # only lines one of the detector's own patterns matches can be findings
+        numbered = [(n, line) for n, line in numbered if any(p.search(line) for p in gate)]
+    if numbered:
+        for number, kind in _detect(numbered, cache=gate is None):
+            found.setdefault((number, kind), Finding(kind, number, path))
+    return sorted(found.values(), key=lambda f: (f.line, f.kind))
+
+
+def _detect(numbered: list[tuple[int, str]], *, cache: bool) -> list[tuple[int, str]]:
+    """(line, kind) of what detect-secrets finds in these lines; caches its patterns when asked."""
     from detect_secrets.core.scan import scan_line
     from detect_secrets.settings import transient_settings
 
+    out = []
     with transient_settings({"plugins_used": [{"name": name} for name in _plugins()]}):
         for number, line in numbered:
-            for secret in scan_line(line):
-                found.setdefault((number, secret.type), Finding(secret.type, number, path))
-    return sorted(found.values(), key=lambda f: (f.line, f.kind))
+            out += [(number, secret.type) for secret in scan_line(line)]
+    if cache:
+        patterns = detector_patterns(_plugins())
+        if patterns is not None:
+            save_gate(_SKIPPED, _plugins(), patterns)
+    return out
 
 
 def find_secrets(text: str, *, path: str = "", known: Iterable[str] = ()) -> list[Finding]:
