@@ -70,9 +70,8 @@ class SyncReport:
 
     def text(self) -> str:
         """One line per thing that happened, each saying exactly that."""
-        out = [self._action_line()]
-        if self.committed:
-            out.append(f"committed {len(self.committed)} pending file(s) first")
+        out = [f"committed {len(self.committed)} pending file(s)"] if self.committed else []
+        out.append(self._action_line())
         out += [f"renumbered {old} -> {new}" for old, new in sorted(self.renumbered.items())]
         out += [f"note: {n}" for n in self.notes]
         if self.new_conflicts:
