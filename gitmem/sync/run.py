@@ -157,7 +157,7 @@ def _sync_locked(store: Store, report: SyncReport, attempts: int, say: Callable[
     report.committed = store.absorb_hand_edits()
     store.catch_up_catalog()
     report.committed += repair_layer_indexes(store)
-    before = {(c.path, c.entry_id) for c in current_conflicts(store, [])}
+    start = git.head_oid()  # what was here before anything arrived
     found: list[ConflictRecord] = []
     for attempt in range(1, attempts + 1):
         report.attempts = attempt
@@ -180,6 +180,7 @@ def _sync_locked(store: Store, report: SyncReport, attempts: int, say: Callable[
     _ahead_behind(store, report)
     conflicts = current_conflicts(store, found + recorded_conflicts(store), report.incoming)
     new = {(c.path, c.entry_id) for c in found}
+    before = _conflicts_at(store, start, {c.path for c in conflicts})
 
     def origin(c: ConflictRecord) -> int:  # 0 written by this merge, 1 arrived, 2 was here
         key = (c.path, c.entry_id)
@@ -191,6 +192,18 @@ def _sync_locked(store: Store, report: SyncReport, attempts: int, say: Callable[
     write_conflicts(store.root, report.conflicts)
     report.action = _action(report)
     report.result = "conflicts" if report.conflicts else report.action
+
+
+def _conflicts_at(store: Store, commit: str | None, paths: set[str]) -> set[tuple[str, str | None]]:
+    """(path, entry Id) of the conflict blocks these files held at `commit`."""
+    from gitmem.format.conflicts import conflict_blocks
+
+    found: set[tuple[str, str | None]] = set()
+    for path in sorted(paths) if commit else []:
+        data = store.git.read_file_at(commit or "", path)
+        text = data.decode("utf-8", errors="replace") if data else ""
+        found |= {(path, block.entry_id) for block in conflict_blocks(text)} if "<<<<<<<" in text else set()
+    return found
 
 
 def _action(report: SyncReport) -> str:

@@ -105,9 +105,11 @@ def test_the_sync_summary_says_what_happened_on_each_machine(machines: tuple[Sto
     edit(a, "10.0.0.7", "10.0.0.8")
     edit(b, "10.0.0.7", "10.0.0.9")
     first = gm(a, "laptop-a", "sync")
-    assert first.returncode == 0 and first.stdout.startswith("pushed this machine's commits to")
+    assert first.returncode == 0
+    assert first.stdout.splitlines()[:2] == ["committed 1 pending file(s)",
+                                             f"pushed this machine's commits to {machines[0].git.remote_url()} (main)"]
     merged = gm(b, "laptop-b", "sync")
-    assert merged.stdout.startswith("merged ") and "and pushed the merge" in merged.stdout
+    assert merged.stdout.splitlines()[1].startswith("merged ") and "and pushed the merge" in merged.stdout
     assert "edited differently here and on laptop-a" in merged.stdout
     assert "1 conflict(s) to resolve (1 from this merge)" in merged.stdout
 
