@@ -94,10 +94,9 @@ def resolve(store: Store, target: str, how: str | None = None) -> ResolveResult:
 def _find_path(store: Store, target: str) -> str:
     """The file `target` names, or the one holding (or having held) that entry's conflict."""
     located = _TARGET_LINE.match(target)
-    if located and store.path(located["path"]).is_file():
-        return located["path"]
-    if store.path(target).is_file() and L.is_memory_file(target):
-        return target
+    for path in (located["path"] if located else None, target):
+        if path and _is_store_file(path) and store.path(path).is_file():
+            return path
     if L.parse_id(target) is None:
         raise InvalidInputError(
             f"{target!r} is neither an entry Id nor PATH:LINE of a conflict (see `gitmem conflicts`)")
@@ -114,6 +113,13 @@ def _find_path(store: Store, target: str) -> str:
         if head is not None and any(target in b.ids for b in conflict_blocks(head)):
             return path
     raise NotFoundError(f"{target} is not in conflict (`gitmem conflicts` lists what is)")
+
+
+def _is_store_file(path: str) -> bool:
+    """A memory file named inside the store (no way out of it through '..' or a leading '/')."""
+    parts = path.split("/")
+    return not path.startswith("/") and ".." not in parts and "" not in parts and (
+        L.classify_path(path).kind in ("topic", "single", "scope-index"))
 
 
 def _find_block(text: str, target: str, path: str) -> ConflictBlock | None:

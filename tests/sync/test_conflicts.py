@@ -333,6 +333,11 @@ def test_resolve_of_an_entry_not_in_conflict(conflicted: tuple[Path, Path]) -> N
     assert missing.returncode == 1 and "not in conflict" in missing.stderr
     bad = gm(b, "laptop-b", "resolve", "no-such-thing", "--ours")
     assert bad.returncode == 2
+    outside = b.parent / "outside.md"
+    outside.write_text("<<<<<<< x 1111111\n## A\na\n=======\n## A\nb\n>>>>>>> y 2222222\n")
+    for target in ("../outside.md:1", str(outside), "global/../../outside.md:1"):
+        assert gm(b, "laptop-b", "resolve", target, "--ours").returncode == 2, target
+    assert "<<<<<<<" in outside.read_text()  # never touched
 
 
 def test_show_of_an_entry_in_conflict_shows_both_versions(conflicted: tuple[Path, Path]) -> None:
