@@ -13,6 +13,7 @@ No cache, an unreadable one or one written for another version: no gate, the det
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -31,6 +32,7 @@ def cache_file() -> Path:
     return Path(base) / "gitmem" / CACHE_NAME
 
 
+@functools.lru_cache(maxsize=1)
 def installed_version() -> str | None:
     """detect-secrets' version, read from its package without importing it."""
     try:
@@ -46,12 +48,26 @@ def installed_version() -> str | None:
     return match.group(1) if match else None
 
 
+_LOADED: dict[tuple[str, frozenset[str]], list[re.Pattern[str]]] = {}
+
+
 def load_gate(skipped: frozenset[str]) -> list[re.Pattern[str]] | None:
     """The cached patterns, compiled; None when there is no cache written for this version of
-    detect-secrets and this choice of plugins (`skipped`: the ones gitmem leaves out)."""
+    detect-secrets and this choice of plugins (`skipped`: the ones gitmem leaves out). Read once
+    per process and cache file."""
+    path = cache_file()
+    if (str(path), skipped) in _LOADED:
+        return _LOADED[(str(path), skipped)]
+    gate = _read_gate(path, skipped)
+    if gate is not None:
+        _LOADED[(str(path), skipped)] = gate
+    return gate
+
+
+def _read_gate(path: Path, skipped: frozenset[str]) -> list[re.Pattern[str]] | None:
     version = installed_version()
     try:
-        data = json.loads(read_text(cache_file()))
+        data = json.loads(read_text(path))
         if not version or data.get("version") != version or not data.get("patterns"):
             return None
         if sorted(data.get("skipped") or ()) != sorted(skipped):
