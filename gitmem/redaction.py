@@ -59,6 +59,7 @@ _TOKEN_SHAPES = re.compile(
     r"|npm_[A-Za-z0-9]{36}|pypi-AgE[A-Za-z0-9_-]{50,}"  # npm, PyPI
     r"|AIza[0-9A-Za-z_-]{35}"  # Google API key
     r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"  # JWT
+    r"|(?<=[Bb]earer )[A-Za-z0-9._~+/-]{20,}=*"  # an Authorization header's token
 )
 _PRIVATE_KEY = re.compile(
     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"

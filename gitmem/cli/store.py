@@ -41,6 +41,7 @@ def init(ctx: click.Context, remote: str | None, branch: str, as_json: bool) -> 
 @click.pass_context
 def status(ctx: click.Context, as_json: bool) -> None:
     """Where the store lives, what it holds, and what needs attention."""
+    from gitmem.cli.capture import memory_work_lines
     from gitmem.verbs.status import status as read_status
 
     data = read_status(get_store(ctx))
@@ -63,6 +64,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
                          f"ahead {sync_state.get('ahead', 0)}, behind {sync_state.get('behind', 0)}")
             if sync_state.get("error"):
                 lines.append(f"sync error: {sync_state['error']}")
+        lines += memory_work_lines(data)
         return "\n".join(lines)
 
     emit(data, as_json, text)

@@ -38,9 +38,9 @@ def sync(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
     if report.conflicts:
         files = ", ".join(dict.fromkeys(c.path for c in report.conflicts))
         raise ConflictError(
-            f"{len(report.conflicts)} conflict(s) in {files}: both versions are kept between"
-            " markers; `gitmem conflicts` lists them, `gitmem resolve ID --ours|--theirs|--both`"
-            " settles one (see state/CONFLICT.md)"
+            f"{len(report.conflicts)} conflict(s) in {files}: both versions are kept; `gitmem"
+            " conflicts` lists them, `gitmem resolve ID --ours|--theirs|--both` settles one (see"
+            " state/CONFLICT.md)"
         )
 
 

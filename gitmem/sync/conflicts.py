@@ -94,8 +94,10 @@ def current_conflicts(
     store: Store, known: list[ConflictRecord], extra_paths: list[str] | None = None,
     *, scan_all: bool = True,
 ) -> list[ConflictRecord]:
-    """Every block of conflict markers in the known paths, extra paths and (scan_all) memory files."""
-    from gitmem.store.tree import conflicted_files
+    """Every block of conflict markers in the known paths, extra paths and (scan_all) memory files,
+    and every record a merge left in conflict in a runtime or document record file."""
+    from gitmem.format.document import DOCUMENT_COPY_RE
+    from gitmem.store.tree import conflicted_files, document_conflicted
 
     recorded: dict[tuple[str, str | None], list[ConflictRecord]] = {}
     for rec in known:
@@ -111,6 +113,11 @@ def current_conflicts(
             text = read_text(full) if full.is_file() else ""
         except (OSError, UnicodeDecodeError):
             continue
+        if is_record_file(path):
+            out += _record_conflicts(store, path, text, here)
+            continue
+        if DOCUMENT_COPY_RE.match(path) and not document_conflicted(store.root, path, text):
+            continue  # a document may quote markers as part of its recorded text
         blocks = conflict_blocks(text) if "<<<<<<<" in text else []
         for block in blocks:
             queue = recorded.get((path, block.entry_id))
@@ -120,6 +127,23 @@ def current_conflicts(
             stray = "unknown: marker lines outside a complete block"
             out.append(ConflictRecord(path, None, f"line {lines[0]}", "markers", stray, stray, lines[0]))
     return out
+
+
+def is_record_file(path: str) -> bool:
+    """Runtime records and document indexes: conflicts live inside the JSON, not as markers."""
+    return path.endswith(("/runtime/memories.json", "/documents/index.json"))
+
+
+def _record_conflicts(store: Store, path: str, text: str, here: str) -> list[ConflictRecord]:
+    """Records a merge left in conflict (they keep this machine's fields and hold the other's
+    under "conflict"); settled with `gitmem runtime resolve` / `gitmem doc update`."""
+    from gitmem.merge.records import record_conflicts
+
+    found = record_conflicts(text)
+    if not found:
+        return []
+    ours, theirs = _from_git(store, path, here)
+    return [ConflictRecord(path, ident, title, "record", ours, theirs) for ident, title in found]
 
 
 def recorded_conflicts(store: Store) -> list[ConflictRecord]:
@@ -159,7 +183,8 @@ def refuse_unfinished(store: Store) -> None:
             )
     dirty = store.git.dirty_paths()
     known = [c for c in recorded_conflicts(store) if c.path in set(dirty)]
-    left = current_conflicts(store, known, dirty, scan_all=False)
+    left = [c for c in current_conflicts(store, known, dirty, scan_all=False)
+            if not is_record_file(c.path)]  # a record in conflict stays valid JSON: sync goes on
     if left:
         write_conflicts(store.root, current_conflicts(store, recorded_conflicts(store), dirty))
         files = ", ".join(dict.fromkeys(c.path for c in left))

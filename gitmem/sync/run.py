@@ -20,10 +20,12 @@ from gitmem.format import layers as L
 from gitmem.git.machine import machine_name
 from gitmem.git.repo import PushRejectedError
 from gitmem.merge.common import Labels
+from gitmem.observe.record import record
 from gitmem.redaction import redact
 from gitmem.store.store import refuse_subagent
-from gitmem.sync.conflicts import (  # noqa: F401 - list_conflicts is part of this module's API
+from gitmem.sync.conflicts import (  # noqa: F401 - list_conflicts, is_record_file: module API
     current_conflicts,
+    is_record_file,
     list_conflicts,
     recorded_conflicts,
     refuse_unfinished,
@@ -128,16 +130,17 @@ def sync(
         record_sync(store.root, error=redact(error), result="failed", remote=report.remote,
                     branch=report.branch, ahead=report.ahead, behind=report.behind,
                     conflicts=[c.as_json() for c in report.conflicts])
-        log_event(store.root, {"event": "sync", "result": "failed", "remote": report.remote,
-                               "branch": report.branch, "error": error})
+        record(store.root, "sync", count=("syncs", "failures.sync"),
+               activity=f"sync failed: {error}", result="failed", remote=report.remote,
+               branch=report.branch, error=error)
         raise
     record_sync(store.root, error=None, result=report.result, remote=report.remote,
                 branch=report.branch, head=report.head, ahead=report.ahead, behind=report.behind,
                 conflicts=[c.as_json() for c in report.conflicts])
-    log_event(store.root, {"event": "sync", "result": report.result, "remote": report.remote,
-                           "branch": report.branch, "attempts": report.attempts,
-                           "incoming": len(report.incoming), "conflicts": len(report.conflicts),
-                           "renumbered": report.renumbered})
+    record(store.root, "sync", count=("syncs",), activity=f"sync: {report.result} ({report.remote})",
+           result=report.result, remote=report.remote, branch=report.branch,
+           attempts=report.attempts, incoming=len(report.incoming),
+           conflicts=len(report.conflicts), renumbered=report.renumbered)
     return report
 
 
@@ -155,6 +158,7 @@ def _sync_locked(store: Store, report: SyncReport, attempts: int, say: Callable[
     _ = store.registry  # a broken memory.json stops the sync before anything changes
     store.recover_interrupted()
     report.committed = store.absorb_hand_edits()
+    report.committed += import_runtime_edits(store)
     store.catch_up_catalog()
     report.committed += repair_layer_indexes(store)
     start = git.head_oid()  # what was here before anything arrived
@@ -294,6 +298,20 @@ def _ahead_behind(store: Store, report: SyncReport) -> None:
             report.ahead, report.behind = git.ahead_behind(head, tracking)
     except GitmemError:
         pass
+
+
+def import_runtime_edits(store: Store) -> list[str]:
+    """Bring hand edits of USER.md / MEMORY.md into memories.json before commits are exchanged,
+    so that a merge renders no projection over an edit; returns the files committed."""
+    from gitmem.runtime.verbs import import_all
+
+    with store.writing("sync") as txn:
+        imported = import_all(store, txn)
+        details = "".join(f"- {line}\n" for line in imported)
+        txn.message = (f"sync: import hand edits of runtime memory\n\n{details}" if details
+                       else "sync: render USER.md/MEMORY.md from memories.json")
+        touched = list(txn.touched)
+    return touched
 
 
 def repair_layer_indexes(store: Store) -> list[str]:

@@ -93,6 +93,10 @@ def render_conflict_file(records: list[ConflictRecord]) -> str:
         "`gitmem resolve ID`. Each makes one commit; `gitmem sync` pushes it, and this file goes",
         "once no markers are left. `gitmem conflicts` lists what is left.",
         "",
+        "A record of `runtime/memories.json` or `documents/index.json` has no markers: it keeps",
+        "this machine's version and holds the other under `\"conflict\"`. Settle it with",
+        "`gitmem runtime resolve ID --keep ours|theirs` (or `gitmem doc update ID FILE`).",
+        "",
         "| file | line | resolve with | title | kind | `<<<<<<<` version | `>>>>>>>` version |",
         "|---|---|---|---|---|---|---|",
     ]

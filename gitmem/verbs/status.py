@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gitmem.capture.report import memory_work
 from gitmem.store.store import Store
 from gitmem.store.system_doc import system_doc_stale
 from gitmem.store.tree import conflicted_files
@@ -21,7 +22,7 @@ def status(store: Store) -> dict[str, Any]:
         layers.setdefault(scope, {})[layer] = {"topics": files, "entries": entries}
     git = store.git
     sync_state = load_sync_state(store.root) or None
-    return {
+    data: dict[str, Any] = {
         "root": str(store.root),
         "branch": git.branch(),
         "head": git.head_oid(),
@@ -34,3 +35,5 @@ def status(store: Store) -> dict[str, Any]:
         "conflicts": conflicted_files(store.root),
         "sync": sync_state,
     }
+    data.update(memory_work(store.root))
+    return data
