@@ -88,11 +88,12 @@ def conflicts(ctx: click.Context, as_json: bool) -> None:
     found = list_conflicts(get_store(ctx))
     lines = []
     for c in found:
-        lines += [f"{c.ref}  {c.title}  [{c.kind}]  in {c.path}:{c.line}",
-                  f"    <<<<<<< {c.ours}", f"    >>>>>>> {c.theirs}"]
-    if found:
-        lines.append("settle one with `gitmem resolve ID|PATH:LINE --ours|--theirs|--both` (as"
-                     " listed above), or edit the file and run `gitmem resolve ID|PATH:LINE`")
+        where = f"{c.path}:{c.line}" if c.line else c.path
+        lines += [f"{c.ref}  {c.title}  [{c.kind}]  in {where}",
+                  f"    <<<<<<< {c.ours}", f"    >>>>>>> {c.theirs}", f"    settle: {c.settle}"]
+    if any(c.kind != "record" for c in found):
+        lines.append("or edit the file (keep what should stay, delete the marker lines) and run"
+                     " `gitmem resolve ID|PATH:LINE`")
     emit([c.as_json() for c in found], as_json, "\n".join(lines) or "no conflicts")
     if not found:
         sys.exit(1)

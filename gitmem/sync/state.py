@@ -39,8 +39,17 @@ class ConflictRecord:
         """What `gitmem resolve` takes: the entry Id, else PATH:LINE (sections have no Id)."""
         return self.entry_id or f"{self.path}:{self.line}"
 
+    @property
+    def settle(self) -> str:
+        """The command that settles it."""
+        if self.kind == "record" and self.path.endswith("/runtime/memories.json"):
+            return f"gitmem runtime resolve {self.ref} --keep ours|theirs"
+        if self.kind == "record":
+            return f"gitmem doc update {self.ref} FILE"
+        return f"gitmem resolve {self.ref} --ours|--theirs|--both"
+
     def as_json(self) -> dict[str, Any]:
-        return {**asdict(self), "ref": self.ref}
+        return {**asdict(self), "ref": self.ref, "settle": self.settle}
 
 
 # -- state/sync.json ------------------------------------------------------------------------
@@ -101,7 +110,7 @@ def render_conflict_file(records: list[ConflictRecord]) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for rec in records:
-        cells = [rec.path, str(rec.line or "—"), rec.ref, rec.title, rec.kind,
+        cells = [rec.path, str(rec.line or "—"), f"`{rec.settle}`", rec.title, rec.kind,
                  rec.ours, rec.theirs]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return redact("\n".join(lines) + "\n")

@@ -35,7 +35,7 @@ from gitmem.format.conflicts import (
 from gitmem.format.markdown import conflict_marker_lines, parse_topic_file, render_entry
 from gitmem.fsio import read_text, write_text_atomic
 from gitmem.store.tree import conflicted_files
-from gitmem.sync.conflicts import refresh_conflict_file, this_machine
+from gitmem.sync.conflicts import list_conflicts, refresh_conflict_file, this_machine
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
@@ -97,6 +97,7 @@ def _find_path(store: Store, target: str) -> str:
     for path in (located["path"] if located else None, target):
         if path and _is_store_file(path) and store.path(path).is_file():
             return path
+    _refuse_records(store, target)
     if L.parse_id(target) is None:
         raise InvalidInputError(
             f"{target!r} is neither an entry Id nor PATH:LINE of a conflict (see `gitmem conflicts`)")
@@ -113,6 +114,16 @@ def _find_path(store: Store, target: str) -> str:
         if head is not None and any(target in b.ids for b in conflict_blocks(head)):
             return path
     raise NotFoundError(f"{target} is not in conflict (`gitmem conflicts` lists what is)")
+
+
+def _refuse_records(store: Store, target: str) -> None:
+    """A runtime record or document in conflict has no markers: name the verb that settles it."""
+    if not target.startswith("rt-") and "-doc-" not in target:
+        return
+    for conflict in list_conflicts(store):
+        if conflict.kind == "record" and conflict.ref == target:
+            raise InvalidInputError(f"{target} is a record in conflict in {conflict.path}; settle it"
+                                    f" with `{conflict.settle}`")
 
 
 def _is_store_file(path: str) -> bool:

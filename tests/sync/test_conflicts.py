@@ -353,3 +353,24 @@ def test_show_of_an_entry_in_conflict_shows_both_versions(conflicted: tuple[Path
 def test_the_cli_has_the_resolve_verb() -> None:
     done = subprocess.run([sys.executable, "-m", "gitmem", "resolve", "--help"], capture_output=True, text=True)
     assert done.returncode == 0 and "--ours" in done.stdout and "--both" in done.stdout
+
+
+def test_a_runtime_record_in_conflict_points_to_the_verb_that_settles_it(
+        tmp_path: Path, bare_remote: Path) -> None:
+    from click.testing import CliRunner
+
+    from support import Cli
+
+    laptop, desktop = Cli(tmp_path / "laptop", CliRunner()), Cli(tmp_path / "desktop", CliRunner())
+    assert laptop("init", "--remote", str(bare_remote)).exit_code == 0
+    assert laptop("runtime", "add", "Shared fact one").exit_code == 0
+    assert laptop("sync").exit_code == 0
+    assert desktop("init", "--remote", str(bare_remote)).exit_code == 0
+    laptop("runtime", "replace", "one", "Fact one as the laptop says")
+    desktop("runtime", "replace", "one", "Fact one as the desktop says")
+    assert laptop("sync").exit_code == 0 and desktop("sync").exit_code == 3
+    [listed] = desktop.json("conflicts")  # type: ignore[misc]
+    assert listed["kind"] == "record" and listed["settle"].startswith("gitmem runtime resolve rt-")
+    assert "settle: gitmem runtime resolve" in desktop("conflicts").stdout
+    refused = desktop("resolve", listed["ref"], "--ours")
+    assert refused.exit_code == 2 and f"`gitmem runtime resolve {listed['ref']}" in refused.stderr
