@@ -189,3 +189,20 @@ def test_help_and_read_verbs_never_load_the_detector(store: Store, gm: Cli) -> N
         ["conflicts"])))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip().splitlines()[-1] == "False False", done.stderr
+
+
+def test_runtime_items_and_documents_refuse_secrets_too(gm: Cli, tmp_path: Path) -> None:
+    before = commit_count(gm.root)
+    document = tmp_path / "runbook.md"
+    document.write_text(f"# Runbook\n\nStep 1.\nThe bot posts with {SLACK}\n", encoding="utf-8")
+    for args in (("runtime", "add", f"CI pushes with {GITHUB}"),
+                 ("doc", "add", str(document), "--title", "Runbook", "--scope", "global")):
+        result = gm(*args)
+        assert result.exit_code == 2 and "holds a likely secret" in result.stderr, (args, result.output)
+        assert GITHUB not in result.stderr and SLACK not in result.stderr
+    assert commit_count(gm.root) == before
+    assert gm("runtime", "add", "The CI runner is ubuntu-24.04").exit_code == 0
+    assert gm("runtime", "replace", "ubuntu", f"runner token {GITHUB}").exit_code == 2
+    assert gm("runtime", "replace", "ubuntu", f"runner token {GITHUB}", "--allow-secret").exit_code == 0
+    added = gm("doc", "add", str(document), "--title", "Runbook", "--scope", "global", "--allow-secret")
+    assert added.exit_code == 0, added.output
