@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from gitmem.errors import ConflictError
+from gitmem.format.layers import is_memory_file
 from gitmem.format.markdown import CONFLICT_MARKER_RE, split_lines
 
 # The body of the stand-in entry a held block becomes (see HeldBlocks).
@@ -179,8 +180,11 @@ def lost_blocks(old: str, new: str) -> list[ConflictBlock]:
 
 
 def keep_blocks(relpath: str, old: str, new: str) -> None:
-    """Refuse (ConflictError, exit 3) a write that would change or drop a conflict block; only
-    `gitmem resolve` settles one."""
+    """Refuse (ConflictError, exit 3) a write to a memory file (topic file, state.md, working.md)
+    that would change or drop a conflict block; only `gitmem resolve` settles one. (Other files
+    have verbs of their own that settle them: `gitmem doc update` rewrites a document's copy.)"""
+    if not is_memory_file(relpath):
+        return
     lost = lost_blocks(old, new)
     if not lost:
         return

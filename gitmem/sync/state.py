@@ -46,6 +46,8 @@ class ConflictRecord:
             return f"gitmem runtime resolve {self.ref} --keep ours|theirs"
         if self.kind == "record":
             return f"gitmem doc update {self.ref} FILE"
+        if "/documents/" in self.path:  # a document's copy: its text is replaced as a whole
+            return "gitmem doc update ID FILE (the document this copy belongs to)"
         return f"gitmem resolve {self.ref} --ours|--theirs|--both"
 
     def as_json(self) -> dict[str, Any]:
