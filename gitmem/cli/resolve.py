@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gitmem.cli.options import emit, get_store, json_option, workspace_option
+from gitmem.cli.options import emit, get_store, json_option
 
 
 @click.command(name="resolve")
@@ -14,7 +14,6 @@ from gitmem.cli.options import emit, get_store, json_option, workspace_option
 @click.option("--theirs", "how", flag_value="theirs", help="Keep the other machine's version.")
 @click.option("--both", "how", flag_value="both",
               help="Keep both: the second becomes an entry of its own with a new Id.")
-@workspace_option
 @json_option
 @click.pass_context
 def resolve(ctx: click.Context, target: str, how: str | None, as_json: bool) -> None:
