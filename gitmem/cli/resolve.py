@@ -28,7 +28,8 @@ def resolve(ctx: click.Context, target: str, how: str | None, as_json: bool) -> 
         lines = [f"resolved {result.target} in {result.path}: {result.kept}"]
         lines += [f"new entry: {new}" for new in result.new_ids]
         if result.commit is None:
-            lines.append("staged for the git merge in progress: `git commit` finishes it")
+            lines.append("staged for the git operation in progress: `git commit` (or `git rebase"
+                         " --continue`) finishes it")
         else:
             lines.append(f"committed {result.commit[:12]}; `gitmem sync` shares it")
         lines.append(f"{result.left} conflict(s) left" + (" (`gitmem conflicts` lists them)"

@@ -12,8 +12,8 @@ sections have no Id), or a PATH holding a single block.
   entry are gone and that no other marker lines were left or invented, normalizes the file (Ids
   and dates for entries written in by hand) and commits it.
 
-While a plain `git merge`/`git pull` is in progress, the file is settled and staged instead of
-committed: `git commit` finishes the merge. Afterwards state/CONFLICT.md lists what is left.
+While a plain `git merge`/`git pull` (or a rebase, a cherry-pick) stopped on a conflict, the file
+is settled and staged instead of committed: `git commit` (`git rebase --continue`) finishes it. Afterwards state/CONFLICT.md lists what is left.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def resolve(store: Store, target: str, how: str | None = None) -> ResolveResult:
     """Settle the conflict block `target` names; one commit (or a staged file mid-merge)."""
     if how is not None and how not in HOW:
         raise InvalidInputError(f"unknown resolution {how!r} (use --ours, --theirs or --both)")
-    merging = (store.root / ".git" / "MERGE_HEAD").is_file()
+    merging = _git_operation_in_progress(store)
     with store.writing("resolve", absorb=False) as txn:
         path = _find_path(store, target)
         text = read_text(store.path(path))
@@ -88,6 +88,13 @@ def resolve(store: Store, target: str, how: str | None = None) -> ResolveResult:
     commit = None if merging else store.git.head_oid()
     left = len(refresh_conflict_file(store))
     return ResolveResult(target, path, how or "edit", kept, new_ids, commit, left)
+
+
+def _git_operation_in_progress(store: Store) -> bool:
+    """A plain git merge, rebase or cherry-pick stopped on a conflict: git finishes it, not us."""
+    gitdir = store.root / ".git"
+    return any((gitdir / name).exists() for name in
+               ("MERGE_HEAD", "CHERRY_PICK_HEAD", "rebase-merge", "rebase-apply"))
 
 
 # -- finding the block ------------------------------------------------------------------------

@@ -170,12 +170,36 @@ def test_plain_git_pull_keeps_the_conflict_and_names_both_machines(machines: tup
     assert listed["theirs"] == f"laptop-a, commit {remote}" and listed["ours"] != listed["theirs"]
 
     settled = gm(b, "laptop-b", "resolve", "global-sem-0001", "--theirs")
-    assert settled.returncode == 0 and "staged for the git merge in progress" in settled.stdout
+    assert settled.returncode == 0 and "staged for the git operation in progress" in settled.stdout
     assert "10.0.0.8" in read(b) and "10.0.0.9" not in read(b) and "<<<<<<<" not in read(b)
     done = subprocess.run(["git", "commit", "-q", "--no-edit"], cwd=b, capture_output=True, text=True,
                           env={**os.environ, **GIT_ENV})
     assert done.returncode == 0, done.stderr
     assert len(git(b, "rev-list", "--parents", "-1", "HEAD").split()) == 3  # the merge commit
+
+
+def test_in_a_rebase_the_labels_and_ours_still_mean_this_machine(machines: tuple[Store, Store]) -> None:
+    """git swaps ours and theirs in a rebase; labels by machine do not."""
+    a, b = (m.root for m in machines)
+    assert gm(b, "laptop-b", "hooks", "install").returncode == 0
+    edit(a, "10.0.0.7", "10.0.0.8")
+    assert gm(a, "laptop-a", "sync").returncode == 0
+    edit(b, "10.0.0.7", "10.0.0.9")
+    subprocess.run(["git", "commit", "-qam", "b edits the host"], cwd=b, check=True,
+                   env={**os.environ, **GIT_ENV, "GITMEM_MACHINE": "laptop-b"})
+    rebased = subprocess.run(["git", "pull", "-q", "--rebase", "origin", "main"], cwd=b,
+                             capture_output=True, text=True,
+                             env={**os.environ, **GIT_ENV, "GITMEM_MACHINE": "laptop-b"})
+    assert rebased.returncode != 0
+    [block] = BLOCK_RE.finditer(read(b))
+    assert block["ours"].startswith("laptop-a ") and block["theirs"].startswith("laptop-b ")
+    done = gm(b, "laptop-b", "resolve", "global-sem-0001", "--ours")
+    assert done.returncode == 0 and "kept laptop-b's version" in done.stdout, done.stderr
+    assert "10.0.0.9" in read(b) and "10.0.0.8" not in read(b)
+    finished = subprocess.run(["git", "rebase", "--continue"], cwd=b, capture_output=True, text=True,
+                              env={**os.environ, **GIT_ENV, "GIT_EDITOR": "true"})
+    assert finished.returncode == 0, finished.stderr
+    assert git(b, "status", "--porcelain") == "" and "<<<<<<<" not in read(b)
 
 
 def test_markers_without_machine_names_are_described_from_the_merge_in_progress(
