@@ -8,6 +8,7 @@ import click
 
 from gitmem.cli.options import (
     LAYER_HELP,
+    allow_secret_option,
     emit,
     get_store,
     json_option,
@@ -38,13 +39,14 @@ from gitmem.cli.targets import (
 @click.option("--force", is_flag=True, help="Add even if the same text was forgotten.")
 @click.option("--paths", help="Code the entry describes: paths in the workspace repository, comma-separated.")
 @space_option
+@allow_secret_option
 @scope_option
 @json_option
 @click.pass_context
 def remember(ctx: click.Context, text: str, layer: str, topic: str | None, title: str | None,
              importance: str | None, volatility: str | None, until: str | None, source: str | None,
-             supersedes: str | None, force: bool, paths: str | None, space: str | None, scope: str,
-             as_json: bool) -> None:
+             supersedes: str | None, force: bool, paths: str | None, space: str | None,
+             allow_secret: bool, scope: str, as_json: bool) -> None:
     """Record TEXT as an entry and print its id (an identical live entry's id if it exists)."""
     from gitmem.verbs.entries import remember as do_remember
 
@@ -52,7 +54,7 @@ def remember(ctx: click.Context, text: str, layer: str, topic: str | None, title
     extra = {"Paths": _paths_value(paths)} if paths else None
     result = do_remember(target.store, text, layer, topic=topic, title=title, importance=importance,
                          volatility=volatility, until=until, source=source, supersedes=supersedes,
-                         scope=scope, force=force, extra_fields=extra)
+                         scope=scope, force=force, allow_secret=allow_secret, extra_fields=extra)
     print_routed(home, target, result, as_json)
 
 
@@ -78,6 +80,14 @@ def show(ctx: click.Context, entry_id: str, space: str | None, as_json: bool) ->
     record = read_show(get_store(ctx), entry_id, space=space)
 
     def text() -> str:
+        conflict = record.get("conflict")
+        if conflict:
+            versions = "\n".join(f"--- version from {v['from']}:\n{v['text'].rstrip()}"
+                                 for v in conflict["versions"])
+            return (f"{entry_id} is in conflict: {len(conflict['versions'])} versions between markers"
+                    f" at {record['path']}:{conflict['line']}\n\n{versions}\n\nsettle it with `gitmem"
+                    f" resolve {entry_id} --ours|--theirs|--both`, or edit the file and run"
+                    f" `gitmem resolve {entry_id}`")
         fields = "\n".join(f"{k}: {v}" for k, v in record["fields"].items())
         label = f" {record['label']}" if record["label"] else ""
         where = f"{record['space']}:" if record["ref"] != record["id"] else ""
@@ -153,12 +163,14 @@ def verify(ctx: click.Context, entry_id: str, space: str | None, as_json: bool) 
 @click.option("--importance", type=click.Choice(["critical", "high", "normal", "low"]),
               help="How much the entry matters (default normal).")
 @space_option
+@allow_secret_option
 @scope_option
 @json_option
 @click.pass_context
 def decision(ctx: click.Context, statement: str, rationale: str, context_text: str | None,
              alternatives: tuple[str, ...], consequences: str | None, topic: str | None,
-             importance: str | None, space: str | None, scope: str, as_json: bool) -> None:
+             importance: str | None, space: str | None, allow_secret: bool, scope: str,
+             as_json: bool) -> None:
     """Record a settled choice (the heading) with context, rationale, alternatives, consequences."""
     from gitmem.verbs.decisions import decision as do_decision
 
@@ -166,7 +178,7 @@ def decision(ctx: click.Context, statement: str, rationale: str, context_text: s
                                 f"{statement}\n{context_text or ''}\n{rationale}")
     result = do_decision(target.store, statement, rationale=rationale, context=context_text,
                          alternatives=list(alternatives), consequences=consequences, topic=topic,
-                         importance=importance, scope=scope)
+                         importance=importance, scope=scope, allow_secret=allow_secret)
     print_routed(home, target, result, as_json)
 
 
@@ -176,16 +188,19 @@ def decision(ctx: click.Context, statement: str, rationale: str, context_text: s
 @click.option("--importance", type=click.Choice(["critical", "high", "normal", "low"]),
               help="How much the entry matters (default normal).")
 @space_option
+@allow_secret_option
 @json_option
 @workspace_option
 @click.pass_context
 def codebase(ctx: click.Context, topic: str, text: str, importance: str | None, space: str | None,
+             allow_secret: bool,
              as_json: bool) -> None:
     """Record what a path or subsystem (TOPIC) of the current workspace does; re-recording updates it."""
     from gitmem.verbs.entries import codebase as do_codebase
 
     home, target = write_target(ctx, space, "codebase", topic, text)
-    print_routed(home, target, do_codebase(target.store, topic, text, importance=importance), as_json)
+    print_routed(home, target, do_codebase(target.store, topic, text, importance=importance,
+                                           allow_secret=allow_secret), as_json)
 
 
 COMMANDS = (remember, show, list_cmd, forget, verify, decision, codebase)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -11,12 +10,11 @@ import pygit2
 from pygit2.enums import DeltaStatus, RepositoryOpenFlag, SortMode
 
 from gitmem.errors import InvalidInputError, NotFoundError
+from gitmem.git.machine import split_machine
 
 _GIT_ERRORS = (pygit2.GitError, KeyError, ValueError, OSError)
 # Commits made within one second share a timestamp; TOPOLOGICAL keeps children before parents.
 _LOG_ORDER = SortMode.TOPOLOGICAL | SortMode.TIME
-# gitmem names the machine a commit was made on in a trailer of its message.
-MACHINE_TRAILER = "Machine: "
 
 
 @dataclass
@@ -24,10 +22,11 @@ class CommitInfo:
     """One commit as other modules see it."""
 
     oid: str
-    message: str
+    message: str  # without the Gitmem-Machine trailer
     author: str
     time: int
     parents: list[str]
+    machine: str | None = None  # the machine gitmem made it on (None: not made by gitmem)
 
 
 def clean_path(path: str) -> str:
@@ -58,9 +57,11 @@ def entry_id(tree: pygit2.Tree, path: str) -> str | None:
 
 def commit_info(commit: pygit2.Commit) -> CommitInfo:
     """Convert a pygit2 commit to a CommitInfo."""
+    message, machine = split_machine(commit.message)
     return CommitInfo(
         oid=str(commit.id),
-        message=commit.message,
+        message=message,
+        machine=machine,
         author=f"{commit.author.name} <{commit.author.email}>",
         time=commit.commit_time,
         parents=[str(p) for p in commit.parent_ids],
@@ -149,34 +150,6 @@ def commit_before(repo: pygit2.Repository, rev: str, when: int) -> CommitInfo | 
             return commit_info(commit)
         commit = commit.parents[0] if commit.parents else None
     return None
-
-
-def with_machine(message: str, machine: str | None) -> str:
-    """The message with a `Machine:` trailer (unchanged without a machine or with one already)."""
-    if not machine or machine_of(message) is not None:
-        return message
-    body = message.rstrip("\n")
-    separator = "\n" if _has_trailers(body) else "\n\n"
-    return f"{body}{separator}{MACHINE_TRAILER}{' '.join(machine.split())}\n"
-
-
-def _has_trailers(body: str) -> bool:
-    """Whether the last paragraph of a message (not its subject) is a block of `Key: value` lines."""
-    paragraphs = body.split("\n\n")
-    if len(paragraphs) < 2:
-        return False
-    return all(re.match(r"^[A-Za-z][A-Za-z-]*: ", line) for line in paragraphs[-1].splitlines())
-
-
-def machine_of(message: str) -> str | None:
-    """The `Machine:` trailer gitmem writes into its commits, when the message has one."""
-    for line in reversed(message.rstrip().splitlines()):
-        if line.startswith(MACHINE_TRAILER):
-            return line[len(MACHINE_TRAILER):].strip() or None
-        if not line.strip():
-            break
-    return None
-
 
 
 class NeedleFinder:
@@ -291,14 +264,6 @@ def export_tree(repo: pygit2.Repository, rev: str, dest: Path, *, under: tuple[s
             target.write_bytes(tree[path].peel(pygit2.Blob).data)
             count += 1
     return count
-
-
-def machine_name() -> str:
-    """This machine's name for commit trailers: $GITMEM_MACHINE, else the host name."""
-    import os
-    import socket
-
-    return os.environ.get("GITMEM_MACHINE") or socket.gethostname() or "unknown"
 
 
 class RepoHistory:

@@ -104,7 +104,17 @@ def search_at(store: Store, when: str, query: str, *, scopes: Sequence[str] | No
                             include_all=include_all, now=commit_day(commit))
     finally:
         index.close()
-    return {"as_of": as_of_json(commit, when), "hits": [asdict(h) for h in hits]}
+    return {"as_of": as_of_json(commit, when), "hits": [_shown(asdict(h)) for h in hits]}
+
+
+def _shown(hit: dict[str, Any]) -> dict[str, Any]:
+    """As `gitmem search` prints hits: a credential stored in the text is never shown."""
+    from gitmem.redaction import hide_secrets
+
+    for name in ("title", "snippet", "source"):
+        if isinstance(hit.get(name), str):
+            hit[name] = hide_secrets(hit[name])
+    return hit
 
 
 def snapshot_index(store: Store, oid: str) -> Any:

@@ -21,7 +21,7 @@ from gitmem.errors import InvalidInputError, NotFoundError, ParseError
 from gitmem.format import layers as L
 from gitmem.format.entry import Entry
 from gitmem.format.markdown import parse_topic_file
-from gitmem.git.history import CommitInfo, NeedleFinder, RepoHistory, machine_of
+from gitmem.git.history import CommitInfo, NeedleFinder, RepoHistory
 
 MEMORY_FOLDERS = ("global", "workspaces")
 _SHORT = 60
@@ -61,7 +61,7 @@ class Change:
             "short": self.commit.oid[:7],
             "date": commit_date(self.commit),
             "author": self.commit.author,
-            "machine": machine_of(self.commit.message),
+            "machine": self.commit.machine,
             "message": subject(self.commit.message),
             "kind": self.kind,
             "path": where.path if (where := self.after or self.before) else None,

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.errors import StoreStateError
+from gitmem.format.conflicts import keep_blocks
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.markdown import append_entry_text, render_topic_file
 from gitmem.fsio import read_text, store_lock, write_text_atomic
@@ -57,12 +58,10 @@ class StoreBase:
     @property
     def git(self) -> GitRepo:
         if self._git is None:
-            from gitmem.git.history import machine_name
             from gitmem.git.repo import GitRepo
 
             self.require()
             self._git = GitRepo(self.root, token_file=self.root / "state" / "git-token")
-            self._git.machine = machine_name()
         return self._git
 
     @property
@@ -100,12 +99,18 @@ class StoreBase:
         when it cannot be read (not a regular file, binary, not UTF-8, broken frontmatter)."""
         return tree.read_topic(self.root, relpath)
 
-    def write_file(self, txn: WriteTxn, relpath: str, text: str) -> bool:
-        """Write atomically when the content differs; returns whether it changed."""
+    def write_file(self, txn: WriteTxn, relpath: str, text: str, *, settling: bool = False) -> bool:
+        """Write atomically when the content differs; returns whether it changed.
+
+        A conflict block in the file is kept byte for byte or the write is refused, unless the
+        write is `settling` it (gitmem resolve)."""
         target = self.path(relpath)
         try:
-            if read_text(target) == text:
+            old = read_text(target)
+            if old == text:
                 return False
+            if not settling:
+                keep_blocks(relpath, old, text)
         except FileNotFoundError:
             pass
         self._journal(txn, relpath)

@@ -17,6 +17,7 @@ from gitmem.format.normalize import Outcome
 from gitmem.fsio import read_text
 from gitmem.observe.record import record
 from gitmem.resources import read_text as read_resource
+from gitmem.secrets.scan import refuse_hand_edit_secrets
 from gitmem.store import catchup, generated, handedits, journal, tree
 from gitmem.store.base import StoreBase
 from gitmem.store.registry import Registry, load_registry, save_registry
@@ -147,6 +148,7 @@ class Store(StoreBase):
         dirty = self.git.dirty_paths()
         if not dirty:
             return []
+        refuse_hand_edit_secrets(self.root, dirty, lambda path: self.git.read_file_at("HEAD", path))
         outcomes = self.normalize_paths(dirty, fix=True)
         blocking = [p for o in outcomes for p in o.blocking]
         if blocking:

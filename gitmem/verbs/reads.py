@@ -53,15 +53,37 @@ def entry_record(found: Located, store: Store) -> dict[str, Any]:
 
 
 def show(store: Store, entry_id: str, *, space: str | None = None) -> dict[str, Any]:
-    """One entry by `ID` or `SPACE/ID` (the store's own first, else the active space holding it)."""
+    """One entry by `ID` or `SPACE/ID` (the store's own first, else the active space holding
+    it); an entry in conflict is shown with every version and status "conflicted"."""
     from gitmem.spaces.lookup import resolve_ref
     from gitmem.verbs.suspects import mark_records
 
     ref, found = resolve_ref(store, entry_id, space=space)
     record = entry_record(found, ref.store)
     record.update(space=ref.space, ref=ref.qualified, root=str(ref.store.root))
+    conflict = conflict_of(ref.store, found.path, ref.id)
+    if conflict is not None:
+        record["status"] = "conflicted"
+        record["conflict"] = conflict
     mark_records(store, [record])
     return record
+
+
+def conflict_of(store: Store, relpath: str, entry_id: str) -> dict[str, Any] | None:
+    """The conflict block holding this entry: its line and each version with its origin."""
+    from gitmem.format.conflicts import block_of
+    from gitmem.fsio import read_text
+    from gitmem.sync.conflicts import describe_label
+
+    try:
+        block = block_of(read_text(store.path(relpath)), entry_id)
+    except (OSError, UnicodeDecodeError):
+        return None
+    if block is None:
+        return None
+    versions = [{"label": v.label, "from": describe_label(v.label) or v.label or "unknown",
+                 "text": v.text} for v in block.versions]
+    return {"line": block.line, "versions": versions}
 
 
 def skipped_note(skipped: Collection[str]) -> str:

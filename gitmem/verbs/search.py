@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import InvalidInputError, StoreStateError
 from gitmem.format import layers as L
+from gitmem.redaction import hide_secrets
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
@@ -68,7 +69,7 @@ def search(
             record_access(target.root, found, access_stamp(store.now()))
         # A shallow copy: the hit's fields are plain values, and asdict's deep copy was a fifth
         # of a search's time.
-        return [{f.name: getattr(hit, f.name) for f in fields(hit)} for hit in hits]
+        return [_shown({f.name: getattr(hit, f.name) for f in fields(hit)}) for hit in hits]
 
     from gitmem.spaces.search import search_spaces
     from gitmem.verbs.suspects import mark_hits
@@ -76,6 +77,14 @@ def search(
     results = search_spaces(store, run, limit, space=space)
     mark_hits(store, results)
     return results
+
+
+def _shown(hit: dict[str, Any]) -> dict[str, Any]:
+    """A hit as printed: a credential stored in its text is never shown."""
+    for name in ("title", "snippet", "source"):
+        if isinstance(hit.get(name), str):
+            hit[name] = hide_secrets(hit[name])
+    return hit
 
 
 def skipped_files(store: Store, scope: str | None = None, workspace: str | None = None) -> list[str]:

@@ -1,4 +1,4 @@
-"""History reads: the machine trailer, finding the files that hold an id across commits, commits
+"""History reads: the machine of each commit, finding the files that hold an id across commits, commits
 before a moment, trees exported as they were, and a workspace repository's log."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from gitmem.errors import NotFoundError
 from gitmem.git import workrepo
-from gitmem.git.history import RepoHistory, machine_of, with_machine
+from gitmem.git.history import RepoHistory
 from gitmem.git.repo import GitRepo
 
 AUTHOR = ("Tester", "tester@example.com")
@@ -29,19 +29,13 @@ def commit(repo: GitRepo, files: dict[str, str | None], message: str) -> str:
     return oid
 
 
-def test_machine_trailer_is_added_once_and_read_back(tmp_path: Path) -> None:
-    assert with_machine("remember: x", "laptop") == "remember: x\n\nMachine: laptop\n"
-    assert with_machine("hand edit: 2 file(s)\n\n- a\n- b\n", "pc") == \
-        "hand edit: 2 file(s)\n\n- a\n- b\n\nMachine: pc\n"
-    assert with_machine("merge\n\nSigned-off-by: A <a@b>\n", "pc") == \
-        "merge\n\nSigned-off-by: A <a@b>\nMachine: pc\n"
-    assert with_machine("x\n\nMachine: old\n", "new") == "x\n\nMachine: old\n"
-    assert with_machine("x", None) == "x"
-    assert machine_of("x\n\nMachine: laptop\n") == "laptop"
+def test_walk_reports_the_machine_each_commit_was_made_on(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITMEM_MACHINE", "box-7")
     repo = GitRepo.init(tmp_path / "r")
-    repo.machine = "box-7"
     commit(repo, {"a.md": "a\n"}, "first")
-    assert machine_of(repo.log(1)[0].message) == "box-7"
+    [info] = RepoHistory(repo.root).walk()
+    assert (info.machine, info.message.strip()) == ("box-7", "first")
 
 
 def test_needle_finder_follows_an_id_between_files_and_memoizes(tmp_path: Path) -> None:
