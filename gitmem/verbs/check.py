@@ -43,7 +43,7 @@ def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
     """Report every problem; with fix, apply the safe fixes and commit them once."""
     store.require()
     report = CheckReport()
-    with store.locked():
+    with store.locked() if fix else store.reading():
         outcomes = store.normalize_paths(store.all_memory_files(), fix=fix)
         for outcome in outcomes:
             report.problems.extend(outcome.problems)

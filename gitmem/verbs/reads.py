@@ -64,7 +64,7 @@ def list_entries(
     """Entries of the given layer/scopes, in file order; hidden ones only with include_all."""
     if layer is not None:
         L.layer_spec(layer)
-    with store.locked():
+    with store.reading():
         store.catch_up_catalog()
     records = []
     for scope in scopes or store.scope_keys():

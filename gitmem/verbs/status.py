@@ -13,7 +13,7 @@ from gitmem.sync.state import load_sync_state
 def status(store: Store) -> dict[str, Any]:
     """Where the store lives, what it holds, and whether anything needs attention."""
     store.require()
-    with store.locked():
+    with store.reading():
         store.catch_up_catalog()
     counts = store.catalog.counts()
     layers: dict[str, dict[str, dict[str, int]]] = {}
