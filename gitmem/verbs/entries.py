@@ -19,6 +19,13 @@ from gitmem.verbs.base import (
     target_scope,
 )
 
+# How each single-file layer is written instead of with `remember`.
+_SINGLE_WAY_OUT = {
+    "state": "use `gitmem state SECTION CONTENT`",
+    "working": "use `gitmem working`",
+    "junk": "junk.md is edited by hand and never indexed",
+}
+
 
 def remember(
     store: Store,
@@ -41,7 +48,7 @@ def remember(
     """Add an entry; identical live text returns the existing id and writes nothing."""
     spec = L.layer_spec(layer)
     if spec.shape != "topics":
-        raise InvalidInputError(f"layer {layer!r} is not written with remember (use `gitmem {layer}`)")
+        raise InvalidInputError(f"layer {layer!r} is not written with remember ({_SINGLE_WAY_OUT[layer]})")
     body = safe_body(check_text(text))
     heading = " ".join((title or derive_title(text)).split())
     if not heading:
