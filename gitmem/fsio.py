@@ -219,6 +219,12 @@ def remove_file(path: Path) -> bool:
 
 
 # -- temp files left by killed processes -------------------------------------------------------
+def is_temp_name(relpath: str) -> bool:
+    """The name of an atomic write's temp file kept beside its target (`.name.XXXX.tmp`)."""
+    name = relpath.rsplit("/", 1)[-1]
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
+
+
 def pid_alive(pid: int) -> bool:
     """Whether a process with this id exists (on Windows: assumed, never probed)."""
     if pid <= 0 or sys.platform == "win32":

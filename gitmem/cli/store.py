@@ -50,6 +50,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
             lines.append("SYSTEM.md is stale: run `gitmem system`")
         if data["conflicts"]:
             lines.append("conflicts: " + ", ".join(data["conflicts"]))
+        lines += [f"attention: {item}" for item in data["leftovers"]]
         sync_state = data["sync"] or {}
         if sync_state:
             lines.append(f"sync: last attempt {sync_state.get('lastAttempt', '-')}, "

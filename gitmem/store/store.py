@@ -15,7 +15,7 @@ from gitmem.eventlog import log_event
 from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
 from gitmem.format.normalize import Outcome
-from gitmem.fsio import TEMP_SUFFIX, read_text, sweep_temp
+from gitmem.fsio import is_temp_name, read_text, sweep_temp
 from gitmem.resources import read_text as read_resource
 from gitmem.store import catchup, generated, handedits, journal, tree
 from gitmem.store.base import StoreBase
@@ -100,7 +100,7 @@ class Store(StoreBase):
 
     def absorb_hand_edits(self) -> list[str]:
         """Commit changes someone made by hand (normalized) before our own write."""
-        dirty = [p for p in self.git.dirty_paths() if not _temp_name(p)]
+        dirty = [p for p in self.git.dirty_paths() if not is_temp_name(p)]
         if not dirty:
             return []
         outcomes = self.normalize_paths(dirty, fix=True)
@@ -303,12 +303,6 @@ class Store(StoreBase):
             txn.note("memory.json")
         self._registry = registry
 
-
-
-def _temp_name(relpath: str) -> bool:
-    """A temp file of an atomic write (`.name.XXXX.tmp`): never a hand edit, never committed."""
-    name = relpath.rsplit("/", 1)[-1]
-    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
 
 
 def open_store(root: str | os.PathLike[str] | None = None, **kwargs: Any) -> Store:

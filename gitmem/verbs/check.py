@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from gitmem.format import layers as L
 from gitmem.format.normalize import Problem
+from gitmem.store.recovery import store_problems
 from gitmem.verbs.legacy import migrate_legacy_layer
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
         outcomes = store.normalize_paths(store.all_memory_files(), fix=fix)
         for outcome in outcomes:
             report.problems.extend(outcome.problems)
+        report.problems.extend(store_problems(store))  # leftovers of crashes, links, temp files
         legacy = legacy_layers(store)
         for scope, layer in legacy:
             report.problems.append(Problem(L.layer_index_path(scope, layer), 1,

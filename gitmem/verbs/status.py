@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gitmem.errors import StoreStateError
+from gitmem.store.recovery import leftovers
 from gitmem.store.store import Store
 from gitmem.store.system_doc import system_doc_stale
 from gitmem.store.tree import conflicted_files
@@ -29,8 +31,16 @@ def status(store: Store) -> dict[str, Any]:
         "dirty": git.dirty_paths(),
         "entries": sum(entries for _, entries in counts.values()),
         "layers": layers,
-        "workspaces": sorted(store.registry.workspaces),
+        "workspaces": _workspaces(store),
         "system_doc_stale": system_doc_stale(store.root),
         "conflicts": conflicted_files(store.root),
         "sync": sync_state,
+        "leftovers": [str(p) for p in leftovers(store)],
     }
+
+
+def _workspaces(store: Store) -> list[str]:
+    try:
+        return sorted(store.registry.workspaces)
+    except StoreStateError:
+        return []  # a broken memory.json is among the leftovers
