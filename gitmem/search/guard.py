@@ -48,6 +48,8 @@ class GuardedIndex(SearchIndex):
             try:
                 return run(self)
             except Exception as exc:  # noqa: BLE001 - vanished or damaged underneath us
+                if self._manifest is not None and not self._manifest.files:
+                    return []  # an index of no files (the reader cannot open an empty index)
                 self._forget()
                 self._clear_inside()
                 problem = describe_failure(exc) if attempt == 2 else None
