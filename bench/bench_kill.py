@@ -153,12 +153,13 @@ def argument(op: str, n: int, ledger: Ledger, rng: random.Random) -> str | None:
     return ""
 
 
-def measure(root: Path, scratch: Path, ledger: Ledger, rng: random.Random) -> dict[str, float]:
+def measure(root: Path, scratch: Path, ledger: Ledger, rng: random.Random,
+            samples_per_op: int = 3) -> dict[str, float]:
     """Median duration of each operation, undisturbed (the kill delays span it)."""
     durations = {}
     for op in OPS:
-        samples = []
-        for n in range(3):
+        samples: list[float] = []
+        for n in range(samples_per_op):
             arg = argument(op, 10_000 + len(samples) + 10 * OPS.index(op) + n, ledger, rng)
             if arg is None:
                 arg = argument("remember", 20_000 + n, ledger, rng) or ""
@@ -174,14 +175,15 @@ def measure(root: Path, scratch: Path, ledger: Ledger, rng: random.Random) -> di
     return durations
 
 
-def campaign(base: Path, kills: int, seed: int = 1, progress: bool = False) -> tuple[Campaign, Ledger, Path, Path]:
+def campaign(base: Path, kills: int, seed: int = 1, progress: bool = False,
+             samples_per_op: int = 3) -> tuple[Campaign, Ledger, Path, Path]:
     rng = random.Random(seed)
     root, remote = make_store(base)
     scratch = base / "results"
     scratch.mkdir()
     ledger, report = Ledger(), Campaign(kills=kills)
     started = time.perf_counter()
-    report.durations = measure(root, scratch, ledger, rng)
+    report.durations = measure(root, scratch, ledger, rng, samples_per_op)
     for n in range(kills):
         op = rng.choice(OPS)
         arg = argument(op, n, ledger, rng)
