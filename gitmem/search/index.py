@@ -310,6 +310,11 @@ class SearchIndex:
             self._pending.update(changed)
             self._remember_in_memory(touched)
             return []
+        except PermissionError:  # a read-only index serves while nothing changed (else: a fallback)
+            if changed:
+                raise
+            self._remember_in_memory(touched)
+            return []
         self._pending.difference_update(changed)
         return sorted(changed)
 

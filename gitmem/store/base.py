@@ -11,7 +11,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.errors import ReadOnlyStoreError, StoreStateError
+from gitmem.errors import ReadOnlyStoreError, StoreStateError, UnsafePathError
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.markdown import append_entry_text, parse_topic_file, render_topic_file
 from gitmem.fsio import read_text, refuse_link, store_lock, write_text_atomic
@@ -185,7 +185,7 @@ class StoreBase:
         if not self._lock_depth and not self.read_only:
             try:
                 stack.enter_context(self.locked())
-            except ReadOnlyStoreError:
+            except (ReadOnlyStoreError, UnsafePathError):  # state/ not writable, or a link
                 self.read_only = True
                 if self._catalog is not None and not isinstance(self._catalog, MemoryCatalog):
                     self._catalog.close()

@@ -15,7 +15,7 @@ from gitmem.eventlog import log_event
 from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
 from gitmem.format.normalize import Outcome
-from gitmem.fsio import is_temp_name, read_text, sweep_temp
+from gitmem.fsio import is_temp_name, read_text, refuse_link, sweep_temp
 from gitmem.resources import read_text as read_resource
 from gitmem.store import catchup, generated, handedits, journal, tree
 from gitmem.store.base import StoreBase
@@ -103,6 +103,8 @@ class Store(StoreBase):
         dirty = [p for p in self.git.dirty_paths() if not is_temp_name(p)]
         if not dirty:
             return []
+        for relpath in dirty:  # a link made by hand is neither followed nor committed
+            refuse_link(self.root, relpath)
         outcomes = self.normalize_paths(dirty, fix=True)
         blocking = [p for o in outcomes for p in o.blocking]
         if blocking:
