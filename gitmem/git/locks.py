@@ -26,6 +26,9 @@ _TOP_LOCKS = ("index.lock", "HEAD.lock", "ORIG_HEAD.lock", "FETCH_HEAD.lock", "M
               "packed-refs.lock", "config.lock", "shallow.lock")
 
 
+_ANCESTORS: dict[int, list[int]] = {}  # per process id: a forked child has its own
+
+
 @dataclass(frozen=True)
 class GitProcess:
     """A git process whose current folder lies in the work tree."""
@@ -81,9 +84,7 @@ def git_processes(work_tree: Path) -> list[GitProcess] | None:
         if not name.isdigit() or int(name) in own:
             continue
         try:
-            with open(f"/proc/{name}/comm", "rb") as handle:
-                if not handle.read().startswith(b"git"):
-                    continue
+            # One system call for most processes: those working elsewhere go no further.
             cwd = os.readlink(f"/proc/{name}/cwd")
             if cwd != base and not cwd.startswith(base + "/"):
                 continue
@@ -91,12 +92,16 @@ def git_processes(work_tree: Path) -> list[GitProcess] | None:
                 argv = tuple(part.decode("utf-8", "replace") for part in handle.read().split(b"\0") if part)
         except OSError:
             continue
-        found.append(GitProcess(int(name), argv, process_start(int(name))))
+        if argv and os.path.basename(argv[0]) == "git":
+            found.append(GitProcess(int(name), argv, process_start(int(name))))
     return found
 
 
 def _ancestors() -> list[int]:
     """This process and its parents, nearest first, up to init (Linux; else just this one)."""
+    cached = _ANCESTORS.get(os.getpid())
+    if cached is not None:
+        return cached
     found, pid = [], os.getpid()
     while pid > 1 and pid not in found:
         found.append(pid)
@@ -105,6 +110,7 @@ def _ancestors() -> list[int]:
                 pid = int(handle.read().rsplit(b")", 1)[1].split()[1])
         except (OSError, IndexError, ValueError):
             break
+    _ANCESTORS[os.getpid()] = found
     return found
 
 

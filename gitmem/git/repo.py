@@ -167,14 +167,16 @@ class GitRepo:
         author: tuple[str, str] | None = None,
         allow_empty: bool = False,
     ) -> str | None:
-        """Stage exactly `paths` and commit them on HEAD; None when nothing changed."""
+        """Stage exactly `paths` and commit them (and only them) on HEAD; None when nothing changed."""
         paths = list(paths)
         for attempt in range(_LOCK_RETRIES):
             self._before_write(False)
             try:
-                index = worktree.stage(self._repo, self._root, [_clean_path(p) for p in paths])
-                tree = index.write_tree()
+                clean = [_clean_path(p) for p in paths]
+                index = worktree.stage(self._repo, self._root, clean)
                 head = None if self._repo.head_is_unborn else self._commit("HEAD")
+                # Only these paths: what a person staged for their own commit is not taken along.
+                tree = worktree.tree_with(self._repo, head.tree if head else None, index, clean)
                 head_tree = EMPTY_TREE if head is None else str(head.tree_id)
                 if str(tree) == head_tree and not allow_empty:
                     return None

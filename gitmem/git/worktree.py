@@ -51,6 +51,20 @@ def stage(repo: pygit2.Repository, root: Path, paths: list[str]) -> pygit2.Index
     return index
 
 
+def tree_with(repo: pygit2.Repository, base: pygit2.Tree | None, index: pygit2.Index,
+              paths: list[str]) -> pygit2.Oid:
+    """The tree of `base` with `paths` as `index` has them (absent there: removed)."""
+    scratch = pygit2.Index()
+    if base is not None:
+        scratch.read_tree(base)
+    for rel in dict.fromkeys(paths):
+        if rel in index:
+            scratch.add(index[rel])
+        elif rel in scratch:
+            scratch.remove(rel)
+    return scratch.write_tree(repo)
+
+
 def sync_work_tree(repo: pygit2.Repository, root: Path, tree: pygit2.Tree, paths: list[str]) -> None:
     """Make the work tree and index match `tree` at `paths`, keeping other index entries."""
     index = repo.index

@@ -199,7 +199,8 @@ class StoreBase:
         first is looked at again. Returns whether it had to wait (HEAD may have moved)."""
         if not self._lock_depth:
             return False
-        waited = gitgate.wait_for_plain_git(self.root, self.git.git_dir)
+        # Before staging, the announced commits (cheap); just before HEAD moves, every git process.
+        waited = gitgate.wait_for_plain_git(self.root, self.git.git_dir, processes=head_moves_next)
         if not head_moves_next:
             self.clear_stale_git_locks()
         return waited

@@ -34,6 +34,7 @@ from gitmem.git.locks import (
 )
 
 COMMITS_DIR = "state/commits"
+HOOKS_STATE = "state/hooks.json"  # written by `gitmem hooks install`, removed by uninstall
 PLAIN_GIT_WAIT_SECONDS = 60.0  # a writer waits this long for a plain `git commit` to finish
 LIVE_LOCK_WAIT_SECONDS = 10.0  # ... and this long for a lock file some git process may hold
 UNKNOWN_HOLDER_AGE_SECONDS = 10.0  # without /proc: a lock this old and older than the write is stale
@@ -126,7 +127,8 @@ def announcements(root: Path) -> list[Announcement]:
     return found
 
 
-def head_movers(root: Path, git_dir: Path) -> tuple[list[GitProcess], list[Announcement]]:
+def head_movers(root: Path, git_dir: Path, *, processes: bool = True
+                ) -> tuple[list[GitProcess], list[Announcement]]:
     """Plain git commands running in the work tree that may still move HEAD, and the announced
     commits among them. A `git commit` whose hook announced it is past moving HEAD once HEAD
     differs from what it was then (it landed, or a gitmem write came first and the hook refuses
@@ -134,18 +136,21 @@ def head_movers(root: Path, git_dir: Path) -> tuple[list[GitProcess], list[Annou
     head = head_oid(git_dir)
     announced = announcements(root)
     done = {a.pid for a in announced if a.head != head}
-    running = [p for p in git_processes(root) or [] if p.moves_head and p.pid not in done]
+    found = git_processes(root) if processes else None
+    running = [p for p in found or [] if p.moves_head and p.pid not in done]
     return running, [a for a in announced if a.pid not in done]
 
 
-def wait_for_plain_git(root: Path, git_dir: Path, timeout: float = PLAIN_GIT_WAIT_SECONDS) -> bool:
+def wait_for_plain_git(root: Path, git_dir: Path, *, processes: bool = True,
+                       timeout: float = PLAIN_GIT_WAIT_SECONDS) -> bool:
     """Under the store lock: return once no plain git command that moves HEAD is running,
     granting the store to the pre-commit hook of each waiting `git commit` in turn. Returns
-    whether there was anything to wait for."""
+    whether there was anything to wait for. `processes=False` looks only at the commits the
+    hooks announced (cheap); True also at the git processes themselves (Linux)."""
     deadline = time.monotonic() + timeout
     waited_for: set[int] = set()
     while True:
-        running, announced = head_movers(root, git_dir)
+        running, announced = head_movers(root, git_dir, processes=processes)
         if not running and not announced:
             if waited_for:
                 log_event(root, {"event": "waited-for-git", "pids": sorted(waited_for)})
@@ -166,7 +171,9 @@ def wait_for_plain_git(root: Path, git_dir: Path, timeout: float = PLAIN_GIT_WAI
 def note_head_moved(root: Path) -> None:
     """Just after a gitmem write moved HEAD: a `git commit` that started since the last look
     may have read the old HEAD; its hook is told so (state/commits/<pid>.moved) and refuses it
-    with a message to retry, as git would fail it anyway."""
+    with a message to retry, as git would fail it anyway. Without the hooks nobody reads it."""
+    if not (root / HOOKS_STATE).exists():
+        return
     for process in git_processes(root) or []:
         if process.subcommand == "commit":
             folder = root / COMMITS_DIR

@@ -126,3 +126,15 @@ def test_an_interrupted_write_is_committed_under_its_own_name(store: Store) -> N
     messages = git(store.root, "log", "--format=%s").splitlines()
     assert "remember: recovered after an interrupted write" in messages
     assert not (store.root / "state" / "journal.json").exists()
+
+
+def test_a_write_commits_only_its_own_files_not_what_a_person_staged_meanwhile(store: Store) -> None:
+    with store.writing("remember") as txn:
+        store.write_file(txn, "global/semantic/mine.md", "# mine\n\n## Mine\nWritten by gitmem.\n")
+        theirs = store.root / "global" / "procedural" / "theirs.md"
+        theirs.parent.mkdir(parents=True, exist_ok=True)
+        theirs.write_text("# theirs\n\n## Theirs\nStaged by a person for their own commit.\n")
+        git(store.root, "add", "global/procedural/theirs.md")  # after the write absorbed hand edits
+    committed = git(store.root, "show", "--name-only", "--format=", "HEAD").split()
+    assert "global/semantic/mine.md" in committed and "global/procedural/theirs.md" not in committed
+    assert git(store.root, "diff", "--cached", "--name-only").split() == ["global/procedural/theirs.md"]
