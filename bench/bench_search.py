@@ -2,6 +2,7 @@
 with SQLite FTS5 and `git grep` over the same entries and queries as reference lines.
 
 Usage: python bench/bench_search.py [--sizes 1000,10000,50000] [--queries 300] [--updates 20]
+                                    [--partial 100]
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from synthstore import SynthConfig, build_store, make_queries  # noqa: E402
+from synthstore import SynthConfig, build_store, make_partial_queries, make_queries  # noqa: E402
 
 from gitmem.search.files import read_file, scan_memory_files  # noqa: E402
 from gitmem.search.index import SearchIndex  # noqa: E402
@@ -58,6 +59,8 @@ class Row:
     update_ms: list[float] = field(default_factory=list)
     search_watch_ms: list[float] = field(default_factory=list)
     search_scan_ms: list[float] = field(default_factory=list)
+    partial_ms: list[float] = field(default_factory=list)
+    partial_answered: int = 0
     refresh_scan_ms: list[float] = field(default_factory=list)
     index_mb: float = 0.0
     fts_build_s: float = 0.0
@@ -89,6 +92,20 @@ def bench_search(root: Path, queries: list[str], watch: bool) -> list[float]:
     times = [timed(partial(index.search, q, limit=10)) for q in queries]
     index.close()
     return times
+
+
+def bench_partial(root: Path, queries: list[str]) -> tuple[list[float], int]:
+    """Latency of half-typed and mid-word queries (watched index), and how many found anything."""
+    index = SearchIndex(root)
+    index.search("warm up")
+    times, answered = [], 0
+    for query in queries:
+        start = time.perf_counter()
+        hits = index.search(query, limit=10)
+        times.append((time.perf_counter() - start) * 1000)
+        answered += bool(hits)
+    index.close()
+    return times, answered
 
 
 def bench_refresh(root: Path, rounds: int = 50) -> list[float]:
@@ -168,6 +185,9 @@ def run_size(size: int, queries: list[str], args: argparse.Namespace) -> Row:
         row.index_mb = folder_size(tmp / "index") / 1e6
         row.search_watch_ms = bench_search(tmp, queries, watch=True)
         row.search_scan_ms = bench_search(tmp, queries, watch=False)
+        if args.partial:
+            row.partial_ms, row.partial_answered = bench_partial(
+                tmp, make_partial_queries(args.partial))
         row.refresh_scan_ms = bench_refresh(tmp)
         row.update_ms = bench_updates(tmp, paths, args.updates)
         db = tmp / "fts.sqlite"
@@ -214,6 +234,11 @@ def report(rows: list[Row], queries: int) -> str:
     add(f"search p50 / p95, {queries} queries (refresh by change notification)",
         lambda r: _fmt(r.search_watch_ms) + " ms")
     add("search p50 / p95 (refresh stats every file)", lambda r: _fmt(r.search_scan_ms) + " ms")
+    if any(r.partial_ms for r in rows):
+        add(f"partial-word queries p50 / p95, {len(rows[0].partial_ms)} queries (change notification)",
+            lambda r: _fmt(r.partial_ms) + " ms")
+        add("partial-word queries with at least one hit",
+            lambda r: f"{r.partial_answered} of {len(r.partial_ms)}")
     add("refresh alone, stat of every file p50 / p95", lambda r: _fmt(r.refresh_scan_ms) + " ms")
     add("index size", lambda r: f"{r.index_mb:.1f} MB")
     add("reference: SQLite FTS5 unicode61 build", lambda r: f"{r.fts_build_s:.1f} s, {r.fts_mb:.1f} MB")
@@ -234,6 +259,8 @@ def main() -> int:
     parser.add_argument("--updates", type=int, default=20, help="one-file updates per size")
     parser.add_argument("--grep", type=int, default=40, help="queries run through git grep")
     parser.add_argument("--cli", type=int, default=30, help="queries run through the CLI (0: skip)")
+    parser.add_argument("--partial", type=int, default=100,
+                        help="half-typed and mid-word queries timed apart (0: skip)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     queries = make_queries(args.queries)

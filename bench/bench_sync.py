@@ -6,7 +6,11 @@ own, so its sync fetches, merges entry by entry, regenerates the layer indexes a
 timed: B with no local change (a fast-forward), and the reference: the git binary pulling (merge)
 and pushing the same change in a plain clone. Median of --runs fresh setups.
 
-    .venv/bin/python bench/bench_sync.py [--sizes 1,100,1000] [--runs 5]
+Each run is made once per transport (--transports), interleaved: `git`, the git binary (the
+default wherever git is installed), and `pygit2`, libgit2 in-process (the fallback, and the only
+transport before network work moved to the git binary), so both see the same load.
+
+    .venv/bin/python bench/bench_sync.py [--sizes 1,100,1000] [--runs 5] [--transports git,pygit2]
 """
 
 from __future__ import annotations
@@ -108,16 +112,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1,100,1000")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--transports", default="git,pygit2")
     args = parser.parse_args()
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus; median of {args.runs} runs")
-    print(f"{'incoming':>9}  {'sync (merge+push)':>18}  {'sync (fast-forward)':>20}  {'git pull+push':>14}")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus; median of {args.runs} runs;"
+          f" load average {os.getloadavg()[0]:.1f}")
+    print(f"{'incoming':>9}  {'transport':>9}  {'sync (merge+push)':>18}  {'sync (fast-forward)':>20}"
+          f"  {'git pull+push':>14}")
+    transports = args.transports.split(",")
     for size in (int(s) for s in args.sizes.split(",")):
-        runs = []
+        runs: dict[str, list[dict[str, float]]] = {t: [] for t in transports}
         for _ in range(args.runs):
-            with tempfile.TemporaryDirectory(prefix="gitmem-bench-sync-") as tmp:
-                runs.append(one_run(Path(tmp), size))
-        med = {key: statistics.median(r[key] for r in runs) * 1000 for key in runs[0]}
-        print(f"{size:>9}  {med['merge']:>15.0f} ms  {med['ff']:>17.0f} ms  {med['git']:>11.0f} ms")
+            for transport in transports:  # interleaved: a load spike hits both alike
+                os.environ["GITMEM_GIT_TRANSPORT"] = transport
+                with tempfile.TemporaryDirectory(prefix="gitmem-bench-sync-") as tmp:
+                    runs[transport].append(one_run(Path(tmp), size))
+        for transport in transports:
+            done = runs[transport]
+            med = {key: statistics.median(r[key] for r in done) * 1000 for key in done[0]}
+            print(f"{size:>9}  {transport:>9}  {med['merge']:>15.0f} ms  {med['ff']:>17.0f} ms"
+                  f"  {med['git']:>11.0f} ms", flush=True)
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -286,3 +286,33 @@ def make_queries(count: int, seed: int = 11) -> list[str]:
     ]
     weights = [w for w, _ in makers]
     return [r.choices(makers, weights)[0][1]() for _ in range(count)]
+
+
+def make_partial_queries(count: int, seed: int = 13) -> list[str]:
+    """Words typed part of the way (`stagin`) or from the middle (`ployme`), alone or after a
+    whole word, drawn from the same word distribution as the store."""
+    synth = Synth(seed)
+    r = synth.rng
+
+    def word() -> str:
+        while True:
+            picked = synth.zipf(r.choice([NOUNS, NOUNS, VERBS, TOOLS]))
+            if len(picked) >= 6:
+                return picked
+
+    def half_typed() -> str:
+        picked = word()
+        return picked[: len(picked) - r.randrange(1, 4)]
+
+    def mid_word() -> str:
+        picked = word()
+        start = r.randrange(1, 3)
+        return picked[start : max(start + 4, len(picked) - r.randrange(0, 3))]
+
+    makers = [
+        (4, half_typed),
+        (4, mid_word),
+        (2, lambda: f"{synth.zipf(NOUNS)} {r.choice([half_typed, mid_word])()}"),
+    ]
+    weights = [w for w, _ in makers]
+    return [r.choices(makers, weights)[0][1]() for _ in range(count)]

@@ -106,3 +106,10 @@ class LockTimeoutError(GitmemError):
     """The store lock could not be taken in time (exit 3)."""
 
     exit_code = 3
+
+
+class ModelError(GitmemError):
+    """No model returned usable text: every rung of the ladder failed, or a reply could not be
+    read (exit 3). The material it was given is kept for a retry."""
+
+    exit_code = 3

@@ -9,25 +9,35 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 TOKEN_ENV = "GITMEM_GIT_TOKEN"
 
 # Userinfo of any scheme://user:secret@host URL; greedy so an unescaped "@" in a password is covered.
 _URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/\s]+)@")
+# Names of query parameters that carry a credential: ?access_token=, &private_token=, ?key=, ...
+_SECRET_PARAM = re.compile(
+    r"^[A-Za-z0-9_.\-]*(?:token|key|secret|passw(?:or)?d|pwd|auth|sig(?:nature)?|credential)"
+    r"[A-Za-z0-9_.\-]*$", re.IGNORECASE)
+# The value of such a parameter wherever it appears in text (a URL in an error message, a log).
+_QUERY_SECRET = re.compile(
+    r"(?P<lead>[?&;][A-Za-z0-9_.\-]*(?:token|key|secret|passw(?:or)?d|pwd|auth|sig(?:nature)?"
+    r"|credential)[A-Za-z0-9_.\-]*=)(?P<value>[^&#\s'\"]+)", re.IGNORECASE)
 # Tokens read from files during this process, so they are hidden in every later message too.
 _SECRETS: set[str] = set()
 
 
 def register_secret(secret: str | None) -> None:
-    """Remember a secret so redact() hides it from now on."""
+    """Remember a secret (and its percent-encoded spelling) so redact() hides it from now on."""
     if secret and secret.strip():
         _SECRETS.add(secret.strip())
+        _SECRETS.add(quote(secret.strip(), safe=""))
 
 
 def redact(text: str, tokens: Iterable[str] = ()) -> str:
-    """Hide URL userinfo and every known token (env, registered, given) behind ***."""
+    """Hide URL userinfo, credential query parameters and every known token behind ***."""
     out = _URL_USERINFO.sub(lambda m: m["scheme"] + "***@", text)
+    out = _QUERY_SECRET.sub(lambda m: m["lead"] + "***", out)
     secrets = {t for t in (*tokens, os.environ.get(TOKEN_ENV, ""), *_SECRETS) if t}
     # Longest first, so a token that contains another is hidden whole.
     for secret in sorted(secrets, key=len, reverse=True):
@@ -36,18 +46,35 @@ def redact(text: str, tokens: Iterable[str] = ()) -> str:
 
 
 def strip_credentials(url: str) -> tuple[str, str | None]:
-    """Return (url without a password or token in its userinfo, the removed secret or None)."""
+    """(URL without a password, token user name or credential query parameter, the secret or None).
+
+    The secret is percent-decoded, as git itself decodes URL userinfo: `p%40ss` is `p@ss`.
+    """
     if "://" not in url:
         return url, None
     parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url, None
-    host = parts.netloc.rpartition("@")[2]
-    user, secret = parts.username, parts.password
-    if secret is None and user is not None and user in known_tokens():
-        user, secret = None, user  # the token was given as the user name
-    netloc = f"{user}@{host}" if user else host
-    return urlunsplit(parts._replace(netloc=netloc)), secret
+    secrets: list[str] = []
+    netloc = parts.netloc
+    if parts.username is not None or parts.password is not None:
+        host = netloc.rpartition("@")[2]
+        user = parts.username
+        if parts.password is not None:
+            secrets.append(unquote(parts.password))
+        elif user is not None and unquote(user) in known_tokens():
+            secrets.append(unquote(user))  # the token was given as the user name
+            user = None
+        netloc = f"{user}@{host}" if user else host
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        kept = [(k, v) for k, v in pairs if not _SECRET_PARAM.match(k)]
+        secrets += [v for k, v in pairs if _SECRET_PARAM.match(k) and v]
+        if len(kept) != len(pairs):
+            query = urlencode(kept)
+    for secret in secrets:
+        register_secret(secret)
+    clean = urlunsplit(parts._replace(netloc=netloc, query=query))
+    return clean, secrets[0] if secrets else None
 
 
 def known_tokens() -> set[str]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from gitmem import redaction
 from gitmem.store.store import Store
 from support import GIT_ENV, Cli, git
 
@@ -22,6 +23,9 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "home").mkdir(exist_ok=True)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    # Secrets a test registers for redaction are forgotten after it: one test's token must not
+    # hide text in another test's output.
+    monkeypatch.setattr(redaction, "_SECRETS", set())
 
 
 @pytest.fixture

@@ -5,11 +5,13 @@ from __future__ import annotations
 import base64
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import IO
@@ -19,16 +21,27 @@ _TIMEOUT = 30.0
 _CHUNK = 64 * 1024
 
 
+@dataclass(frozen=True)
+class Request:
+    """One request the server answered: what was asked, and with which Basic credentials."""
+
+    method: str
+    path: str
+    user: str | None  # the Basic user name sent (None: no Authorization header)
+    authorized: bool
+
+
 class _GitHTTPServer(ThreadingHTTPServer):
-    """ThreadingHTTPServer carrying the project root and optional required password."""
+    """ThreadingHTTPServer carrying the project root, the required password, and a request log."""
 
     daemon_threads = True
 
-    def __init__(self, project_root: Path, token: str | None) -> None:
+    def __init__(self, project_root: Path, token: str | None, log: list[Request]) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.project_root = project_root
         self.token = token
         self.git = shutil.which("git") or "git"
+        self.log = log
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -50,16 +63,23 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _authorized_user(self) -> str | None:
         """Return the user name when auth is off or the Basic password matches, else None."""
+        sent_user, password = self._basic()
+        ok = self.server.token is None or password == self.server.token
+        self.server.log.append(Request(self.command, self.path, sent_user, ok))
         if self.server.token is None:
-            return "anonymous"
+            return sent_user or "anonymous"
+        return (sent_user or "user") if ok else None
+
+    def _basic(self) -> tuple[str | None, str | None]:
+        """(user, password) of the Basic Authorization header, or (None, None)."""
         header = self.headers.get("Authorization", "")
         if not header.startswith("Basic "):
-            return None
+            return None, None
         try:
             user, _, password = base64.b64decode(header[6:]).decode().partition(":")
         except (ValueError, UnicodeDecodeError):
-            return None
-        return (user or "user") if password == self.server.token else None
+            return None, None
+        return user, password
 
     def _deny(self) -> None:
         """Answer 401 with a Basic challenge."""
@@ -191,18 +211,62 @@ def _split_cgi(output: bytes) -> tuple[bytes, bytes]:
     return output[:at], output[at + width :]
 
 
+class GitHTTP(str):
+    """The base URL of a running server (a str), with the requests it answered so far."""
+
+    requests: list[Request]
+
+
 @contextmanager
-def serve_git_http(project_root: Path, *, token: str | None = None) -> Iterator[str]:
-    """Serve the repositories under `project_root` over smart HTTP on 127.0.0.1; yield the base URL."""
+def serve_git_http(project_root: Path, *, token: str | None = None) -> Iterator[GitHTTP]:
+    """Serve the repositories under `project_root` over smart HTTP on 127.0.0.1; yield the base URL.
+
+    With `token`, every request needs HTTP Basic auth whose password is the token (any user name).
+    The yielded URL's `requests` lists every request with the user name it carried.
+    """
     if shutil.which("git") is None:
         raise RuntimeError("the git command-line tool is required for the HTTP test server")
-    server = _GitHTTPServer(Path(project_root).resolve(), token)
+    log: list[Request] = []
+    server = _GitHTTPServer(Path(project_root).resolve(), token, log)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         host, port = server.server_address[:2]
-        yield f"http://{host!s}:{port}/"
+        base = GitHTTP(f"http://{host!s}:{port}/")
+        base.requests = log
+        yield base
     finally:
         server.shutdown()
         server.server_close()
         thread.join(timeout=_TIMEOUT)
+
+
+@contextmanager
+def serve_silence() -> Iterator[str]:
+    """A loopback HTTP address that accepts connections and never answers; yields its base URL.
+
+    For time-out tests: a client that waits for it forever is a client that hangs.
+    """
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            with suppress(OSError):
+                conn, _ = listener.accept()
+                held.append(conn)  # keep it open, say nothing
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/"
+    finally:
+        stop.set()
+        thread.join(timeout=_TIMEOUT)
+        for conn in held:
+            conn.close()
+        listener.close()

@@ -5,12 +5,26 @@ Library modules are imported inside each command so that `gitmem --help` starts 
 
 from __future__ import annotations
 
-from gitmem.cli import entries, hooks, search, store, sync, workspace
+from gitmem.cli import (
+    activity,
+    capture,
+    documents,
+    entries,
+    history,
+    hooks,
+    models,
+    runtime,
+    search,
+    store,
+    sync,
+    workspace,
+)
 from gitmem.cli.main import cli
 
 __all__ = ["cli", "main"]
 
-for _module in (store, entries, workspace, search, sync, hooks):
+for _module in (store, entries, workspace, search, sync, hooks, models, capture, history, activity,
+                runtime, documents):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

@@ -5,7 +5,8 @@ hidden `gitmem hook NAME` the installed hook scripts can call. Parse, call the l
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -13,6 +14,9 @@ from gitmem.cli.options import emit, get_store, json_option, print_write, scope_
 
 if TYPE_CHECKING:
     from gitmem.githooks.install import HooksReport
+    from gitmem.history.codehook import CodeHookReport
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _report_text(report: HooksReport) -> str:
@@ -32,36 +36,81 @@ def hooks() -> None:
     """Git hooks of the store: normalize commits made with plain git, keep search current."""
 
 
+def _code_text(report: CodeHookReport) -> str:
+    extra = " (runs your previous hook first)" if report.chained else ""
+    store = f", records into {report.store}" if report.store else ""
+    return "\n".join([f"code repository: {report.repo}", f"  post-commit: {report.state}{store}{extra}",
+                      *report.notes])
+
+
+def repo_option(func: F) -> F:
+    return click.option("--repo", type=click.Path(file_okay=False),
+                        help="A code repository: its post-commit hook records commits in history.")(func)
+
+
 @hooks.command(name="install")
+@repo_option
 @json_option
 @click.pass_context
-def hooks_install(ctx: click.Context, as_json: bool) -> None:
-    """Install the hooks and the merge driver (idempotent; keeps and chains existing hooks)."""
+def hooks_install(ctx: click.Context, repo: str | None, as_json: bool) -> None:
+    """Install the store's hooks and merge driver, or with --repo a code repository's post-commit
+    hook that records each commit in the background (idempotent; existing hooks are chained)."""
+    store = get_store(ctx)
+    if repo:
+        from pathlib import Path
+
+        from gitmem.history.codehook import install as install_code
+
+        workspace = ctx.find_root().obj.get("workspace")
+        code = install_code(store.root, Path(repo), workspace=workspace)
+        emit(code.as_json(), as_json, _code_text(code))
+        return
     from gitmem.githooks.install import install
 
-    report = install(get_store(ctx).root)
+    report = install(store.root)
     emit(report.as_json(), as_json, _report_text(report))
 
 
 @hooks.command(name="uninstall")
+@repo_option
 @json_option
 @click.pass_context
-def hooks_uninstall(ctx: click.Context, as_json: bool) -> None:
-    """Remove gitmem's hooks, restore the hooks and merge settings that were there before."""
+def hooks_uninstall(ctx: click.Context, repo: str | None, as_json: bool) -> None:
+    """Remove gitmem's hooks (of the store, or with --repo of a code repository) and restore
+    what was there before."""
+    store = get_store(ctx)
+    if repo:
+        from pathlib import Path
+
+        from gitmem.history.codehook import uninstall as uninstall_code
+
+        code = uninstall_code(store.root, Path(repo))
+        emit(code.as_json(), as_json, _code_text(code))
+        return
     from gitmem.githooks.install import uninstall
 
-    report = uninstall(get_store(ctx).root)
+    report = uninstall(store.root)
     emit(report.as_json(), as_json, _report_text(report))
 
 
 @hooks.command(name="status")
+@repo_option
 @json_option
 @click.pass_context
-def hooks_status(ctx: click.Context, as_json: bool) -> None:
-    """Show which hooks are installed and whether the merge driver is configured."""
+def hooks_status(ctx: click.Context, repo: str | None, as_json: bool) -> None:
+    """Show which hooks are installed (with --repo: a code repository's post-commit hook)."""
+    store = get_store(ctx)
+    if repo:
+        from pathlib import Path
+
+        from gitmem.history.codehook import status as code_status
+
+        code = code_status(store.root, Path(repo))
+        emit(code.as_json(), as_json, _code_text(code))
+        return
     from gitmem.githooks.install import status
 
-    report = status(get_store(ctx).root)
+    report = status(store.root)
     emit(report.as_json(), as_json, _report_text(report))
 
 

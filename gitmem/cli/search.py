@@ -21,12 +21,12 @@ def _hit_line(hit: dict[str, Any]) -> str:
 
 @click.command()
 @click.argument("query")
-@click.option("--layer", "-l", help="Only this layer.")
+@click.option("--layer", "-l", help="Only this layer (`documents` for project documents).")
 @click.option("--scope", type=click.Choice(["global", "workspace"]),
               help="global only, or a workspace plus global (default: every scope).")
 @click.option("--workspace", "-w", help="Search this workspace plus global.")
 @click.option("--limit", "-n", type=int, default=10, show_default=True, help="Most results to return.")
-@click.option("--all", "include_all", is_flag=True, help="Include forgotten, superseded and expired entries.")
+@click.option("--all", "include_all", is_flag=True, help="Include forgotten, superseded and expired entries, and archived documents.")
 @json_option
 @click.pass_context
 def search(ctx: click.Context, query: str, layer: str | None, scope: str | None, workspace: str | None,

@@ -21,13 +21,19 @@ from gitmem.cli.options import (
 def init(ctx: click.Context, remote: str | None, branch: str, as_json: bool) -> None:
     """Create the store (or adopt an existing git repo) with its layout, SYSTEM.md and .gitignore."""
     from gitmem.store.store import Store
-    from gitmem.sync.remote import init_store
+    from gitmem.sync.remote import init_remote_store
 
     obj = ctx.find_root().obj
     store = Store(obj["root"], workspace=obj["workspace"])
-    created = init_store(store, remote=remote, branch=branch)
-    verb = "created" if created else "already initialised"
-    emit({"root": str(store.root), "created": created}, as_json, f"gitmem store {verb} at {store.root}")
+    result = init_remote_store(store, remote=remote, branch=branch)
+    verb = "created" if result.created else "already initialised"
+    text = f"gitmem store {verb} at {store.root}"
+    if result.remote:
+        text += f"\nremote: {result.remote} ({'cloned' if result.cloned else 'set as origin'})"
+    if result.token_message:
+        text += f"\n{result.token_message}"
+    emit({"root": str(store.root), "created": result.created, "cloned": result.cloned,
+          "remote": result.remote, "token": result.token_message}, as_json, text)
 
 
 @click.command()
@@ -35,6 +41,7 @@ def init(ctx: click.Context, remote: str | None, branch: str, as_json: bool) -> 
 @click.pass_context
 def status(ctx: click.Context, as_json: bool) -> None:
     """Where the store lives, what it holds, and what needs attention."""
+    from gitmem.cli.capture import memory_work_lines
     from gitmem.verbs.status import status as read_status
 
     data = read_status(get_store(ctx))
@@ -58,6 +65,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
                          f"ahead {sync_state.get('ahead', 0)}, behind {sync_state.get('behind', 0)}")
             if sync_state.get("error"):
                 lines.append(f"sync error: {sync_state['error']}")
+        lines += memory_work_lines(data)
         return "\n".join(lines)
 
     emit(data, as_json, text)

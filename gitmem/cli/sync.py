@@ -1,5 +1,6 @@
-"""CLI commands for sharing one memory across machines: `gitmem sync`, `gitmem remote set`,
-`gitmem conflicts` and the hidden `gitmem merge-driver` git calls. Parse, call the library, print.
+"""CLI commands for sharing one memory across machines: `gitmem sync [--dry-run]`,
+`gitmem remote set|show`, `gitmem conflicts` and the hidden `gitmem merge-driver` git calls.
+Parse, call the library, print.
 """
 
 from __future__ import annotations
@@ -13,10 +14,18 @@ from gitmem.errors import ConflictError
 
 
 @click.command(name="sync")
+@click.option("--dry-run", is_flag=True,
+              help="Fetch and say what a sync would do; change nothing else.")
 @json_option
 @click.pass_context
-def sync(ctx: click.Context, as_json: bool) -> None:
+def sync(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
     """Commit pending changes, fetch, merge entry by entry, push; exit 3 on conflicts or failure."""
+    if dry_run:
+        from gitmem.sync.dryrun import dry_run as do_dry_run
+
+        preview = do_dry_run(get_store(ctx))
+        emit(preview.as_json(), as_json, preview.text())
+        return
     from gitmem.sync.run import sync as do_sync
 
     progress = None
@@ -29,8 +38,8 @@ def sync(ctx: click.Context, as_json: bool) -> None:
     if report.conflicts:
         files = ", ".join(dict.fromkeys(c.path for c in report.conflicts))
         raise ConflictError(
-            f"{len(report.conflicts)} conflict(s) in {files}: both versions are kept between"
-            " markers; resolve them (see state/CONFLICT.md), then run `gitmem sync`"
+            f"{len(report.conflicts)} conflict(s) in {files}: both versions are kept; resolve"
+            " them (see state/CONFLICT.md), then run `gitmem sync`"
         )
 
 
@@ -45,15 +54,27 @@ def remote() -> None:
 @json_option
 @click.pass_context
 def remote_set(ctx: click.Context, url: str, branch: str | None, as_json: bool) -> None:
-    """Set the remote URL (stored without credentials; a token in it goes to state/git-token)."""
+    """Set the remote URL (stored without credentials; a token in it goes to git's credential
+    helper, else to state/git-token) and make the branch track it."""
     from gitmem.sync.remote import remote_set as do_remote_set
 
     data = do_remote_set(get_store(ctx), url, branch=branch)
-    text = f"remote: {data['remote']} (branch {data['branch']})"
-    if data["token_saved"]:
-        text += (f"\nthe token in the URL was saved to {data['token_file']} (mode 600);"
-                 " it is not stored in the URL or in any committed file")
+    text = f"remote: {data['remote']} (branch {data['branch']}, tracking {data['upstream']})"
+    if data["token_message"]:
+        text += f"\n{data['token_message']}"
     emit(data, as_json, text)
+
+
+@remote.command(name="show")
+@json_option
+@click.pass_context
+def remote_show(ctx: click.Context, as_json: bool) -> None:
+    """The remote (redacted), branch and upstream, where credentials come from, the last sync."""
+    from gitmem.sync.remoteinfo import remote_show as do_remote_show
+    from gitmem.sync.remoteinfo import render_remote_show
+
+    data = do_remote_show(get_store(ctx))
+    emit(data, as_json, lambda: render_remote_show(data))
 
 
 @click.command(name="conflicts")

@@ -93,6 +93,8 @@ def context(ctx: click.Context, cwd: str | None, max_chars: int | None, subagent
     from gitmem.verbs.context import build_card
 
     store = get_store(ctx)
+    if cwd:
+        store.cwd = Path(cwd).resolve()  # the workspace's git branch decides what runtime memory shows
     workspace = None
     try:
         workspace = store.resolve_workspace(cwd=Path(cwd).resolve() if cwd else None)

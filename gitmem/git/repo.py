@@ -1,7 +1,7 @@
 """The git layer: commits, status, history, remotes and sync plumbing over pygit2.
 
-This module and `gitmem.gitauth` (credentials, redaction, error mapping) are the only ones that
-import pygit2; everything else speaks in repo-relative posix paths and hex oids.
+Only modules of gitmem/git/ import pygit2; everything else speaks in repo-relative posix paths and
+hex oids. Network work goes through the git binary (transport.py).
 """
 
 from __future__ import annotations
@@ -23,15 +23,10 @@ from pygit2.enums import (
 
 from gitmem.errors import GitLayerError, InvalidInputError, NotFoundError
 from gitmem.git import history, transport, worktree
-from gitmem.git.credentials import (
-    map_local_error,
-    redact,
-    register_secret,
-    strip_credentials,
-)
+from gitmem.git.credentials import PushRejectedError, map_local_error, redact, strip_credentials
 from gitmem.git.history import CommitInfo
 from gitmem.git.history import clean_path as _clean_path
-from gitmem.git.transport import PushRejectedError
+from gitmem.git.remotes import RemoteOps
 
 __all__ = ["CommitInfo", "GitRepo", "PushRejectedError", "redact", "strip_credentials"]
 
@@ -50,8 +45,11 @@ def _is_under(path: str, prefixes: list[str] | None) -> bool:
     return any(not p or path == p or path.startswith(p + "/") for p in prefixes)
 
 
-class GitRepo:
-    """A non-bare git repository opened exactly at `root` (parent directories are never searched)."""
+class GitRepo(RemoteOps):
+    """A non-bare git repository opened exactly at `root` (parent directories are never searched).
+
+    Remote operations (fetch, push, upstream tracking) come from RemoteOps (remotes.py).
+    """
 
     def __init__(self, root: Path, *, token_file: Path | None = None) -> None:
         self._root = Path(root).absolute()
@@ -256,43 +254,7 @@ class GitRepo:
         with contextlib.suppress(KeyError):
             del self._local_config()[key]
 
-    # -- remotes -----------------------------------------------------------------------------
-
-    def set_remote(self, url: str, name: str = "origin") -> None:
-        """Create or update a remote; a password or token in the URL is never stored."""
-        clean, secret = strip_credentials(url)
-        register_secret(secret)
-        try:
-            if name in list(self._repo.remotes.names()):
-                self._repo.remotes.set_url(name, clean)
-            else:
-                self._repo.remotes.create(name, clean)
-        except _GIT_ERRORS as exc:
-            raise map_local_error(exc, f"set remote {name}") from exc
-
-    def remote_url(self, name: str = "origin") -> str | None:
-        """The configured URL of a remote, or None when there is no such remote."""
-        try:
-            return self._repo.remotes[name].url
-        except _GIT_ERRORS:
-            return None
-
-    def fetch(self, *, remote: str = "origin", branch: str | None = None) -> str | None:
-        """Fetch all branches of `remote`; return refs/remotes/<remote>/<branch>'s oid or None."""
-        return transport.fetch(self._repo, remote, branch or self.branch(), self.token_file)
-
-    def remote_branches(self, remote: str = "origin") -> list[str]:
-        """Branch names of `remote` as last fetched (refs/remotes/<remote>/*), sorted."""
-        prefix = f"refs/remotes/{remote}/"
-        return sorted(
-            name.removeprefix(prefix)
-            for name in self._repo.references
-            if name.startswith(prefix) and not name.endswith("/HEAD")
-        )
-
-    def push(self, *, remote: str = "origin", branch: str | None = None) -> None:
-        """Push the branch; PushRejectedError when the remote has commits we lack."""
-        transport.push(self._repo, remote, branch or self.branch(), self.token_file)
+    # -- history between two commits ---------------------------------------------------------
 
     def ahead_behind(self, local: str, upstream: str) -> tuple[int, int]:
         """(commits only in local, commits only in upstream)."""

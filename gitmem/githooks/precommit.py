@@ -50,7 +50,9 @@ def pre_commit(root: Path) -> int:
     if git_pid is not None:
         gitgate.announce(root, git_pid, head)
     warming = _warm_imports()  # the parser loads while git lists what is staged
-    changes = [c for c in gitcli.staged_changes(root) if _relevant(c.path)]
+    staged = gitcli.staged_changes(root)
+    changes = [c for c in staged if _relevant(c.path)]
+    runtime = sorted({scope for c in staged if (scope := _runtime_scope(c.path))})
     blobs = gitcli.read_blobs(root, [c.oid for c in changes if c.status != "D"])
     warming.join()  # import nothing on this thread before the warming one is done
     with gitgate.hook_turn(root, git_pid, timeout=LOCK_SECONDS):
@@ -58,9 +60,49 @@ def pre_commit(root: Path) -> int:
             say("a gitmem write moved HEAD just as this commit started; nothing was committed "
                 "and what you staged is unchanged: run the same `git commit` again")
             return 1
-        if not changes:
-            return 0
-        return _pre_commit_locked(root, changes, head, blobs)
+        if runtime and _runtime_locked(root, runtime):
+            return 1
+        return _pre_commit_locked(root, changes, head, blobs) if changes else 0
+
+
+def _runtime_scope(path: str) -> str | None:
+    if "/runtime/" not in path:
+        return None
+    from gitmem.githooks.runtime import runtime_scope
+
+    return runtime_scope(path)
+
+
+def _runtime_locked(root: Path, scopes: list[str]) -> int:
+    """Import staged hand edits of USER.md / MEMORY.md; 1 (commit refused) when a line breaks
+    the rules."""
+    from gitmem.githooks.runtime import import_staged, stage_runtime
+    from gitmem.runtime.budget import Limits
+    from gitmem.store.registry import load_registry
+
+    try:
+        limits = Limits.from_settings(load_registry(root).setting("runtime"))
+        results = [import_staged(root, scope, limits) for scope in scopes]
+    except GitmemError as exc:
+        say(f"commit refused: {exc}")
+        return 1
+    problems = [problem for _result, found in results for problem in found]
+    if problems:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        say("commit refused: fix the runtime memory lines above and commit again")
+        return 1
+    for result, _found in results:
+        whole, index_only = stage_runtime(root, result)
+        _stage(root, whole)
+        if index_only:
+            gitcli.set_index_entries(root, index_only)
+            also = _partial_commit_index(root)
+            if also is not None:
+                gitcli.set_index_entries(root, index_only, index_file=also)
+        for note in result.notes:
+            say(f"imported hand edit: {note}")
+    return 0
 
 
 def _warm_imports() -> threading.Thread:

@@ -66,16 +66,26 @@ def run_hook(name: str, args: list[str], root: Path | None = None) -> int:
     root = (root or Path.cwd()).absolute()
     if name != "pre-commit":
         stdin_text = sys.stdin.read() if name == "post-rewrite" else ""
-        return post_hook(root, name, args, stdin_text)
+        return _recorded(root, name, post_hook(root, name, args, stdin_text))
     try:
-        return pre_commit(root)
+        return _recorded(root, name, pre_commit(root))
     except GitmemError as exc:
         say(f"pre-commit: {exc}")
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback
         log_event(root, {"event": "hook-failed", "hook": name, "error": f"{type(exc).__name__}: {exc}"})
         say(f"pre-commit: internal error: {type(exc).__name__}: {exc}")
     say("commit refused; `git commit --no-verify` skips the check")
-    return 1
+    return _recorded(root, name, 1)
+
+
+def _recorded(root: Path, name: str, code: int) -> int:
+    """Log and count one hook run in a store (not in a folder that is none)."""
+    if (root / "memory.json").is_file():
+        from gitmem.observe.record import record
+
+        counts = ["hooks.total", f"hooks.{name}"] + (["failures.hook"] if code else [])
+        record(root, "hook", count=counts, hook=name, exit=code)
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:

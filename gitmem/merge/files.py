@@ -14,9 +14,10 @@ from gitmem.merge.records import merge_records, merge_registry
 _GENERATED_RE = re.compile(
     r"^(?:SYSTEM\.md|(?:global|workspaces/[^/]+)/runtime/(?:USER|MEMORY)\.md)$"
 )
+_APPEND_ONLY_RE = re.compile(r"^(?:global|workspaces/[^/]+)/runtime/[A-Z]+\.archive\.md$")
 _REGISTRY_RE = re.compile(r"^(?:memory\.json|workspaces/[^/]+/meta\.json)$")
 _RECORDS_RE = re.compile(
-    r"^(?:documents/index\.json|(?:global|workspaces/[^/]+)/runtime/.+\.json)$"
+    r"^(?:(?:global/|workspaces/[^/]+/)?documents/index\.json|(?:global|workspaces/[^/]+)/runtime/.+\.json)$"
 )
 
 
@@ -32,6 +33,20 @@ def merge_json_records(
 ) -> MergeResult:
     """Runtime and document JSON: lists of records matched on `key`, else on `content`."""
     return merge_records(base, ours, theirs, key=key, path=path)
+
+
+def merge_appended(path: str, base: str | None, ours: str, theirs: str) -> MergeResult:
+    """A file both sides only appended to (runtime archive lists): ours' lines, then theirs'
+    new ones; anything else is merged line by line."""
+    start = base or ""
+    if ours.startswith(start) and theirs.startswith(start):
+        mine = ours[len(start):]
+        new = [line for line in theirs[len(start):].splitlines(keepends=True)
+               if line not in mine.splitlines(keepends=True)]
+        if mine and not mine.endswith("\n") and new:
+            mine += "\n"
+        return MergeResult(start + mine + "".join(new))
+    return merge_lines(path, base, ours, theirs)
 
 
 def is_generated(path: str) -> bool:
@@ -70,6 +85,8 @@ def merge_file(
     if is_generated(path):
         placeholder = theirs if ours == base else ours
         return MergeResult(placeholder, regenerate=ours != theirs)
+    if _APPEND_ONLY_RE.match(path):
+        return merge_appended(path, base, ours, theirs)
     kind = classify_path(path).kind
     if kind in ("topic", "single"):
         return merge_topic_text(path, base, ours, theirs, taken_ids=taken_ids)

@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from gitmem.errors import ParseError
+from gitmem.format.document import DOCUMENT_COPY_RE
 from gitmem.format.entry import Entry
 from gitmem.format.freshness import entry_volatility
 from gitmem.format.layers import LAYERS, classify_path
 from gitmem.format.markdown import conflict_marker_lines, parse_topic_file
+from gitmem.search.documents import document_sections
 
 SCHEMA_VERSION = 1
 MANIFEST_NAME = "manifest.json"
@@ -34,11 +36,13 @@ BODY_STORE_CHARS = 4000
 
 @lru_cache(maxsize=65536)
 def indexable(relpath: str) -> bool:
-    """True for topic files and single files of an indexed layer (state.md)."""
+    """True for topic files, single files of an indexed layer (state.md) and document copies."""
     role = classify_path(relpath)
     if role.kind == "topic":
         return True
-    return role.kind == "single" and LAYERS[role.layer].indexed
+    if role.kind == "single":
+        return LAYERS[role.layer].indexed
+    return DOCUMENT_COPY_RE.match(relpath) is not None
 
 
 FileStamp = tuple[int, int]  # (mtime_ns, size): the cheap identity of a file on disk
@@ -81,7 +85,22 @@ def _scan_scope(folder: str, prefix: str, topic_dirs: frozenset[str], singles: f
             elif name in singles:
                 st = item.stat()
                 out[f"{prefix}/{name}"] = (st.st_mtime_ns, st.st_size)
+            elif name == "documents" and item.is_dir():
+                _scan_documents(item.path, f"{prefix}/documents", out)
         except OSError:  # vanished while scanning, or a dangling link: not a memory file now
+            continue
+
+
+def _scan_documents(folder: str, prefix: str, out: dict[str, FileStamp]) -> None:
+    """Stat the managed document copies under `documents/active` and `documents/archived`."""
+    for status in ("active", "archived"):
+        try:
+            with os.scandir(os.path.join(folder, status)) as files:
+                for sub in files:
+                    if sub.name.endswith(".md") and sub.name[0] != "." and sub.is_file():
+                        st = sub.stat()
+                        out[f"{prefix}/{status}/{sub.name}"] = (st.st_mtime_ns, st.st_size)
+        except OSError:
             continue
 
 
@@ -203,6 +222,8 @@ def read_file(root: Path, relpath: str) -> FileContent | None:
         return None
     record = FileRecord(st.st_mtime_ns, st.st_size, digest(data), time.time_ns())
     text = data.decode("utf-8", errors="replace")
+    if DOCUMENT_COPY_RE.match(relpath):
+        return FileContent(record, document_sections(relpath, text, BODY_STORE_CHARS))
     try:
         topic = parse_topic_file(text, relpath)
     except ParseError as exc:

@@ -15,9 +15,9 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
-from datetime import date
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from gitmem.errors import StoreStateError
 from gitmem.search.index import INDEX_DIR, SearchHit, SearchIndex
@@ -33,13 +33,11 @@ class GuardedIndex(SearchIndex):
         self._note = note or (lambda _message: None)
         self._fallback: SearchIndex | None = None  # where searches go when index/ cannot serve
 
-    def search(self, query: str, *, scopes: Sequence[str] | None = None, layer: str | None = None,
-               limit: int = 10, include_all: bool = False, now: date | None = None) -> list[SearchHit]:
-        """Ranked entries; a damaged index is repaired or rebuilt, one that cannot be used is
-        replaced by a private index, with a one-line note."""
+    def search(self, query: str, **options: Any) -> list[SearchHit]:
+        """Ranked entries (SearchIndex.search's options); a damaged index is repaired or rebuilt,
+        one that cannot be used is replaced by a private index, with a one-line note."""
         def run(index: SearchIndex) -> list[SearchHit]:
-            return SearchIndex.search(index, query, scopes=scopes, layer=layer, limit=limit,
-                                      include_all=include_all, now=now)
+            return SearchIndex.search(index, query, **options)
 
         problem = None if self._fallback else location_problem(self.dir)
         for attempt in (1, 2):

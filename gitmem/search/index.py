@@ -16,7 +16,7 @@ import contextlib
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -357,10 +357,13 @@ class SearchIndex:
         return view
 
     def search(self, query: str, *, scopes: Sequence[str] | None = None, layer: str | None = None,
-               limit: int = 10, include_all: bool = False, now: date | None = None) -> list[SearchHit]:
-        """Ranked entries matching `query` (plain words; no query syntax is interpreted)."""
+               limit: int = 10, include_all: bool = False, now: date | None = None,
+               windows: Mapping[str, int] | None = None) -> list[SearchHit]:
+        """Ranked entries matching `query` (plain words; no query syntax is interpreted);
+        `windows`: the store's freshness windows in days by volatility (default: the defaults)."""
         self.refresh()
-        request = SearchRequest(query, scopes, layer, limit, include_all, now or date.today())
+        request = SearchRequest(query, scopes, layer, limit, include_all, now or date.today(),
+                                windows)
         if limit < 1 or not query_groups(query):
             return []
         try:

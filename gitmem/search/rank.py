@@ -17,12 +17,13 @@ from __future__ import annotations
 import math
 import operator
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
 from gitmem.format.freshness import DEFAULT_WINDOWS, GRADE_PENALTY, Freshness, classify, parse_day
 from gitmem.search.analysis import QueryGroup, index_terms
+from gitmem.search.partial import Lexicon, partial_alternatives
 
 K1 = 1.2
 
@@ -44,7 +45,6 @@ FIELDS: dict[str, FieldWeighting] = {
 ID_WEIGHT = 4.0  # an entry's own Id, indexed as one strong term
 IMPORTANCE_BOOST: dict[str, float] = {"critical": 1.3, "high": 1.15, "normal": 1.0, "low": 0.85}
 COVERAGE_BONUS = 0.6  # an entry matching every query word scores up to 60% more
-PREFIX_WEIGHT = 0.7  # words found only by prefix count a little less than exact words
 SNIPPET_CHARS = 200
 _SPACE_RE = re.compile(r"\s+")
 
@@ -81,24 +81,34 @@ def idf(doc_count: int, doc_frequency: int) -> float:
 class WordPlan:
     """How one query word matches: the best of its alternatives, or all of its parts together."""
 
-    alternatives: tuple[tuple[str, float], ...]  # (term, multiplier)
+    alternatives: tuple[tuple[str, float], ...]  # (term, multiplier); < 1.0: a partial match
     parts: tuple[str, ...] = ()
 
     def terms(self) -> list[str]:
         return [t for t, _ in self.alternatives] + list(self.parts)
 
+    @property
+    def partial(self) -> bool:
+        """True when some entry may match this word only partially."""
+        return any(multiplier < 1.0 for _term, multiplier in self.alternatives)
 
-def plan_words(groups: Sequence[QueryGroup], has_term: Callable[[str], bool],
-               expand: Callable[[str], list[str]]) -> list[WordPlan]:
-    """One plan per query word; words that cannot match anything get an empty plan."""
+
+def plan_words(groups: Sequence[QueryGroup], lexicon: Lexicon, limit: int) -> list[WordPlan]:
+    """One plan per query word; words that cannot match anything get an empty plan.
+
+    A plain word that matches no entry whole is matched as part of longer words (partial.py);
+    so is a one-word query with fewer than `limit` whole matches, to fill the page below them.
+    """
+    few = limit if len(groups) == 1 else 1
     plans: list[WordPlan] = []
     for group in groups:
-        alternatives = [(t, 1.0) for t in group.terms if has_term(t)]
+        frequencies = {t: lexicon.doc_frequency(t) for t in group.terms}
+        alternatives = [(t, 1.0) for t, df in frequencies.items() if df > 0]
         parts = tuple(p for p in group.parts if p not in group.terms)
-        if len(parts) < 2 or not all(has_term(p) for p in parts):
+        if len(parts) < 2 or not all(lexicon.doc_frequency(p) > 0 for p in parts):
             parts = ()
-        if not alternatives and not parts and group.prefixable:
-            alternatives = [(t, PREFIX_WEIGHT) for t in expand(group.raw)]
+        if group.prefixable and not parts and sum(frequencies.values()) < few:
+            alternatives += partial_alternatives(group.raw, lexicon, exclude=frequencies)
         plans.append(WordPlan(tuple(alternatives), parts))
     return plans
 
@@ -106,16 +116,23 @@ def plan_words(groups: Sequence[QueryGroup], has_term: Callable[[str], bool],
 Postings = Callable[[str], Iterable[tuple[Iterable[int], Sequence[float]]]]
 
 
-def _best_of(plan: WordPlan, postings: Postings, idf_of: Callable[[str], float]) -> dict[int, float]:
-    """Score of one query word per entry: its best alternative, or the sum of all its parts."""
-    best: dict[int, float] = {}
+def _best_of(plan: WordPlan, postings: Postings, idf_of: Callable[[str], float],
+             best: list[float]) -> tuple[set[int], set[int]]:
+    """Score of one query word per entry into `best` (zeroed, indexed by docnum): its best
+    alternative, or the sum of all its parts. Returns the entries matched and those matched whole."""
+    seen: set[int] = set()
+    whole: set[int] = set()
     for term, multiplier in plan.alternatives:
         factor = idf_of(term) * multiplier
         for ids, weights in postings(term):
-            for doc, weight in zip(ids, weights, strict=True):
+            block = tuple(ids)
+            for doc, weight in zip(block, weights, strict=True):
                 score = factor * weight
-                if score > best.get(doc, 0.0):
+                if score > best[doc]:
                     best[doc] = score
+            seen.update(block)
+            if multiplier >= 1.0:
+                whole.update(block)
     if plan.parts:
         sums: dict[int, float] = {}
         counts: dict[int, int] = {}
@@ -127,9 +144,11 @@ def _best_of(plan: WordPlan, postings: Postings, idf_of: Callable[[str], float])
                     counts[doc] = counts.get(doc, 0) + 1
         need = len(plan.parts)
         for doc, count in counts.items():
-            if count == need and sums[doc] > best.get(doc, 0.0):
-                best[doc] = sums[doc]
-    return best
+            if count == need:
+                seen.add(doc)
+                whole.add(doc)
+                best[doc] = max(best[doc], sums[doc])
+    return seen, whole
 
 
 def coverage_factor(matched: int, total: int) -> float:
@@ -147,12 +166,20 @@ class Scores:
     matched: bytearray
     docs: set[int]
     words: int
+    whole: set[int] | None = None  # docs matching some word whole; None: all of them
 
     def bases(self, docs: Sequence[int]) -> list[float]:
         """BM25F x coverage bonus of each doc (the loops run in C via map)."""
         bonus = [coverage_factor(n, self.words) for n in range(256)]
         return list(map(operator.mul, map(self.total.__getitem__, docs),
                         map(bonus.__getitem__, map(self.matched.__getitem__, docs))))
+
+    def tiers(self, docs: list[int]) -> list[list[int]]:
+        """Docs that match some query word whole, then docs found only through partial words."""
+        if self.whole is None:
+            return [docs]
+        whole = self.whole
+        return [[d for d in docs if d in whole], [d for d in docs if d not in whole]]
 
 
 def score_entries(plans: Sequence[WordPlan], postings: Postings, idf_of: Callable[[str], float],
@@ -161,6 +188,7 @@ def score_entries(plans: Sequence[WordPlan], postings: Postings, idf_of: Callabl
     total = [0.0] * doc_count  # accumulators indexed by docnum: cheaper than dict updates
     matched = bytearray(doc_count)
     seen: set[int] = set()
+    whole: set[int] | None = set() if any(plan.partial for plan in plans) else None
     for plan in plans:
         if len(plan.alternatives) == 1 and not plan.parts:  # the common case: one plain term
             term, multiplier = plan.alternatives[0]
@@ -171,13 +199,18 @@ def score_entries(plans: Sequence[WordPlan], postings: Postings, idf_of: Callabl
                     total[doc] += factor * weight
                     matched[doc] += 1
                 seen.update(block)
+                if whole is not None and multiplier >= 1.0:
+                    whole.update(block)
         elif plan.alternatives or plan.parts:
-            best = _best_of(plan, postings, idf_of)
-            for doc, score in best.items():
-                total[doc] += score
+            best = [0.0] * doc_count
+            found, whole_here = _best_of(plan, postings, idf_of, best)
+            for doc in found:
+                total[doc] += best[doc]
                 matched[doc] += 1
-            seen.update(best)
-    return Scores(total, matched, seen, min(len(plans), 255))
+            seen.update(found)
+            if whole is not None:
+                whole.update(whole_here)
+    return Scores(total, matched, seen, min(len(plans), 255), whole)
 
 
 # -- final ranking ---------------------------------------------------------------------------
@@ -187,6 +220,19 @@ IMPORTANCE_CODES: dict[str, int] = {"low": 0, "normal": 1, "high": 2, "critical"
 VOLATILITY_CODES: dict[str, int] = {"stable": 0, "normal": 1, "volatile": 2}
 _IMPORTANCE_NAMES = {code: name for name, code in IMPORTANCE_CODES.items()}
 _VOLATILITY_NAMES = {code: name for name, code in VOLATILITY_CODES.items()}
+# Freshness window in days by volatility code (stable, normal, volatile; code 3 is unused and
+# reads as normal), from the store's settings or the defaults.
+Windows = tuple[int, int, int, int]
+
+
+def window_days(windows: Mapping[str, int] | None = None) -> Windows:
+    """The windows of a store's settings (missing volatilities keep their defaults), by code."""
+    merged = {**DEFAULT_WINDOWS, **(windows or {})}
+    stable, normal, volatile = (int(merged[name]) for name in ("stable", "normal", "volatile"))
+    return (stable, normal, volatile, normal)
+
+
+DEFAULT_WINDOW_DAYS = window_days()
 
 
 @dataclass(frozen=True)
@@ -217,19 +263,19 @@ class EntryFacts:
         return cls(_IMPORTANCE_NAMES[packed & 3], _VOLATILITY_NAMES.get(packed >> 2 & 3, "normal"),
                    packed >> 4 & 0xFFFFFF, packed >> 28 & 0xFFFFFF)
 
-    def freshness(self, now: date) -> Freshness:
-        """The same grade `freshness.grade` gives, computed from the packed dates."""
-        window = DEFAULT_WINDOWS.get(self.volatility, DEFAULT_WINDOWS["normal"])
+    def freshness(self, now: date, windows: Windows = DEFAULT_WINDOW_DAYS) -> Freshness:
+        """The same grade `freshness.grade` gives with these windows, from the packed dates."""
+        window = windows[VOLATILITY_CODES.get(self.volatility, 1)]
         today = now.toordinal()
         age = today - self.basis if self.basis else None
         return classify(age, bool(self.until and self.until < today), window)
 
 
 _IMPORTANCE_BY_CODE = [IMPORTANCE_BOOST[_IMPORTANCE_NAMES[code]] for code in range(4)]
-_WINDOW_BY_CODE = [DEFAULT_WINDOWS[_VOLATILITY_NAMES.get(code, "normal")] for code in range(4)]
 
 
-def rank_factor(packed: int, today: int, include_expired: bool) -> float:
+def rank_factor(packed: int, today: int, include_expired: bool,
+                windows: Windows = DEFAULT_WINDOW_DAYS) -> float:
     """importance x freshness multiplier of packed facts on day ordinal `today`; 0.0 hides it."""
     basis = packed >> 4 & 0xFFFFFF
     until = packed >> 28 & 0xFFFFFF
@@ -241,7 +287,7 @@ def rank_factor(packed: int, today: int, include_expired: bool) -> float:
         grade_name = "unverified"
     else:
         age = today - basis
-        window = _WINDOW_BY_CODE[packed >> 2 & 3]
+        window = windows[packed >> 2 & 3]
         grade_name = "stale" if age > window else "aging" if age > window / 2 else "fresh"
     return _IMPORTANCE_BY_CODE[packed & 3] * GRADE_PENALTY[grade_name]
 

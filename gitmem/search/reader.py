@@ -1,20 +1,19 @@
 """Reading the search index: postings, per-document facts, filters and top hits.
 
 Works on the whoosh reader objects `index.py` opens, without importing whoosh itself: the
-hot loops read whole posting blocks and whole columns through two codec internals (each with a
-fallback to the public per-item API, compared in tests), and accumulate scores term at a time.
+hot loops read whole posting blocks, whole columns and the term dictionary through codec
+internals (segments.py), and accumulate scores term at a time.
 """
 
 from __future__ import annotations
 
 import contextlib
 import heapq
-import sys
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from itertools import accumulate, compress
+from itertools import compress, islice
 from operator import itemgetter, mul
 from typing import Any
 
@@ -24,18 +23,25 @@ from gitmem.search.files import FileRecord
 from gitmem.search.rank import (
     EntryFacts,
     Scores,
+    Windows,
     idf,
     plan_words,
-    rank_factor,
     score_entries,
     snippet,
     sort_key,
+    window_days,
+)
+from gitmem.search.segments import (
+    TERMS,
+    SegmentCache,
+    deleted_docs,
+    matcher_blocks,
+    raw_postings,
 )
 
-TERMS = "terms"
-PREFIX_EXPANSIONS = 12
-MIN_PREFIX_CHARS = 3
-HIDDEN_STATUSES = ("forgotten", "superseded")
+__all__ = ["DocLookup", "SearchHit", "SearchRequest", "SegmentCache", "View"]
+
+HIDDEN_STATUSES = ("forgotten", "superseded", "archived")  # archived: project documents
 
 
 @dataclass
@@ -61,7 +67,8 @@ class SearchHit:
 
 @dataclass(frozen=True)
 class SearchRequest:
-    """One search: analysed query, filters and the day freshness is graded on."""
+    """One search: analysed query, filters, the day freshness is graded on and the store's
+    freshness windows (days by volatility; None: the defaults)."""
 
     query: str
     scopes: Sequence[str] | None
@@ -69,116 +76,10 @@ class SearchRequest:
     limit: int
     include_all: bool
     now: date
+    windows: Mapping[str, int] | None = None
 
-
-def matcher_blocks(matcher: Any) -> Iterator[tuple[Iterable[int], Sequence[float]]]:
-    """(doc ids, weights) of a posting list, a whole block at a time when the codec allows."""
-    if type(matcher).__name__ == "FilterMatcher":
-        matcher = matcher.child  # deleted documents are dropped later, when ranking
-    if type(matcher).__name__ == "W3LeafMatcher" and not getattr(matcher, "_byteids", True):
-        # whoosh stores postings in pickled blocks of delta-coded ids; decoding a whole block
-        # at once avoids several Python calls per posting (a test checks this path against the
-        # generic one below).
-        while matcher.is_active():
-            if matcher._data is None:
-                matcher._read_data()
-            matcher._read_weights()
-            yield accumulate(matcher._data[0]), matcher._weights
-            matcher._next_block()
-        return
-    ids: list[int] = []
-    weights: list[float] = []
-    while matcher.is_active():
-        ids.append(matcher.id())
-        weights.append(matcher.weight())
-        matcher.next()
-    yield ids, weights
-
-
-def raw_postings(leaf: Any, fieldname: str, term: str) -> Any:
-    """A segment's posting matcher for a term, deletions not applied; None when absent."""
-    if (fieldname, term) not in leaf:
-        return None
-    terms = getattr(leaf, "_terms", None)
-    if terms is not None and hasattr(terms, "matcher"):
-        # Straight from the codec: whoosh's postings() wraps the matcher to skip deleted docs,
-        # which decodes the first block once more; deleted docs are dropped when ranking.
-        return terms.matcher(fieldname, term.encode("utf-8"), leaf.schema[fieldname].format)
-    return leaf.postings(fieldname, term)
-
-
-def _column_values(leaf: Any, name: str) -> array[int]:
-    """All values of a numeric column of one segment, read at once when the codec allows."""
-    reader = leaf.column_reader(name, translate=False)
-    count = leaf.doc_count_all()
-    dbfile = getattr(reader, "_dbfile", None)
-    if type(reader).__qualname__ == "NumericColumn.Reader" and dbfile is not None:
-        values = array("Q")
-        values.frombytes(dbfile.get(reader._basepos, reader._count * 8))
-        if sys.byteorder == "little":
-            values.byteswap()  # whoosh writes columns big-endian
-        values.extend([0] * (count - len(values)))  # trailing default values are not written
-        return values
-    return array("Q", (reader[doc] for doc in range(count)))
-
-
-def _deleted_docs(leaf: Any) -> Iterable[int]:
-    """Deleted doc numbers of one segment."""
-    known = getattr(leaf, "deleted_docs_set", None)
-    if isinstance(known, frozenset | set):
-        return known
-    return [doc for doc in range(leaf.doc_count_all()) if leaf.is_deleted(doc)]
-
-
-class SegmentCache:
-    """Per-segment data that never changes once a segment is written (facts, key doc sets)."""
-
-    def __init__(self) -> None:
-        self._facts: dict[str, array[int]] = {}
-        self._docs: dict[tuple[str, str, str], frozenset[int]] = {}
-        self._factors: dict[tuple[str, int, bool], array[float]] = {}
-
-    @staticmethod
-    def _name(leaf: Any) -> str:
-        return str(leaf.segment().segment_id())
-
-    def facts(self, leaf: Any) -> array[int]:
-        name = self._name(leaf)
-        if name not in self._facts:
-            self._facts[name] = _column_values(leaf, "facts")
-        return self._facts[name]
-
-    def factors(self, leaf: Any, today: int, include_expired: bool) -> array[float]:
-        """importance x freshness multiplier of every doc of a segment on one day."""
-        key = (self._name(leaf), today, include_expired)
-        if key not in self._factors:
-            memo: dict[int, float] = {}
-            values = array("d")
-            for packed in self.facts(leaf):
-                factor = memo.get(packed)
-                if factor is None:
-                    factor = memo[packed] = rank_factor(packed, today, include_expired)
-                values.append(factor)
-            self._factors[key] = values
-        return self._factors[key]
-
-    def local_docs(self, leaf: Any, fieldname: str, value: str) -> frozenset[int]:
-        key = (self._name(leaf), fieldname, value)
-        if key not in self._docs:
-            docs: set[int] = set()
-            matcher = raw_postings(leaf, fieldname, value)
-            if matcher is not None:
-                for ids, _weights in matcher_blocks(matcher):
-                    docs.update(ids)
-            self._docs[key] = frozenset(docs)
-        return self._docs[key]
-
-    def retain(self, leaves: list[tuple[Any, int]]) -> None:
-        """Forget segments no longer in the index."""
-        live = {self._name(leaf) for leaf, _offset in leaves}
-        self._facts = {k: v for k, v in self._facts.items() if k in live}
-        self._docs = {k: v for k, v in self._docs.items() if k[0] in live}
-        self._factors = {k: v for k, v in self._factors.items() if k[0] in live}
+    def window_days(self) -> Windows:
+        return window_days(self.windows)
 
 
 @dataclass
@@ -192,7 +93,7 @@ class View:
     _docsets: dict[tuple[str, str], frozenset[int]] = field(default_factory=dict)
     _facts: array[int] | None = None
     _deleted: frozenset[int] | None = None
-    _factor_cache: dict[tuple[int, bool], array[float]] = field(default_factory=dict)
+    _factor_cache: dict[tuple[int, bool, Windows], array[float]] = field(default_factory=dict)
 
     def leaves(self) -> list[tuple[Any, int]]:
         return list(self.reader.leaf_readers())
@@ -232,50 +133,45 @@ class View:
             docs: set[int] = set()
             for leaf, offset in self.leaves():
                 if leaf.has_deletions():
-                    docs.update(offset + d for d in _deleted_docs(leaf))
+                    docs.update(offset + d for d in deleted_docs(leaf))
             self._deleted = frozenset(docs)
         return self._deleted
 
-    def has_term(self, term: str) -> bool:
-        return (TERMS, term) in self.reader
+    def doc_frequency(self, term: str) -> int:
+        """Entries holding `term` in the `terms` field (deleted ones until their segment goes)."""
+        return int(self.reader.doc_frequency(TERMS, term))
 
-    def expand(self, word: str) -> list[str]:
-        """Index terms extending `word`, or the longest term `word` extends (a cut-off stem)."""
-        if len(word) < MIN_PREFIX_CHARS:
-            return []
-        reader = self.reader
-        found: list[str] = []
-        for raw in reader.expand_prefix(TERMS, word):
-            found.append(raw.decode("utf-8"))
-            if len(found) >= PREFIX_EXPANSIONS:
-                return found
-        shortest = max(MIN_PREFIX_CHARS + 1, len(word) - 3)
-        for size in range(len(word) - 1, shortest - 1, -1):
-            if (TERMS, word[:size]) in reader:
-                return found + [word[:size]]
-        return found
+    def prefixed(self, prefix: str, limit: int) -> list[str]:
+        """Up to `limit` index terms starting with `prefix`, in dictionary order."""
+        found = islice(self.reader.expand_prefix(TERMS, prefix), limit)
+        return [raw.decode("utf-8") for raw in found]
+
+    def containing(self, fragment: str, limit: int) -> list[str]:
+        """Up to `limit` index terms containing `fragment` anywhere, over all segments."""
+        found: dict[str, None] = {}
+        for leaf, _offset in self.leaves():
+            terms = self.cache.dictionary(leaf).containing(leaf, fragment, limit - len(found))
+            found.update(dict.fromkeys(terms))
+            if len(found) >= limit:
+                break
+        return list(found)
 
     def run(self, request: SearchRequest) -> list[SearchHit]:
         """Score, filter and rank; build the top hits."""
         groups = query_groups(request.query)
-        reader = self.reader
-        frequency: dict[str, int] = {}
-
-        def doc_frequency(term: str) -> int:
-            if term not in frequency:
-                frequency[term] = reader.doc_frequency(TERMS, term)
-            return frequency[term]
-
-        plans = plan_words(groups, lambda t: doc_frequency(t) > 0, self.expand)
-        doc_count = max(1, reader.doc_count_all())
+        lexicon = _MemoLexicon(self)
+        plans = plan_words(groups, lexicon, request.limit)
+        doc_count = max(1, self.reader.doc_count_all())
         scores = score_entries(plans, lambda t: self.postings(TERMS, t),
-                               lambda t: idf(doc_count, doc_frequency(t)), doc_count)
+                               lambda t: idf(doc_count, lexicon.doc_frequency(t)), doc_count)
         docs = self._admitted(scores.docs, request)
         if not docs:
             return []
         words = highlight_words(groups)
         facts = self.facts()
-        return [_hit(fields, score, EntryFacts.unpack(facts[doc]).freshness(request.now), words)
+        windows = request.window_days()
+        return [_hit(fields, score, EntryFacts.unpack(facts[doc]).freshness(request.now, windows),
+                     words)
                 for doc, score, fields in self._top(scores, docs, request)]
 
     def _admitted(self, matching: set[int], request: SearchRequest) -> list[int]:
@@ -292,7 +188,7 @@ class View:
 
     def factors(self, request: SearchRequest) -> array[float]:
         """importance x freshness multiplier of every doc on the request's day (0.0 = hidden)."""
-        key = (request.now.toordinal(), request.include_all)
+        key = (request.now.toordinal(), request.include_all, request.window_days())
         if key not in self._factor_cache:
             values = array("d")
             for leaf, _offset in self.leaves():
@@ -302,9 +198,19 @@ class View:
 
     def _top(self, scores: Scores, docs: list[int],
              request: SearchRequest) -> list[tuple[int, float, dict[str, Any]]]:
-        """The best `limit` docs by final score; ties by path and line (all loops run in C)."""
-        finals = list(map(mul, scores.bases(docs), map(self.factors(request).__getitem__, docs)))
-        best = heapq.nlargest(request.limit, finals)
+        """The best `limit` docs by final score, those matching a query word whole first."""
+        factors = self.factors(request)
+        top: list[tuple[int, float, dict[str, Any]]] = []
+        for tier in scores.tiers(docs):
+            if len(top) < request.limit:
+                top += self._best(scores, tier, factors, request.limit - len(top))
+        return top
+
+    def _best(self, scores: Scores, docs: list[int], factors: array[float],
+              limit: int) -> list[tuple[int, float, dict[str, Any]]]:
+        """The best `limit` of these docs; ties by path and line (all loops run in C)."""
+        finals = list(map(mul, scores.bases(docs), map(factors.__getitem__, docs)))
+        best = heapq.nlargest(limit, finals)
         best = [score for score in best if score > 0.0]
         if not best:
             return []
@@ -315,7 +221,26 @@ class View:
             fields = self.reader.stored_fields(doc)
             chosen.append((sort_key(score, fields["path"], fields["line"]), doc, score, fields))
         chosen.sort(key=itemgetter(0))
-        return [(doc, score, fields) for _key, doc, score, fields in chosen[: request.limit]]
+        return [(doc, score, fields) for _key, doc, score, fields in chosen[:limit]]
+
+
+class _MemoLexicon:
+    """A view's term dictionary for one search, remembering document frequencies."""
+
+    def __init__(self, view: View) -> None:
+        self._view = view
+        self._frequency: dict[str, int] = {}
+
+    def doc_frequency(self, term: str) -> int:
+        if term not in self._frequency:
+            self._frequency[term] = self._view.doc_frequency(term)
+        return self._frequency[term]
+
+    def prefixed(self, prefix: str, limit: int) -> list[str]:
+        return self._view.prefixed(prefix, limit)
+
+    def containing(self, fragment: str, limit: int) -> list[str]:
+        return self._view.containing(fragment, limit)
 
 
 def _hit(fields: dict[str, Any], score: float, fresh: Freshness, words: list[str]) -> SearchHit:

@@ -11,7 +11,7 @@ from typing import Any
 from whoosh.fields import COLUMN, STORED, FieldType, Schema
 
 from gitmem.search.rank import EntryFacts, term_weights
-from gitmem.search.reader import TERMS
+from gitmem.search.segments import TERMS
 
 # These whoosh modules carry no type information; use them as Any.
 columns: Any = importlib.import_module("whoosh.columns")

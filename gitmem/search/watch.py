@@ -46,6 +46,7 @@ WATCH_MASK = (
 STRUCTURAL = IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF
 _EVENT = struct.Struct("iIII")
 _LAYER_DIRS = frozenset(name for name, spec in LAYERS.items() if spec.shape == "topics")
+_DOCUMENT_DIRS = ("active", "archived")
 
 
 @lru_cache(maxsize=1)
@@ -80,6 +81,11 @@ def _watched_folders(root: Path) -> list[str]:
                             if item.name in _LAYER_DIRS and item.is_dir()]
         except OSError:
             continue
+        documents = f"{scope}/documents"
+        if (root / documents).is_dir():  # project documents: documents/active|archived/*.md
+            folders.append(documents)
+            folders += [f"{documents}/{status}" for status in _DOCUMENT_DIRS
+                        if (root / documents / status).is_dir()]
     return folders
 
 
@@ -174,4 +180,6 @@ def _is_memory_folder(parent: str, name: str) -> bool:
     if parent == "workspaces":
         return True
     is_scope = parent == "global" or parent.count("/") == 1
-    return is_scope and name in _LAYER_DIRS
+    if parent.endswith("/documents"):
+        return name in _DOCUMENT_DIRS
+    return is_scope and (name in _LAYER_DIRS or name == "documents")

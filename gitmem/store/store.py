@@ -16,6 +16,7 @@ from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
 from gitmem.format.normalize import Outcome
 from gitmem.fsio import is_temp_name, read_text, refuse_link, sweep_temp
+from gitmem.observe.record import record
 from gitmem.resources import read_text as read_resource
 from gitmem.store import catchup, generated, handedits, journal, tree
 from gitmem.store.base import StoreBase
@@ -31,11 +32,22 @@ __all__ = ["Located", "Store", "WriteTxn", "open_store", "refuse_subagent"]
 class Store(StoreBase):
     """A gitmem store rooted at a folder: the write transaction, hand edits, lookups, init."""
 
+    # The open batch, when writes are being gathered into one commit (see `batch`).
+    _batch: WriteTxn | None = None
+    _batch_stamps: dict[str, str] | None = None
+
     # -- the write transaction ---------------------------------------------------------------
     @contextlib.contextmanager
     def writing(self, verb: str, *, absorb: bool = True) -> Iterator[WriteTxn]:
-        """One logical write: everything changed inside becomes exactly one commit."""
+        """One logical write: everything changed inside becomes exactly one commit.
+
+        Inside `batch()` it joins the batch's transaction instead: no commit of its own.
+        """
         refuse_subagent(verb)
+        if self._batch is not None:
+            with self._joined(self._batch):
+                yield self._batch
+            return
         self.require()
         with self.locked():
             _ = self.registry  # a broken memory.json stops every write before anything changes
@@ -46,6 +58,48 @@ class Store(StoreBase):
             txn = WriteTxn(verb, changed_elsewhere=self.catch_up_catalog())
             yield txn
             self.finish(txn)
+
+    @contextlib.contextmanager
+    def batch(self, verb: str) -> Iterator[WriteTxn]:
+        """Many writes, one commit: every `writing()` inside joins this transaction.
+
+        For bursts (a consolidation pass, a history ingest): each write still goes through its
+        verb (dedup, ids, freshness), and the catalog is brought up to date after each one so the
+        next sees its ids and text; the commit, layer indexes and search update happen once.
+        """
+        with self.writing(verb) as txn:
+            self._batch, self._batch_stamps = txn, {}
+            try:
+                yield txn
+            finally:
+                self._batch, stamps = None, self._batch_stamps or {}
+                self._batch_stamps = None
+            # A file cataloged during the batch and rewritten since is read again by finish().
+            txn.cataloged -= {p for p, stamp in stamps.items() if self._stamp(p) != stamp}
+
+    @contextlib.contextmanager
+    def _joined(self, txn: WriteTxn) -> Iterator[None]:
+        """One write inside a batch; afterwards the catalog holds what it changed."""
+        before = {relpath: self._stamp(relpath) for relpath in txn.touched}
+        try:
+            yield
+        finally:
+            changed = [p for p in txn.touched if before.get(p) != self._stamp(p)]
+            self.catalog.refresh(changed, self._read_lenient)
+            for relpath in changed:
+                txn.parsed.pop(relpath, None)
+                txn.cataloged.add(relpath)
+                if self._batch_stamps is not None:
+                    self._batch_stamps[relpath] = self._stamp(relpath)
+
+    def _stamp(self, relpath: str) -> str:
+        """A fingerprint of a file's bytes ('' when absent): did it change since?"""
+        import hashlib
+
+        try:
+            return hashlib.sha1(self.path(relpath).read_bytes()).hexdigest()
+        except OSError:
+            return ""
 
     def finish(self, txn: WriteTxn) -> str | None:
         """Regenerate layer indexes for what changed, commit, and refresh derived data."""
@@ -64,7 +118,16 @@ class Store(StoreBase):
         self.catalog.set_meta("head", self.git.head_oid())
         self._clear_journal()
         self.update_search_index(txn.touched)
+        self.record_write(txn.verb, oid, txn.touched, message)
         return oid
+
+    def record_write(self, verb: str, oid: str | None, paths: list[str], message: str) -> None:
+        """Every commit the store makes is logged, counted and shown by `gitmem log` from here."""
+        if oid is None:
+            return  # nothing was committed: nothing was written
+        summary = message.split("\n", 1)[0]
+        record(self.root, "write", count=("writes",), activity=summary, verb=verb,
+               commit=oid, files=len(paths), message=summary)
 
     def recover_interrupted(self) -> None:
         """Clear what a killed write left behind: its temp files, and its changes, which are
@@ -81,7 +144,8 @@ class Store(StoreBase):
         if paths:
             self.catalog.refresh(paths, self._read_lenient)
             paths += self.regenerate_layer_indexes(paths)
-            self.git.commit_paths(paths, f"{verb}: recovered after an interrupted write")
+            message = f"{verb}: recovered after an interrupted write"
+            self.record_write(verb, self.git.commit_paths(paths, message), paths, message)
         self._clear_journal()
 
     def ignore_temp_files(self) -> None:
@@ -119,10 +183,11 @@ class Store(StoreBase):
         self.catalog.refresh(dirty, self._read_lenient)
         paths = sorted(set(dirty) | set(self.regenerate_layer_indexes(dirty)) | set(txn.touched))
         listing = "\n".join(f"- {p}" for p in paths)
-        self.git.commit_paths(paths, f"hand edit: {len(paths)} file(s)\n\n{listing}\n")
+        oid = self.git.commit_paths(paths, f"hand edit: {len(paths)} file(s)\n\n{listing}\n")
         self.catalog.set_meta("head", self.git.head_oid())
         self._clear_journal()
         self.update_search_index(paths)
+        self.record_write("hand edit", oid, paths, f"hand edit: {len(paths)} file(s)")
         return paths
 
     def _register_hand_made_workspaces(self, txn: WriteTxn, relpaths: list[str]) -> None:

@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gitmem.errors import GitmemError
 from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
 from gitmem.merge.entries import MergeConflict
@@ -200,6 +201,45 @@ def _regenerate(
                 result.files[path] = text
     if SYSTEM_DOC in flagged:
         result.files[SYSTEM_DOC] = _system_doc(store, result).encode("utf-8")
+    _regenerate_runtime(result, ours_paths | theirs_paths, trees)
+    _renumbered_documents(result, trees)
+
+
+def _regenerate_runtime(result: TreeMerge, changed: set[str], trees: _Trees) -> None:
+    """USER.md / MEMORY.md rendered from each merged memories.json (records two machines both
+    added with the same text are kept once)."""
+    from gitmem.runtime.model import (
+        dump_records,
+        load_records,
+        render_projection,
+        without_duplicates,
+    )
+    from gitmem.runtime.tier import projection_path, records_path, targets_of
+
+    folders = {p.removesuffix("/runtime/memories.json") for p in changed
+               if p.endswith("/runtime/memories.json")}
+    scopes = {L.GLOBAL if f == L.GLOBAL else f.removeprefix("workspaces/") for f in folders
+              if f == L.GLOBAL or f.startswith("workspaces/")}
+    for scope in sorted(scopes):
+        path = records_path(scope)
+        data = result.files[path] if path in result.files else trees.blob("ours", path)
+        if data is None:
+            continue
+        try:
+            records = load_records(data.decode("utf-8"), path)
+        except (UnicodeDecodeError, GitmemError):
+            result.notes.append(f"{path}: not readable after the merge; projections left as they were")
+            continue
+        records, dropped = without_duplicates(records)
+        if dropped:
+            result.files[path] = dump_records(records).encode("utf-8")
+            result.notes += [f"{path}: {item.id} repeated an item; kept the earlier one" for item in dropped]
+        for target in targets_of(scope):
+            relpath = projection_path(scope, target)
+            text = render_projection([item.content for item in records.of(target)]).encode("utf-8")
+            current = result.files.get(relpath, trees.blob("ours", relpath))
+            if text != current and (records.of(target) or current is not None):
+                result.files[relpath] = text
 
 
 def _system_doc(store: Store, result: TreeMerge) -> str:
@@ -213,3 +253,27 @@ def _system_doc(store: Store, result: TreeMerge) -> str:
         with contextlib.suppress(ValueError):
             registry = Registry(json.loads(merged.decode("utf-8")))
     return render_system_doc(registry, store.catalog.counts())
+
+
+def _renumbered_documents(result: TreeMerge, trees: _Trees) -> None:
+    """A document both machines numbered alike keeps its copy; its front matter takes the new id."""
+    from gitmem.documents.model import load_index, parse_doc_id, render_copy
+    from gitmem.documents.shelf import copy_path, index_path
+    from gitmem.format.document import split_copy
+
+    for new in sorted(new for old, new in result.renumbered.items() if parse_doc_id(old)):
+        parsed = parse_doc_id(new)
+        assert parsed is not None
+        scope = parsed[0]
+        data = result.files.get(index_path(scope), trees.blob("ours", index_path(scope)))
+        try:
+            record = load_index((data or b"").decode("utf-8"), index_path(scope)).find(new)
+        except (UnicodeDecodeError, GitmemError):
+            continue
+        if record is None:
+            continue
+        path = copy_path(scope, record)
+        copy = result.files.get(path, trees.blob("ours", path))
+        if copy is not None:
+            _values, body, _line = split_copy(copy.decode("utf-8", errors="replace"))
+            result.files[path] = render_copy(record, body).encode("utf-8")

@@ -1,83 +1,96 @@
-"""The store's remote: `gitmem init --remote URL`, `gitmem remote set URL [--branch B]`, tokens.
+"""The store's remote: `gitmem init --remote URL`, `gitmem remote set URL [--branch B]`,
+`gitmem remote show`.
 
-A URL is stored (git config, memory.json) without credentials. A token found in it is saved to
-state/git-token with mode 600 (gitignored, local to this machine) and used from there.
+A URL is stored (git config, memory.json) without credentials; a token found in it goes to the
+user's credential helper or state/git-token (tokens.py). A relative local path is stored absolute
+and must be a git repository. The branch tracks origin/<branch>, so plain `git push` and
+`git pull` in the store work as they do in any clone.
 """
 
 from __future__ import annotations
 
-import os
-import re
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import InvalidInputError
 from gitmem.eventlog import log_event
 from gitmem.githooks.driver import configure_merge_driver
-from gitmem.redaction import redact, register_secret, strip_credentials
+from gitmem.redaction import redact
+from gitmem.sync.tokens import (
+    TOKEN_FILE,
+    absolute_remote,
+    check_local_remote,
+    place_token,
+    save_token,
+    split_url_secret,
+)
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
 
+__all__ = ["REMOTE", "TOKEN_FILE", "InitResult", "init_remote_store", "init_store", "remote_set",
+           "save_token", "split_url_secret"]
+
 REMOTE = "origin"
-TOKEN_FILE = "state/git-token"
-# Token shapes of the big forges, for a token given as the user name of an https URL.
-_TOKEN_USER_RE = re.compile(r"^(?:gh[pousr]_|github_pat_|glpat-)|^[A-Za-z0-9_\-]{32,}$")
 
 
-def split_url_secret(url: str) -> tuple[str, str | None]:
-    """(URL without a password or token, the secret or None); a token given as user name too."""
-    url = url.strip()
-    if not url:
-        raise InvalidInputError("the remote URL is empty")
-    clean, secret = strip_credentials(url)
-    if secret is None and re.match(r"^https?://", clean, re.IGNORECASE):
-        scheme, rest = clean.split("://", 1)
-        userinfo, at, host = rest.partition("@")
-        if at and "/" not in userinfo and _TOKEN_USER_RE.search(userinfo):
-            clean, secret = f"{scheme}://{host}", userinfo
-    register_secret(secret)
+@dataclass
+class InitResult:
+    """What `gitmem init [--remote URL]` did."""
+
+    created: bool
+    cloned: bool = False
+    remote: str | None = None  # redacted
+    token_message: str | None = None  # where a token taken out of the URL went
+
+
+def prepare_url(url: str, cwd: Path) -> tuple[str, str | None]:
+    """(URL to store: credential-free, a local path absolute and checked; the secret or None)."""
+    clean, secret = split_url_secret(url)
+    clean = absolute_remote(clean, cwd)
+    check_local_remote(clean)
     return clean, secret
-
-
-def save_token(root: Path, token: str) -> Path:
-    """Write the HTTPS token to state/git-token, readable by this user only (mode 600)."""
-    path = root / TOKEN_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(token.strip() + "\n")
-    os.chmod(path, 0o600)
-    register_secret(token)
-    return path
 
 
 def remote_set(store: Store, url: str, *, branch: str | None = None) -> dict[str, Any]:
     """Point the store at `url` (git config + memory.json, both credential-free); one commit."""
-
-    clean, secret = split_url_secret(url)
+    clean, secret = prepare_url(url, store.cwd)
+    store.require()
+    placement = place_token(store.root, clean, secret) if secret else None
+    if placement is not None:
+        clean = placement.url
     with store.writing("remote set") as txn:
-        if secret:
-            save_token(store.root, secret)
         git = store.git
         git.set_remote(clean, REMOTE)
         if branch and branch != git.branch():
             git.switch_branch(branch)
+        git.set_upstream(git.branch(), REMOTE)
         registry = store.registry
         registry.git["remote"] = clean
         registry.git["branch"] = git.branch()
         store.save_registry(txn, registry)
         store.write_file(txn, "SYSTEM.md", store.render_system_doc())
         txn.message = f"remote set: {redact(clean)}"
-    log_event(store.root, {"event": "remote-set", "remote": clean, "branch": git.branch()})
-    return {"remote": redact(clean), "branch": git.branch(), "token_saved": bool(secret),
-            "token_file": str(store.root / TOKEN_FILE) if secret else None}
+    log_event(store.root, {"event": "remote-set", "remote": clean, "branch": git.branch(),
+                           "token": placement.where if placement else None})
+    return {"remote": redact(clean), "branch": git.branch(), "upstream": f"{REMOTE}/{git.branch()}",
+            "token_saved": placement is not None,
+            "token_store": placement.where if placement else None,
+            "token_file": placement.description if placement and placement.where == "file" else None,
+            "token_helper": placement.description if placement and placement.where == "helper" else None,
+            "token_message": placement.message() if placement else None}
 
 
 def init_store(store: Store, *, remote: str | None, branch: str) -> bool:
-    """`gitmem init [--remote URL]`; returns False when the store already existed.
+    """`gitmem init [--remote URL]`; returns False when the store already existed."""
+    return init_remote_store(store, remote=remote, branch=branch).created
+
+
+def init_remote_store(store: Store, *, remote: str | None, branch: str) -> InitResult:
+    """`gitmem init [--remote URL]`, saying what it did.
 
     With a remote that has history on `branch`, its files become the store (the folder must be
     empty or absent) and missing layout files are committed on top; with an empty remote, a new
@@ -89,10 +102,12 @@ def init_store(store: Store, *, remote: str | None, branch: str) -> bool:
     if remote is None or store.exists():
         created = store.init(branch=branch)
         configure_merge_driver(store.root)
+        result = InitResult(created=created)
         if remote is not None:
-            remote_set(store, remote)
-        return created
-    clean, secret = split_url_secret(remote)
+            data = remote_set(store, remote)
+            result.remote, result.token_message = data["remote"], data["token_message"]
+        return result
+    clean, secret = prepare_url(remote, store.cwd)
     root = store.root
     with tempfile.TemporaryDirectory(prefix="gitmem-init-") as tmp:
         token = save_token(Path(tmp), secret) if secret else None
@@ -114,11 +129,17 @@ def init_store(store: Store, *, remote: str | None, branch: str) -> bool:
             root.mkdir(parents=True, exist_ok=True)
             shutil.move(str(Path(tmp) / "probe" / ".git"), str(root / ".git"))
             GitRepo(root).fast_forward(tip)
-    if secret:
-        save_token(root, secret)
     created = store.init(branch=branch) or tip is not None  # a clone is new on this machine
     configure_merge_driver(root)
+    placement = place_token(root, clean, secret) if secret else None
+    if placement is not None:
+        clean = placement.url
     if tip is None or not store.registry.git.get("remote"):
         remote_set(store, clean)
-    log_event(root, {"event": "init", "remote": clean, "cloned": tip is not None})
-    return created
+    else:
+        store.git.set_remote(clean, REMOTE)
+        store.git.set_upstream(store.git.branch(), REMOTE)
+    log_event(root, {"event": "init", "remote": clean, "cloned": tip is not None,
+                     "token": placement.where if placement else None})
+    return InitResult(created=created, cloned=tip is not None, remote=redact(clean),
+                      token_message=placement.message() if placement else None)

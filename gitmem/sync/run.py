@@ -19,6 +19,7 @@ from gitmem.errors import ConflictError, GitmemError, SyncError
 from gitmem.format import layers as L
 from gitmem.fsio import read_text
 from gitmem.git.repo import PushRejectedError
+from gitmem.observe.record import record
 from gitmem.redaction import redact
 from gitmem.store.store import refuse_subagent
 from gitmem.sync.state import (
@@ -72,8 +73,8 @@ class SyncReport:
             "pushed": f"pushed to {where}",
             "fast-forward": f"fast-forwarded to {where}: {len(self.incoming)} file(s) changed",
             "merged": f"merged {where} ({len(self.incoming)} file(s) changed here) and pushed",
-            "conflicts": f"merged {where} with {len(self.conflicts)} conflict(s), pushed with "
-                         f"markers; see {CONFLICT_FILE}",
+            "conflicts": f"merged {where} with {len(self.conflicts)} conflict(s) and pushed; both "
+                         f"versions are kept; see {CONFLICT_FILE}",
         }
         out = [lines.get(self.result, self.result)]
         if self.committed:
@@ -106,16 +107,17 @@ def sync(
         record_sync(store.root, error=redact(error), result="failed", remote=report.remote,
                     branch=report.branch, ahead=report.ahead, behind=report.behind,
                     conflicts=[c.as_json() for c in report.conflicts])
-        log_event(store.root, {"event": "sync", "result": "failed", "remote": report.remote,
-                               "branch": report.branch, "error": error})
+        record(store.root, "sync", count=("syncs", "failures.sync"),
+               activity=f"sync failed: {error}", result="failed", remote=report.remote,
+               branch=report.branch, error=error)
         raise
     record_sync(store.root, error=None, result=report.result, remote=report.remote,
                 branch=report.branch, head=report.head, ahead=report.ahead, behind=report.behind,
                 conflicts=[c.as_json() for c in report.conflicts])
-    log_event(store.root, {"event": "sync", "result": report.result, "remote": report.remote,
-                           "branch": report.branch, "attempts": report.attempts,
-                           "incoming": len(report.incoming), "conflicts": len(report.conflicts),
-                           "renumbered": report.renumbered})
+    record(store.root, "sync", count=("syncs",), activity=f"sync: {report.result} ({report.remote})",
+           result=report.result, remote=report.remote, branch=report.branch,
+           attempts=report.attempts, incoming=len(report.incoming),
+           conflicts=len(report.conflicts), renumbered=report.renumbered)
     return report
 
 
@@ -128,9 +130,12 @@ def _sync_locked(store: Store, report: SyncReport, attempts: int, say: Callable[
     if report.branch == "HEAD":
         raise SyncError("the store's HEAD is detached: check out a branch, then sync")
     refuse_unfinished(store)
+    if git.upstream(report.branch) is None:  # stores made before init/remote set tracked it
+        git.set_upstream(report.branch, REMOTE)
     _ = store.registry  # a broken memory.json stops the sync before anything changes
     store.recover_interrupted()
     report.committed = store.absorb_hand_edits()
+    report.committed += import_runtime_edits(store)
     store.catch_up_catalog()
     report.committed += repair_layer_indexes(store)
     found: list[ConflictRecord] = []
@@ -261,7 +266,9 @@ def current_conflicts(
     A block a recorded conflict describes keeps its record (origin of each version); a block
     that arrived from another machine's merge is described from the commit that wrote it.
     """
-    from gitmem.store.tree import conflicted_files
+    from gitmem.format.document import DOCUMENT_COPY_RE
+    from gitmem.merge.records import record_conflicts
+    from gitmem.store.tree import conflicted_files, document_conflicted
 
     records: dict[tuple[str, str | None], list[ConflictRecord]] = {}
     for rec in known:
@@ -276,9 +283,13 @@ def current_conflicts(
             text = read_text(full) if full.is_file() else ""
         except (OSError, UnicodeDecodeError):
             continue
-        if not has_markers(text):
+        if is_record_file(path):
+            blocks = [(0, ident, title) for ident, title in record_conflicts(text)]
+        elif not has_markers(text) or (DOCUMENT_COPY_RE.match(path)
+                                       and not document_conflicted(store.root, path, text)):
             continue
-        blocks = marker_blocks(text) or [(1, None, "conflict markers")]
+        else:
+            blocks = marker_blocks(text) or [(1, None, "conflict markers")]
         for _line, entry_id, title in blocks:
             queue = records.get((path, entry_id))
             out.append(queue.pop(0) if queue else _described(store, path, entry_id, title))
@@ -331,7 +342,8 @@ def refuse_unfinished(store: Store) -> None:
             )
     dirty = store.git.dirty_paths()
     known = [c for c in recorded_conflicts(store) if c.path in set(dirty)]
-    left = current_conflicts(store, known, dirty, scan_all=False)
+    left = [c for c in current_conflicts(store, known, dirty, scan_all=False)
+            if not is_record_file(c.path)]  # a record in conflict stays valid JSON: sync goes on
     if left:
         write_conflicts(store.root, current_conflicts(store, recorded_conflicts(store), dirty))
         files = ", ".join(dict.fromkeys(c.path for c in left))
@@ -339,6 +351,25 @@ def refuse_unfinished(store: Store) -> None:
             f"conflict markers remain in {files}: finish resolving (see {CONFLICT_FILE}) and"
             " remove every marker line, then run `gitmem sync` again"
         )
+
+
+def is_record_file(path: str) -> bool:
+    """Runtime records and document indexes: conflicts live inside the JSON, not as markers."""
+    return path.endswith(("/runtime/memories.json", "/documents/index.json"))
+
+
+def import_runtime_edits(store: Store) -> list[str]:
+    """Bring hand edits of USER.md / MEMORY.md into memories.json before commits are exchanged,
+    so that a merge renders no projection over an edit; returns the files committed."""
+    from gitmem.runtime.verbs import import_all
+
+    with store.writing("sync") as txn:
+        imported = import_all(store, txn)
+        details = "".join(f"- {line}\n" for line in imported)
+        txn.message = (f"sync: import hand edits of runtime memory\n\n{details}" if details
+                       else "sync: render USER.md/MEMORY.md from memories.json")
+        touched = list(txn.touched)
+    return touched
 
 
 def repair_layer_indexes(store: Store) -> list[str]:

@@ -97,6 +97,10 @@ def render_conflict_file(records: list[ConflictRecord]) -> str:
         "delete the three marker lines, then run `gitmem sync`. It commits the resolution, pushes",
         "it, and removes this file once no markers are left.",
         "",
+        "A record of `runtime/memories.json` or `documents/index.json` has no markers: it keeps",
+        "this machine's version and holds the other under `\"conflict\"`. Settle it with",
+        "`gitmem runtime resolve ID --keep ours|theirs` (or `gitmem doc update ID FILE`).",
+        "",
         "| file | entry | title | kind | `<<<<<<<` version | `>>>>>>>` version |",
         "|---|---|---|---|---|---|",
     ]

@@ -31,6 +31,8 @@ SUBAGENT_FOOTER = (
 class Section:
     name: str
     lines: list[str]
+    share: float = 1.0  # the most of the card's budget this section may take
+    cut_line: str = ""  # shown in place of the lines cut to fit; "{n}" is how many
 
 
 @dataclass
@@ -74,16 +76,25 @@ def _live(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 Provider = Callable[["Store", str | None, list[str]], Section | None]
 
 
+RUNTIME_SHARE = 0.6  # the hot memory may fill most of the card, never all of it
+
+
 def runtime_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
-    """The hot runtime memory (USER.md / MEMORY.md projections) when a scope has them."""
-    lines: list[str] = []
-    for scope in scopes:
-        for name in ("USER.md", "MEMORY.md"):
-            path = store.root / L.scope_dir(scope) / "runtime" / name
-            if path.is_file():
-                items = [i.strip() for i in path.read_text(encoding="utf-8").split("\n§\n") if i.strip()]
-                lines.extend(f"- {item}" for item in items)
-    return Section("Runtime memory", lines) if lines else None
+    """The hot runtime memory: USER.md items first, then MEMORY.md items visible on the
+    workspace's branch, each under its metadata line (ages in whole days)."""
+    from gitmem.runtime.model import metadata_line
+    from gitmem.runtime.verbs import snapshot
+
+    pairs, notes = snapshot(store, scopes)
+    if not pairs and not notes:
+        return None
+    now = store.now()
+    lines = ["_USER.md (the user) and MEMORY.md (standing project notes); metadata in brackets is not"
+             " part of the text._"]
+    lines += [f"- note: {note}" for note in notes]
+    lines += [f"- {metadata_line(item, now)}\n  {item.content}" for _scope, item in pairs]
+    return Section("Runtime memory", lines, share=RUNTIME_SHARE,
+                   cut_line="- _{n} more runtime item(s) not shown: `gitmem runtime show`_")
 
 
 def state_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
@@ -148,15 +159,37 @@ def critical_section(store: Store, workspace: str | None, scopes: list[str]) -> 
     return Section("Critical facts", [_entry_line(r) for r in _ranked(records)[:20]])
 
 
+def _scope_of(relpath: str) -> str:
+    head, _, rest = relpath.partition("/")
+    return head if head == L.GLOBAL else rest.partition("/")[0] if head == "workspaces" else ""
+
+
 def conflict_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
     from gitmem.store.tree import conflicted_files
 
     lines = [
+        f"- {relpath} holds an unresolved conflict: both versions are kept (`gitmem conflicts`)"
+        if relpath.endswith(".json") else
         f"- {relpath} holds unresolved conflict markers: both versions are kept, resolve by hand"
         for relpath in conflicted_files(store.root)
-        if L.classify_path(relpath).scope in scopes
+        if _scope_of(relpath) in scopes
     ]
     return Section("Conflicts", lines) if lines else None
+
+
+def documents_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
+    """Active project documents of the scopes, newest first (read one with `gitmem doc show`)."""
+    from gitmem.documents.verbs import list_documents
+
+    rows = [row for scope in scopes
+            for row in (list_documents(store, scope="global") if scope == L.GLOBAL
+                        else list_documents(store, scope="workspace", workspace=scope))]
+    if not rows:
+        return None
+    lines = [f"- {r['id']} {r['title']}" + (f" — {r['description']}" if r["description"] else "")
+             for r in rows]
+    return Section("Project documents", lines,
+                   cut_line="- _{n} more active document(s): `gitmem doc list`_")
 
 
 PROVIDERS: list[Provider] = [
@@ -168,6 +201,7 @@ PROVIDERS: list[Provider] = [
     _layer_section("Learnings", "learnings", 15),
     codebase_section,
     critical_section,
+    documents_section,
 ]
 
 
@@ -195,8 +229,9 @@ def build_card(
         if section is None:
             continue
         block = "\n".join([f"### {section.name}", *section.lines])
-        if len(block) + 2 > budget:
-            kept = _fit_lines(section, budget)
+        room = min(budget, int(max_chars * section.share))
+        if len(block) + 2 > room:
+            kept = _fit_lines(section, room)
             if kept is None:
                 card.truncated.append(section.name)
                 continue
@@ -213,9 +248,9 @@ def build_card(
 
 
 def _fit_lines(section: Section, budget: int) -> tuple[Section, str] | None:
-    """As many leading lines of a section as fit, or None when not even one does."""
+    """As many leading lines of a section as fit (with its cut line), or None when none does."""
     lines: list[str] = []
-    size = len(section.name) + 5
+    size = len(section.name) + 5 + len(section.cut_line) + 8
     for line in section.lines:
         if size + len(line) + 1 > budget:
             break
@@ -223,5 +258,7 @@ def _fit_lines(section: Section, budget: int) -> tuple[Section, str] | None:
         size += len(line) + 1
     if not lines:
         return None
-    trimmed = Section(section.name, lines)
+    if section.cut_line:
+        lines.append(section.cut_line.replace("{n}", str(len(section.lines) - len(lines))))
+    trimmed = Section(section.name, lines, section.share, section.cut_line)
     return trimmed, "\n".join([f"### {section.name}", *lines])

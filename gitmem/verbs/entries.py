@@ -140,6 +140,7 @@ def codebase(
     *,
     importance: str | None = None,
     workspace: str | None = None,
+    source: str | None = None,
 ) -> WriteResult:
     """Record what a path or subsystem does; re-recording the topic updates its entry."""
     body = safe_body(check_text(text))
@@ -157,15 +158,17 @@ def codebase(
             if current.body == body and (importance is None or current.get("Importance") == importance):
                 return WriteResult(current.id, relpath, False, "already recorded; nothing changed")
             document.entries[index] = current.with_body(body).with_fields(
-                Verified=today, Importance=importance or current.get("Importance") or "normal"
+                Verified=today, Importance=importance or current.get("Importance") or "normal",
+                Source=" ".join(source.split()) if source else current.get("Source") or None,
             )
             entry_id = current.id
         else:
             entry_id = L.format_id(key, "codebase", store.catalog.max_number(key, "codebase") + 1)
-            document.entries.append(Entry(topic.strip(), body, {
-                "Id": entry_id, "Importance": importance or "normal", "Volatility": "normal",
-                "Created": today, "Verified": today,
-            }))
+            fields = {"Id": entry_id, "Importance": importance or "normal", "Volatility": "normal",
+                      "Created": today, "Verified": today}
+            if source:
+                fields["Source"] = " ".join(source.split())
+            document.entries.append(Entry(topic.strip(), body, fields))
         store.write_topic(txn, relpath, document)
         txn.message = f"codebase: {entry_id} ({slug})"
         return WriteResult(entry_id, relpath, True)

@@ -6,13 +6,14 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from gitmem.errors import InvalidInputError
+from gitmem.errors import InvalidInputError, StoreStateError
 from gitmem.format import layers as L
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
 
 MAX_LIMIT = 200
+DOCUMENTS = "documents"  # project documents are searched like a layer
 
 
 def search_scopes(store: Store, scope: str | None, workspace: str | None) -> list[str] | None:
@@ -22,6 +23,16 @@ def search_scopes(store: Store, scope: str | None, workspace: str | None) -> lis
     if scope == "workspace" or workspace or store.workspace_flag:
         return [store.resolve_workspace(workspace), L.GLOBAL]
     return None
+
+
+def freshness_windows(store: Store) -> dict[str, int]:
+    """The store's freshness windows (memory.json settings.freshness), days by volatility."""
+    try:
+        return store.registry.freshness_windows()
+    except (TypeError, ValueError) as exc:
+        raise StoreStateError(
+            f"memory.json settings.freshness must give whole days per volatility ({exc}); fix it by hand"
+        ) from exc
 
 
 def search(
@@ -39,12 +50,18 @@ def search(
         raise InvalidInputError("query must not be empty")
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidInputError(f"--limit must be between 1 and {MAX_LIMIT}")
-    if layer is not None:
+    if layer is not None and layer != DOCUMENTS:
         L.layer_spec(layer)
     store.require()
     scopes = search_scopes(store, scope, workspace)
     hits = store.search_index().search(query, scopes=scopes, layer=layer, limit=limit,
-                                       include_all=include_all, now=store.today())
+                                       include_all=include_all, now=store.today(),
+                                       windows=freshness_windows(store))
+    found = [hit.id for hit in hits if hit.layer == DOCUMENTS and hit.id]
+    if found:  # machine-local: a search never makes a commit
+        from gitmem.documents.access import access_stamp, record_access
+
+        record_access(store.root, found, access_stamp(store.now()))
     return [asdict(hit) for hit in hits]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gitmem.capture.report import memory_work
 from gitmem.errors import StoreStateError
 from gitmem.store.recovery import leftovers
 from gitmem.store.store import Store
@@ -23,7 +24,7 @@ def status(store: Store) -> dict[str, Any]:
         layers.setdefault(scope, {})[layer] = {"topics": files, "entries": entries}
     git = store.git
     sync_state = load_sync_state(store.root) or None
-    return {
+    data: dict[str, Any] = {
         "root": str(store.root),
         "branch": git.branch(),
         "head": git.head_oid(),
@@ -37,6 +38,8 @@ def status(store: Store) -> dict[str, Any]:
         "sync": sync_state,
         "leftovers": [str(p) for p in leftovers(store)],
     }
+    data.update(memory_work(store.root))
+    return data
 
 
 def _workspaces(store: Store) -> list[str]:
@@ -44,3 +47,4 @@ def _workspaces(store: Store) -> list[str]:
         return sorted(store.registry.workspaces)
     except StoreStateError:
         return []  # a broken memory.json is among the leftovers
+

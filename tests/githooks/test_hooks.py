@@ -335,7 +335,11 @@ def test_amend_is_normalized_and_reindexed_without_failures(root: Path) -> None:
     committed = git(root, "show", f"HEAD:{TOPIC}")
     assert "**Id:** global-pro-0002" in committed and "**Id:** global-pro-0003" in committed
     assert SearchIndex(root).refresh() == []
-    assert not (root / "logs" / "memory.log").exists()
+    events = [json.loads(line) for line in (root / "logs" / "memory.log").read_text().splitlines()]
+    hook_runs = [e for e in events if e["event"] == "hook"]
+    assert not [e for e in events if e["event"] == "hook-failed"]
+    assert hook_runs and all(e["exit"] == 0 for e in hook_runs)
+    assert {"pre-commit", "post-commit", "post-rewrite"} <= {e["hook"] for e in hook_runs}
 
 
 # -- plain git pull with the merge driver -------------------------------------------------------

@@ -187,8 +187,13 @@ def test_init_remote_with_history_on_another_branch_names_it(tmp_path: Path, pai
 
 def test_init_remote_that_cannot_be_reached_leaves_nothing_behind(tmp_path: Path) -> None:
     target = tmp_path / "new"
-    with pytest.raises(SyncError, match="not found"):
-        init_store(Store(target), remote=str(tmp_path / "missing.git"), branch="main")
+    with pytest.raises(SyncError, match="cannot reach remote"):
+        init_store(Store(target), remote=f"http://127.0.0.1:{unused_port()}/mem.git", branch="main")
+    assert not target.exists()
+    srv = tmp_path / "srv"
+    srv.mkdir()
+    with serve_git_http(srv) as base, pytest.raises(SyncError, match="not found"):
+        init_store(Store(target), remote=base + "absent.git", branch="main")
     assert not target.exists()
 
 
@@ -612,7 +617,10 @@ def test_auth_refused_never_shows_the_token(tmp_path: Path, store: Store) -> Non
 
 
 def test_remote_missing(tmp_path: Path, store: Store) -> None:
-    remote_set(store, str(tmp_path / "nowhere.git"))
+    gone = tmp_path / "gone.git"
+    git(tmp_path, "init", "--bare", "-q", "-b", "main", str(gone))
+    remote_set(store, str(gone))
+    shutil.rmtree(gone)  # the remote disappeared after it was set
     assert_failed(store, run(store.root, "sync"), head(store), "not found")
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+from datetime import date, timedelta
 
 from support import Cli, run_gitmem
 
@@ -66,3 +68,43 @@ def test_search_subprocess_json(gm: Cli) -> None:
     done = run_gitmem("--root", str(gm.root), "search", "部署", "--json")
     assert done.returncode == 0, done.stderr
     assert '"global-pro-0001"' in done.stdout
+
+
+def test_half_typed_and_mid_word_queries_through_the_cli(gm: Cli) -> None:
+    gm("remember", "Staging moved to port 5433", "-l", "episodic", "-t", "staging")
+    gm("remember", "The metrics exporter listens on 9100", "-l", "semantic", "-t", "metrics")
+    gm("remember", "Run reindex after restoring a backup", "-l", "procedural", "-t", "index")
+    for query, expected in (("stagi", "global-epi-0001"), ("stagin", "global-epi-0001"),
+                            ("isten", "global-sem-0001"), ("ndex", "global-pro-0001")):
+        assert gm.json("search", query)[0]["id"] == expected, query
+    done = run_gitmem("--root", str(gm.root), "search", "stagin", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)[0]["id"] == "global-epi-0001"
+
+
+def test_search_grades_and_ranks_with_the_configured_freshness_windows(gm: Cli) -> None:
+    gm("remember", "placeholder so the layer exists", "-l", "semantic", "-t", "misc")
+    today = date.today()
+    body = "## Kafka retention is seven days\nTopics keep seven days of kafka messages.\n\n"
+    for name, entry_id, age in (("a-kafka", "global-sem-0101", 40), ("b-kafka", "global-sem-0102", 5)):
+        (gm.root / f"global/semantic/{name}.md").write_text(
+            f"# Kafka\n\n{body}**Id:** {entry_id}\n**Verified:** {today - timedelta(age)}\n")
+    default = gm.json("search", "kafka retention")
+    assert [(h["id"], h["freshness"]) for h in default] == [  # type: ignore[index]
+        ("global-sem-0101", "fresh"), ("global-sem-0102", "fresh")]
+    registry = json.loads((gm.root / "memory.json").read_text())
+    registry["settings"]["freshness"]["normal"] = 30
+    (gm.root / "memory.json").write_text(json.dumps(registry))
+    configured = gm.json("search", "kafka retention")
+    assert [(h["id"], h["freshness"]) for h in configured] == [  # type: ignore[index]
+        ("global-sem-0102", "fresh"), ("global-sem-0101", "stale")]
+
+
+def test_search_names_a_broken_freshness_setting(gm: Cli) -> None:
+    gm("remember", "Kafka keeps seven days", "-l", "semantic")
+    registry = json.loads((gm.root / "memory.json").read_text())
+    registry["settings"]["freshness"]["normal"] = "ninety"
+    (gm.root / "memory.json").write_text(json.dumps(registry))
+    result = gm("search", "kafka")
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert "settings.freshness" in result.output and len(result.output.strip().splitlines()) == 1

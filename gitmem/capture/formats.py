@@ -1,0 +1,208 @@
+"""The three transcript formats, one line at a time: Claude Code session JSONL, Codex CLI rollout
+JSONL, and gitmem's generic JSONL (docs/capture.md). Each parser turns a decoded line into events
+and fills in the session's metadata as it appears."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+FORMATS = ("claude-code", "codex", "jsonl")
+
+
+@dataclass
+class Event:
+    """One thing that happened in a session, before any filtering.
+
+    role: user | assistant | tool (a tool call; its result is never kept).
+    """
+
+    role: str
+    text: str = ""
+    ts: str = ""
+    tool: str = ""
+    args: Any = None
+    injected: bool = False  # the source marks it as injected context (meta, system, compaction)
+
+
+@dataclass
+class SessionMeta:
+    """What a transcript says about its session (filled in as lines are read)."""
+
+    session: str = ""
+    cwd: str = ""
+    branch: str = ""
+    repository_url: str = ""
+    delegated: bool = False  # a subagent's session: never captured
+    dropped: dict[str, int] = field(default_factory=dict)  # thinking, tool results, ...
+
+    def drop(self, what: str, amount: int = 1) -> None:
+        self.dropped[what] = self.dropped.get(what, 0) + amount
+
+
+LineParser = Callable[[dict[str, Any], SessionMeta], list[Event]]
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _text_of(content: Any) -> str:
+    """Text of a message content that is a string or a list of blocks with "text"."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [b.get("text", "") for b in content
+                 if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        return "\n".join(p for p in parts if p)
+    return ""
+
+
+# -- Claude Code --------------------------------------------------------------------------------
+def claude_line(obj: dict[str, Any], meta: SessionMeta) -> list[Event]:
+    """A Claude Code line: `type` user/assistant with `message.content` blocks."""
+    kind = obj.get("type")
+    if kind not in ("user", "assistant"):
+        return []
+    meta.session = meta.session or str(obj.get("sessionId") or "")
+    meta.cwd = meta.cwd or str(obj.get("cwd") or "")
+    meta.branch = str(obj.get("gitBranch") or meta.branch)
+    if obj.get("isSidechain") is True:
+        meta.drop("sidechain")
+        return []
+    ts = str(obj.get("timestamp") or "")
+    injected = obj.get("isMeta") is True or obj.get("isCompactSummary") is True
+    message = _dict(obj.get("message"))
+    content = message.get("content")
+    if isinstance(content, str):
+        return [Event(kind, content, ts, injected=injected)]
+    events: list[Event] = []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict):
+            continue
+        btype = block.get("type")
+        if btype == "text" and isinstance(block.get("text"), str):
+            events.append(Event(kind, block["text"], ts, injected=injected))
+        elif btype == "tool_use":
+            events.append(Event("tool", ts=ts, tool=str(block.get("name") or ""), args=block.get("input")))
+        elif btype in ("thinking", "redacted_thinking"):
+            meta.drop("thinking")
+        elif btype == "tool_result":
+            meta.drop("tool results")
+    return events
+
+
+# -- Codex CLI ----------------------------------------------------------------------------------
+_CODEX_ITEMS = ("message", "function_call", "function_call_output", "custom_tool_call",
+                "custom_tool_call_output", "local_shell_call", "reasoning", "web_search_call")
+
+
+def _codex_delegated(source: Any) -> bool:
+    if isinstance(source, dict):
+        return any("subagent" in str(k).lower() for k in source)
+    return isinstance(source, str) and "subagent" in source.lower()
+
+
+def _codex_meta(payload: dict[str, Any], meta: SessionMeta) -> None:
+    meta.session = meta.session or str(payload.get("id") or "")
+    meta.cwd = str(payload.get("cwd") or meta.cwd)
+    git = _dict(payload.get("git"))
+    meta.branch = str(git.get("branch") or meta.branch)
+    meta.repository_url = str(git.get("repository_url") or meta.repository_url)
+    if _codex_delegated(payload.get("source")) or payload.get("delegated") is True:
+        meta.delegated = True
+
+
+def _codex_args(raw: Any) -> Any:
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+def _codex_item(item: dict[str, Any], ts: str, meta: SessionMeta) -> list[Event]:
+    kind = item.get("type")
+    if kind == "message":
+        role = str(item.get("role") or "")
+        text = _text_of(item.get("content"))
+        if role in ("user", "assistant"):
+            return [Event(role, text, ts)]
+        meta.drop("injected")  # developer / system messages: instructions, not intent
+        return []
+    if kind == "function_call":
+        return [Event("tool", ts=ts, tool=str(item.get("name") or ""), args=_codex_args(item.get("arguments")))]
+    if kind == "custom_tool_call":
+        return [Event("tool", ts=ts, tool=str(item.get("name") or ""), args=item.get("input"))]
+    if kind == "local_shell_call":
+        action = _dict(item.get("action"))
+        return [Event("tool", ts=ts, tool="shell", args={"command": action.get("command")})]
+    if kind == "reasoning":
+        meta.drop("thinking")
+    elif kind in ("function_call_output", "custom_tool_call_output"):
+        meta.drop("tool results")
+    return []
+
+
+def codex_line(obj: dict[str, Any], meta: SessionMeta) -> list[Event]:
+    """A Codex rollout line: {timestamp, type, payload}, or an older bare item / meta line."""
+    ts = str(obj.get("timestamp") or "")
+    kind = obj.get("type")
+    payload = obj.get("payload") if isinstance(obj.get("payload"), dict) else None
+    if payload is None:  # the older layout: items at the top level, metadata on the first line
+        if kind in _CODEX_ITEMS:
+            return _codex_item(obj, ts, meta)
+        if "id" in obj and ("instructions" in obj or "git" in obj):
+            _codex_meta(obj, meta)
+        return []
+    if kind == "session_meta":
+        _codex_meta(payload, meta)
+    elif kind == "turn_context":
+        meta.cwd = str(payload.get("cwd") or meta.cwd)
+    elif kind == "response_item":
+        return _codex_item(payload, ts, meta)
+    return []  # event_msg repeats response items; compacted holds an earlier summary
+
+
+# -- generic JSONL ------------------------------------------------------------------------------
+def generic_line(obj: dict[str, Any], meta: SessionMeta) -> list[Event]:
+    """`{"role", "content", "ts"}`; a tool call is `{"role": "tool", "tool": NAME, "args": {...}}`."""
+    meta.session = meta.session or str(obj.get("session") or "")
+    meta.cwd = str(obj.get("cwd") or meta.cwd)
+    meta.branch = str(obj.get("branch") or meta.branch)
+    if obj.get("subagent") is True or obj.get("delegated") is True:
+        meta.delegated = True
+    role = obj.get("role")
+    ts = str(obj.get("ts") or "")
+    if role in ("user", "assistant"):
+        return [Event(str(role), _text_of(obj.get("content")), ts)]
+    if role == "tool" and ("tool" in obj or "args" in obj):
+        return [Event("tool", ts=ts, tool=str(obj.get("tool") or ""), args=obj.get("args"))]
+    if role in ("tool", "tool_result"):
+        meta.drop("tool results")
+    elif role == "system":
+        meta.drop("injected")
+    return []
+
+
+PARSERS: dict[str, LineParser] = {"claude-code": claude_line, "codex": codex_line, "jsonl": generic_line}
+
+
+def detect_format(objects: list[dict[str, Any]]) -> str | None:
+    """Tell the format from a transcript's first decoded lines; None when none fits."""
+    for obj in objects:
+        kind = obj.get("type")
+        if kind in ("session_meta", "response_item", "turn_context", "event_msg") and "payload" in obj:
+            return "codex"
+        if "id" in obj and ("instructions" in obj or "git" in obj) and "role" not in obj:
+            return "codex"
+        if kind in ("user", "assistant") and ("message" in obj or "sessionId" in obj):
+            return "claude-code"
+        if kind in ("summary", "file-history-snapshot") or "sessionId" in obj:
+            return "claude-code"
+        if "role" in obj and ("content" in obj or obj.get("role") == "tool"):
+            return "jsonl"
+    return None

@@ -1,0 +1,53 @@
+"""Per-session watermarks (state/sessions.json): how far each transcript has been captured, so a
+second capture of a grown transcript reads only the new events, and how many times a failed
+summary of the waiting material has been tried."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from gitmem.fsio import read_text, write_json_atomic
+
+SESSIONS_FILE = "state/sessions.json"
+MAX_SESSIONS = 1000  # the oldest watermarks are forgotten past this many sessions
+
+
+@dataclass
+class Watermark:
+    """Where capture of one session stands."""
+
+    offset: int = 0  # byte offset just past the last event captured
+    tail: str = ""  # hash of the bytes before `offset`: proves the file is the one read
+    last_ts: str = ""  # timestamp of the last event captured (a fallback when the file changed)
+    events: int = 0  # lines read so far
+    attempts: int = 0  # failed summaries of the material waiting after `offset`
+    updated: str = ""
+    path: str = ""
+
+
+def _load_all(root: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(read_text(root / SESSIONS_FILE))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def load_watermark(root: Path, session: str) -> Watermark:
+    raw = _load_all(root).get(session)
+    if not isinstance(raw, dict):
+        return Watermark()
+    known = Watermark.__dataclass_fields__
+    return Watermark(**{k: v for k, v in raw.items() if k in known})
+
+
+def save_watermark(root: Path, session: str, mark: Watermark) -> None:
+    data = _load_all(root)
+    data[session] = asdict(mark)
+    if len(data) > MAX_SESSIONS:
+        ordered = sorted(data.items(), key=lambda kv: str(kv[1].get("updated", "")) if isinstance(kv[1], dict) else "")
+        data = dict(ordered[-MAX_SESSIONS:])
+    write_json_atomic(root / SESSIONS_FILE, data, durable=False)

@@ -1,0 +1,9 @@
+"""Hot runtime memory: `<scope>/runtime/memories.json` and its USER.md / MEMORY.md projections.
+
+- `model`: records, the JSON file, content rules and the projections (pure).
+- `edits`: matching items by text, and hand edits of a projection as add/remove/replace (pure).
+- `budget`: byte budgets and which items leave when an add overflows (pure).
+- `tier`: reading and writing one scope's runtime files in the store, hand-edit import.
+- `archive`: where items that leave the hot file go (long-term layers, USER.archive.md).
+- `verbs`: add, replace, remove, show, resolve; the snapshot the context card shows.
+"""

@@ -1,0 +1,310 @@
+"""`gitmem runtime add | replace | remove | resolve | show`, and the import of hand edits.
+
+Every change is one write transaction (one commit under the store lock). Inside it, hand edits
+of the scope's projections are brought into the records first, then the change is computed and
+checked in memory, and only then are files written: a refused change writes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gitmem.errors import InvalidInputError, NotFoundError
+from gitmem.format import layers as L
+from gitmem.runtime.archive import Archiver, Moved
+from gitmem.runtime.budget import Limits, plan_overflow, size_of
+from gitmem.runtime.edits import find_one
+from gitmem.runtime.model import (
+    IMPORTANCE,
+    PROJECTIONS,
+    TARGETS,
+    Item,
+    RuntimeFile,
+    check_branches,
+    check_choice,
+    check_content,
+    metadata_line,
+    new_id,
+    normalize_content,
+    timestamp,
+    without_duplicates,
+)
+from gitmem.runtime.tier import (
+    effective_records,
+    hand_edits,
+    limits_of,
+    projection_path,
+    read_records,
+    refuse_problems,
+    scopes_with_runtime,
+    targets_of,
+    with_hand_edits,
+    write_scope,
+)
+
+if TYPE_CHECKING:
+    from gitmem.store.store import Store, WriteTxn
+
+
+@dataclass
+class RuntimeResult:
+    """What one runtime change did."""
+
+    action: str  # added | duplicate | replaced | removed | resolved | unchanged
+    scope: str
+    target: str
+    item: Item | None = None
+    changed: bool = False
+    note: str = ""
+    moved: list[Moved] = field(default_factory=list)
+    imported: list[str] = field(default_factory=list)
+    size: int = 0
+    limit: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "action": self.action, "scope": self.scope, "target": self.target,
+            "id": self.item.id if self.item else None,
+            "content": self.item.content if self.item else None,
+            "changed": self.changed, "note": self.note,
+            "moved": [m.as_json() for m in self.moved], "imported": self.imported,
+            "bytes": self.size, "limit": self.limit,
+        }
+
+    def text(self) -> str:
+        lines = [f"imported hand edit: {line}" for line in self.imported]
+        what = PROJECTIONS[self.target]
+        ident = self.item.id if self.item else ""
+        if self.action == "duplicate":
+            lines.append(f"already in {what} as {ident}; nothing changed")
+        elif self.action == "unchanged":
+            lines.append(f"{ident}: {self.note or 'already so'}; nothing changed")
+        else:
+            lines.append(f"{self.action} {ident} ({self.scope} {what}: {self.size}/{self.limit} bytes)")
+        if self.moved:
+            lines.append(f"{what} was full: {len(self.moved)} item(s) moved out to make room:")
+            lines += [f"  {m.describe()}" for m in self.moved]
+        return "\n".join(lines)
+
+
+# -- helpers ----------------------------------------------------------------------------------
+def _scope_key(store: Store, target: str, scope: str, workspace: str | None) -> str:
+    check_choice(target, TARGETS, "target")
+    if target == "user":
+        if scope != "global" or workspace:
+            raise InvalidInputError("the user profile (target user) lives in the global scope only")
+        return L.GLOBAL
+    return store.scope_for(scope, workspace)
+
+
+def _load(store: Store, key: str, limits: Limits) -> tuple[RuntimeFile, list[str]]:
+    """The scope's records with hand edits imported and duplicates dropped (in memory)."""
+    records = read_records(store, key)
+    edits = hand_edits(store, key, records, limits)
+    refuse_problems(edits)
+    records, imported = with_hand_edits(records, edits)
+    records, dropped = without_duplicates(records)
+    imported += [f"dropped {item.id}, a duplicate of an earlier item" for item in dropped]
+    return records, imported
+
+
+def _commit(store: Store, txn: WriteTxn, key: str, records: RuntimeFile, message: str,
+            imported: list[str]) -> None:
+    if key != L.GLOBAL:
+        store.register_workspace(txn, key)
+    write_scope(store, txn, key, records)
+    details = "".join(f"- imported {line}\n" for line in imported)
+    txn.message = message + (f"\n\n{details}" if details else "")
+
+
+def _now(store: Store) -> str:
+    return timestamp(store.now())
+
+
+# -- verbs ------------------------------------------------------------------------------------
+def add(store: Store, text: str, *, target: str = "memory", importance: str = "normal",
+        branches: list[str] | tuple[str, ...] = (), scope: str = "global",
+        workspace: str | None = None) -> RuntimeResult:
+    """Add an item; overflow moves other items out first (see archive.py), never fails the add
+    unless critical items alone leave no room."""
+    limits = limits_of(store)
+    content = check_content(text, limits.item)
+    check_choice(importance, IMPORTANCE, "importance")
+    cleaned = check_branches(list(branches), target)
+    key = _scope_key(store, target, scope, workspace)
+    with store.writing("runtime add") as txn:
+        records, imported = _load(store, key, limits)
+        limit = limits.of(target)
+        same = [i for i in records.of(target) if normalize_content(i.content) == content]
+        if same:
+            if imported:
+                _commit(store, txn, key, records, "runtime: import hand edits", imported)
+            return RuntimeResult("duplicate", key, target, same[0], bool(imported),
+                                 "identical item already recorded", imported=imported,
+                                 size=size_of(records.of(target)), limit=limit)
+        now = _now(store)
+        item = Item(new_id(records.ids()), content, target, importance, now, now, cleaned)
+        name = f"{key} {PROJECTIONS[target]}"
+        leaving = plan_overflow(records.of(target), item, limit, name)
+        archiver = Archiver(store, txn, key, store.today().isoformat())
+        moved = [archiver.move(old, now) for old in leaving]
+        gone = {old.id for old in leaving}
+        records = RuntimeFile([i for i in records.items if i.id not in gone] + [item], records.extra)
+        summary = "".join(f"\n- moved {m.describe()}" for m in moved)
+        _commit(store, txn, key, records, f"runtime add: {item.id} ({target}, {key}){summary}", imported)
+        return RuntimeResult("added", key, target, item, True, moved=moved, imported=imported,
+                             size=size_of(records.of(target)), limit=limit)
+
+
+def replace_item(store: Store, old: str, new: str, *, target: str = "memory",
+                 scope: str = "global", workspace: str | None = None) -> RuntimeResult:
+    """Replace the whole item OLD designates; a replace that would overflow fails."""
+    limits = limits_of(store)
+    content = check_content(new, limits.item)
+    key = _scope_key(store, target, scope, workspace)
+    with store.writing("runtime replace") as txn:
+        records, imported = _load(store, key, limits)
+        found = find_one(records.of(target), old, target)
+        limit = limits.of(target)
+        if found.content == content and found.conflict is None:
+            return RuntimeResult("unchanged", key, target, found, note="already so",
+                                 size=size_of(records.of(target)), limit=limit)
+        twins = [i for i in records.of(target)
+                 if i.id != found.id and normalize_content(i.content) == content]
+        if twins:
+            raise InvalidInputError(f"refused: {twins[0].id} already holds that text; remove one "
+                                    "of the two instead; nothing changed")
+        updated = replace(found, content=content, updated_at=_now(store),
+                          extra={k: v for k, v in found.extra.items() if k != "conflict"})
+        items = [updated if i.id == found.id else i for i in records.items]
+        before, after = size_of(records.of(target)), size_of([i for i in items if i.target == target])
+        if after > limit and after > before:
+            raise InvalidInputError(
+                f"refused: {key} {PROJECTIONS[target]} would be {after} bytes, over its budget of "
+                f"{limit}; a replace never moves items out: remove or shorten items first; nothing changed")
+        records = RuntimeFile(items, records.extra)
+        _commit(store, txn, key, records, f"runtime replace: {found.id} ({target}, {key})", imported)
+        return RuntimeResult("replaced", key, target, updated, True, imported=imported,
+                             size=after, limit=limit)
+
+
+def remove_item(store: Store, old: str, *, target: str = "memory", scope: str = "global",
+                workspace: str | None = None) -> RuntimeResult:
+    """Remove the whole item OLD designates."""
+    limits = limits_of(store)
+    key = _scope_key(store, target, scope, workspace)
+    with store.writing("runtime remove") as txn:
+        records, imported = _load(store, key, limits)
+        found = find_one(records.of(target), old, target)
+        records = RuntimeFile([i for i in records.items if i.id != found.id], records.extra)
+        _commit(store, txn, key, records, f"runtime remove: {found.id} ({target}, {key})", imported)
+        return RuntimeResult("removed", key, target, found, True, imported=imported,
+                             size=size_of(records.of(target)), limit=limits.of(target))
+
+
+def resolve_item(store: Store, item_id: str, keep: str) -> RuntimeResult:
+    """Settle a record two machines changed differently: keep `ours` or `theirs`."""
+    check_choice(keep, ("ours", "theirs"), "version")
+    limits = limits_of(store)
+    with store.writing("runtime resolve") as txn:
+        for key in scopes_with_runtime(store):
+            records, imported = _load(store, key, limits)
+            found = next((i for i in records.items if i.id == item_id), None)
+            if found is None:
+                continue
+            other = found.conflict
+            if other is None:
+                raise InvalidInputError(f"{item_id} has no conflict to resolve")
+            extra = {k: v for k, v in found.extra.items() if k != "conflict"}
+            settled = replace(found, extra=extra)
+            theirs = other.get("theirs")
+            if keep == "theirs" and isinstance(theirs, dict):
+                settled = replace(settled, content=str(theirs.get("content", found.content)),
+                                  importance=str(theirs.get("importance", found.importance)),
+                                  updated_at=str(theirs.get("updated_at", found.updated_at)),
+                                  branches=tuple(theirs.get("branches") or ()))
+            items = [settled if i.id == item_id else i for i in records.items]
+            records = RuntimeFile(items, records.extra)
+            _commit(store, txn, key, records, f"runtime resolve: {item_id} (kept {keep})", imported)
+            return RuntimeResult("resolved", key, settled.target, settled, True, imported=imported,
+                                 size=size_of(records.of(settled.target)), limit=limits.of(settled.target))
+    raise NotFoundError(f"no runtime memory item {item_id}")
+
+
+def import_all(store: Store, txn: WriteTxn) -> list[str]:
+    """Inside a write: import hand edits of every scope's projections (sync calls this before it
+    exchanges commits, so no merge renders a projection over an edit)."""
+    from gitmem.runtime.tier import import_hand_edits
+
+    limits = limits_of(store)
+    done = []
+    for key in scopes_with_runtime(store):
+        done += import_hand_edits(store, txn, key, limits)
+    return done
+
+
+# -- reading ----------------------------------------------------------------------------------
+def show(store: Store, *, target: str | None = None, scope: str | None = None,
+         workspace: str | None = None, cwd: Path | None = None) -> dict[str, Any]:
+    """Items per scope and target with their budgets, as JSON-ready data."""
+    from gitmem.runtime.branches import current_branch, visible
+
+    store.require()
+    if target is not None:
+        check_choice(target, TARGETS, "target")
+    limits = limits_of(store)
+    keys = _show_scopes(store, scope, workspace)
+    branch = current_branch(cwd or store.cwd)
+    now = store.now()
+    out: dict[str, Any] = {"branch": branch, "scopes": []}
+    for key in keys:
+        records, notes = effective_records(store, key, limits)
+        for wanted in targets_of(key):
+            if target is not None and wanted != target:
+                continue
+            items = records.of(wanted)
+            out["scopes"].append({
+                "scope": key, "target": wanted, "path": projection_path(key, wanted),
+                "bytes": size_of(items), "limit": limits.of(wanted), "notes": notes,
+                "items": [{**i.as_json(), "visible": visible(i, branch), "meta": metadata_line(i, now)}
+                          for i in items],
+            })
+    return out
+
+
+def _show_scopes(store: Store, scope: str | None, workspace: str | None) -> list[str]:
+    if scope == "global":
+        return [L.GLOBAL]
+    if scope == "workspace" or workspace:
+        return [store.resolve_workspace(workspace)]
+    keys = [L.GLOBAL]
+    with contextlib.suppress(InvalidInputError):
+        keys.append(store.resolve_workspace(workspace))
+    return keys
+
+
+def snapshot(store: Store, scopes: list[str], cwd: Path | None = None) -> tuple[list[tuple[str, Item]], list[str]]:
+    """(scope, item) pairs the context card shows (user items first, branch-filtered), and notes."""
+    from gitmem.runtime.branches import current_branch, visible
+
+    try:
+        limits = limits_of(store)
+    except InvalidInputError:
+        limits = Limits()
+    branch = current_branch(cwd or store.cwd)
+    users: list[tuple[str, Item]] = []
+    memories: list[tuple[str, Item]] = []
+    notes: list[str] = []
+    for key in sorted(dict.fromkeys(scopes), key=lambda k: k == L.GLOBAL):
+        try:
+            records, problems = effective_records(store, key, limits)
+        except InvalidInputError as exc:
+            notes.append(str(exc))
+            continue
+        notes += problems
+        users += [(key, i) for i in records.of("user")]
+        memories += [(key, i) for i in records.of("memory") if visible(i, branch)]
+    return users + memories, notes

@@ -1,0 +1,207 @@
+"""Reading one index segment straight from whoosh's codec objects: posting blocks, a numeric
+column, deletions and the term dictionary, plus what is cached per segment.
+
+Works on the reader objects `index.py` opens without importing whoosh. The fast paths read
+whole blocks, columns and dictionary files at once through codec internals; each falls back to
+whoosh's public per-item API when the objects are not the expected classes (tests compare both).
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import accumulate
+from typing import Any
+
+from gitmem.search.rank import Windows, rank_factor
+
+TERMS = "terms"
+_RECORD = struct.Struct("!ii")  # key length, value length of one term-dictionary record
+_FIELD = struct.Struct("!H")  # a dictionary key starts with its field number
+
+
+def matcher_blocks(matcher: Any) -> Iterator[tuple[Iterable[int], Sequence[float]]]:
+    """(doc ids, weights) of a posting list, a whole block at a time when the codec allows."""
+    if type(matcher).__name__ == "FilterMatcher":
+        matcher = matcher.child  # deleted documents are dropped later, when ranking
+    if type(matcher).__name__ == "W3LeafMatcher" and not getattr(matcher, "_byteids", True):
+        # whoosh stores postings in pickled blocks of delta-coded ids; decoding a whole block
+        # at once avoids several Python calls per posting (a test checks this path against the
+        # generic one below).
+        while matcher.is_active():
+            if matcher._data is None:
+                matcher._read_data()
+            matcher._read_weights()
+            yield accumulate(matcher._data[0]), matcher._weights
+            matcher._next_block()
+        return
+    ids: list[int] = []
+    weights: list[float] = []
+    while matcher.is_active():
+        ids.append(matcher.id())
+        weights.append(matcher.weight())
+        matcher.next()
+    yield ids, weights
+
+
+def raw_postings(leaf: Any, fieldname: str, term: str) -> Any:
+    """A segment's posting matcher for a term, deletions not applied; None when absent."""
+    if (fieldname, term) not in leaf:
+        return None
+    terms = getattr(leaf, "_terms", None)
+    if terms is not None and hasattr(terms, "matcher"):
+        # Straight from the codec: whoosh's postings() wraps the matcher to skip deleted docs,
+        # which decodes the first block once more; deleted docs are dropped when ranking.
+        return terms.matcher(fieldname, term.encode("utf-8"), leaf.schema[fieldname].format)
+    return leaf.postings(fieldname, term)
+
+
+def column_values(leaf: Any, name: str) -> array[int]:
+    """All values of a numeric column of one segment, read at once when the codec allows."""
+    reader = leaf.column_reader(name, translate=False)
+    count = leaf.doc_count_all()
+    dbfile = getattr(reader, "_dbfile", None)
+    if type(reader).__qualname__ == "NumericColumn.Reader" and dbfile is not None:
+        values = array("Q")
+        values.frombytes(dbfile.get(reader._basepos, reader._count * 8))
+        if sys.byteorder == "little":
+            values.byteswap()  # whoosh writes columns big-endian
+        values.extend([0] * (count - len(values)))  # trailing default values are not written
+        return values
+    return array("Q", (reader[doc] for doc in range(count)))
+
+
+def deleted_docs(leaf: Any) -> Iterable[int]:
+    """Deleted doc numbers of one segment."""
+    known = getattr(leaf, "deleted_docs_set", None)
+    if isinstance(known, frozenset | set):
+        return known
+    return [doc for doc in range(leaf.doc_count_all()) if leaf.is_deleted(doc)]
+
+
+class TermDictionary:
+    """Finds the `terms` field's terms that contain a fragment, in one segment.
+
+    The fast path holds the segment's dictionary file region in memory (keys and term infos,
+    ~60 bytes per term) with the offset of every record, searches it with `bytes.find` (C) and
+    maps each hit to its record by bisection: no Python work per term, only per hit. Without
+    the expected codec classes it walks `leaf.lexicon()` (one Python step per term).
+    """
+
+    def __init__(self, leaf: Any) -> None:
+        self._data = b""
+        self._starts: Sequence[int] = ()  # file offset of every record, ascending
+        self._base = 0  # file offset of the first record (= offset 0 of `_data`)
+        self._field = b""
+        self._fast = False
+        terms = getattr(leaf, "_terms", None)
+        table = getattr(terms, "_tindex", None)
+        if type(terms).__name__ == "W3TermsReader" and type(table).__name__ == "OrderedHashReader":
+            self._load(terms, table)
+
+    def _load(self, terms: Any, table: Any) -> None:
+        fieldmap = getattr(terms, "_fieldmap", {})
+        self._fast = True
+        if TERMS not in fieldmap:
+            return  # no term of that field in this segment: nothing to find
+        dbfile = table.dbfile
+        start, end = table.startofdata, table.endofdata
+        self._data = dbfile.get(start, end - start)
+        self._starts = dbfile.get_array(table.indexbase, table.extras["indextype"], table.indexlen)
+        self._base = start
+        self._field = _FIELD.pack(fieldmap[TERMS])
+
+    def containing(self, leaf: Any, fragment: str, limit: int) -> list[str]:
+        """Up to `limit` terms of `leaf` (this dictionary's segment) containing `fragment`."""
+        if not self._fast:
+            return self._walk(leaf, fragment, limit)
+        needle = fragment.encode("utf-8")
+        data, starts, base, field = self._data, self._starts, self._base, self._field
+        found: list[str] = []
+        hit = data.find(needle)
+        while hit >= 0 and len(found) < limit:
+            record = starts[bisect_right(starts, hit + base) - 1] - base
+            key_length, value_length = _RECORD.unpack_from(data, record)
+            key = record + _RECORD.size
+            if key + _FIELD.size <= hit and hit + len(needle) <= key + key_length \
+                    and data.startswith(field, key):
+                found.append(data[key + _FIELD.size:key + key_length].decode("utf-8"))
+                hit = data.find(needle, key + key_length + value_length)  # next record
+            else:
+                hit = data.find(needle, hit + 1)  # inside a length or a term info: not a term
+        return found
+
+    @staticmethod
+    def _walk(leaf: Any, fragment: str, limit: int) -> list[str]:
+        needle = fragment.encode("utf-8")
+        found: list[str] = []
+        for raw in leaf.lexicon(TERMS):
+            if needle in raw:
+                found.append(raw.decode("utf-8"))
+                if len(found) >= limit:
+                    break
+        return found
+
+
+class SegmentCache:
+    """Per-segment data that never changes once a segment is written (facts, key doc sets,
+    the term dictionary)."""
+
+    def __init__(self) -> None:
+        self._facts: dict[str, array[int]] = {}
+        self._docs: dict[tuple[str, str, str], frozenset[int]] = {}
+        self._factors: dict[tuple[str, int, bool, Windows], array[float]] = {}
+        self._dictionaries: dict[str, TermDictionary] = {}
+
+    @staticmethod
+    def _name(leaf: Any) -> str:
+        return str(leaf.segment().segment_id())
+
+    def facts(self, leaf: Any) -> array[int]:
+        name = self._name(leaf)
+        if name not in self._facts:
+            self._facts[name] = column_values(leaf, "facts")
+        return self._facts[name]
+
+    def factors(self, leaf: Any, today: int, include_expired: bool,
+                windows: Windows) -> array[float]:
+        """importance x freshness multiplier of every doc of a segment on one day."""
+        key = (self._name(leaf), today, include_expired, windows)
+        if key not in self._factors:
+            memo: dict[int, float] = {}
+            values = array("d")
+            for packed in self.facts(leaf):
+                factor = memo.get(packed)
+                if factor is None:
+                    factor = memo[packed] = rank_factor(packed, today, include_expired, windows)
+                values.append(factor)
+            self._factors[key] = values
+        return self._factors[key]
+
+    def local_docs(self, leaf: Any, fieldname: str, value: str) -> frozenset[int]:
+        key = (self._name(leaf), fieldname, value)
+        if key not in self._docs:
+            docs: set[int] = set()
+            matcher = raw_postings(leaf, fieldname, value)
+            if matcher is not None:
+                for ids, _weights in matcher_blocks(matcher):
+                    docs.update(ids)
+            self._docs[key] = frozenset(docs)
+        return self._docs[key]
+
+    def dictionary(self, leaf: Any) -> TermDictionary:
+        name = self._name(leaf)
+        if name not in self._dictionaries:
+            self._dictionaries[name] = TermDictionary(leaf)
+        return self._dictionaries[name]
+
+    def retain(self, leaves: list[tuple[Any, int]]) -> None:
+        """Forget segments no longer in the index."""
+        live = {self._name(leaf) for leaf, _offset in leaves}
+        self._facts = {k: v for k, v in self._facts.items() if k in live}
+        self._docs = {k: v for k, v in self._docs.items() if k[0] in live}
+        self._factors = {k: v for k, v in self._factors.items() if k[0] in live}
+        self._dictionaries = {k: v for k, v in self._dictionaries.items() if k in live}
