@@ -1,5 +1,5 @@
 """gitmem writers and plain git in one repository: who may move HEAD, and which git lock files
-are stale. The reasoning is in docs/decisions/0005-crash-safety-and-concurrency.md.
+are stale. The reasoning is in docs/decisions/0007-crash-safety-and-concurrency.md.
 
 Lock order: the store lock first, git's own locks (index.lock, ref locks) second. A gitmem writer
 takes git's locks only while it holds the store lock, and only after `prepare_git_write` has
@@ -157,8 +157,7 @@ def wait_for_plain_git(root: Path, git_dir: Path, *, processes: bool = True,
             return bool(waited_for)
         waited_for.update(p.pid for p in running)
         waited_for.update(a.pid for a in announced)
-        if announced and not any((root / COMMITS_DIR / f"{a.pid}.go").exists() for a in announced):
-            (root / COMMITS_DIR / f"{announced[0].pid}.go").touch()
+        grant_next(root, announced)
         if time.monotonic() >= deadline:
             who = running[0].describe() if running else f"pid {announced[0].pid}: git commit"
             raise LockTimeoutError(
@@ -166,6 +165,13 @@ def wait_for_plain_git(root: Path, git_dir: Path, *, processes: bool = True,
                 "gitmem does not move HEAD under it: let it finish (or abort it), then retry"
             )
         time.sleep(POLL_SECONDS)
+
+
+def grant_next(root: Path, announced: list[Announcement]) -> None:
+    """Let the hook of the oldest announced commit work under our lock, one commit at a time."""
+    if announced and not any((root / COMMITS_DIR / f"{a.pid}.go").exists() for a in announced):
+        oldest = min(announced, key=lambda a: a.path.stat().st_mtime if a.path.exists() else 0.0)
+        (root / COMMITS_DIR / f"{oldest.pid}.go").touch()
 
 
 def note_head_moved(root: Path) -> None:
@@ -190,6 +196,7 @@ def clear_stale_locks(root: Path, git_dir: Path, since: float,
     locks = lock_files(git_dir)
     while locks:
         holders = _possible_holders(root)
+        grant_next(root, announcements(root))  # a `git commit -a` holds the index for its hook
         for lock in locks:
             if _is_stale(lock, since, holders):
                 removed.append(_remove_stale(root, lock))

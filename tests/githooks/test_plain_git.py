@@ -128,3 +128,28 @@ def test_writers_and_plain_commits_at_the_same_time_all_land(tmp_path: Path) -> 
     for record in result["plain"]:  # type: ignore[union-attr]
         for error in record["errors"]:
             assert RETRY in error or "try again" in error, error
+
+
+def test_a_commit_all_whose_hook_waits_for_a_writer_holding_the_store_lands(hooked: Store) -> None:
+    # `git commit -a` holds .git/index.lock while its hook waits for the store: the writer that
+    # holds the store must let the hook work (a grant) instead of waiting for the index lock.
+    tracked = hooked.root / "global" / "procedural" / "tracked.md"
+    tracked.parent.mkdir(parents=True, exist_ok=True)
+    tracked.write_text("# tracked\n\n## Tracked\nFirst version.\n")
+    git(hooked.root, "add", str(tracked))
+    git(hooked.root, "commit", "-qm", "tracked")
+    tracked.write_text("# tracked\n\n## Tracked\nSecond version, committed with -a.\n")
+    from gitmem.verbs.entries import remember
+
+    with hooked.locked():
+        commit = subprocess.Popen(["git", "commit", "-q", "-a", "-m", "plain all"], cwd=hooked.root,
+                                  text=True, stderr=subprocess.PIPE, env={**os.environ, **GIT_ENV})
+        deadline = time.monotonic() + 20
+        while not gitgate.announcements(hooked.root) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert (hooked.git.git_dir / "index.lock").exists()
+        written = remember(hooked, "written while git commit -a waited", "semantic")
+    _, err = commit.communicate(timeout=60)
+    assert commit.returncode == 0, err
+    assert "Second version" in git(hooked.root, "show", "HEAD:global/procedural/tracked.md")
+    assert written.id and written.id in git(hooked.root, "show", "HEAD:global/semantic/general.md")
