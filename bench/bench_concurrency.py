@@ -188,11 +188,11 @@ def report(title: str, result: dict[str, object]) -> None:
     print(line("write, library call", [r["seconds"] for r in writes]))
     if plain:
         landed = sum(1 for r in plain if r["landed"])
-        first = sum(1 for r in plain if r["landed"] and r["attempts"] == 1)
+        first = sum(1 for r in plain if r["by"] == "git commit" and r["attempts"] == 1)
         print(line("plain git commit (incl. retries)", [r["seconds"] for r in plain]))
         absorbed = sum(1 for r in plain if r["landed"] and r["by"] != "git commit")
-        print(f"plain commits landed: {landed}/{len(plain)} ({first} on the first attempt; "
-              f"{absorbed} committed by a gitmem write after a refused attempt)")
+        print(f"plain commits landed: {landed}/{len(plain)} ({first} by their first `git commit`; "
+              f"{absorbed} taken into a gitmem write after a failed attempt)")
         for r in plain:
             for error in r["errors"]:
                 print(f"  plain {r['n']}: {error}")

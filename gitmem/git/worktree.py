@@ -53,16 +53,35 @@ def stage(repo: pygit2.Repository, root: Path, paths: list[str]) -> pygit2.Index
 
 def tree_with(repo: pygit2.Repository, base: pygit2.Tree | None, index: pygit2.Index,
               paths: list[str]) -> pygit2.Oid:
-    """The tree of `base` with `paths` as `index` has them (absent there: removed)."""
-    scratch = pygit2.Index()
-    if base is not None:
-        scratch.read_tree(base)
+    """The tree of `base` with `paths` as `index` has them (absent there: removed). Only the
+    trees on the way to those paths are rewritten, whatever the size of the store."""
+    changes: dict[str, tuple[pygit2.Oid, int] | None] = {}
     for rel in dict.fromkeys(paths):
-        if rel in index:
-            scratch.add(index[rel])
-        elif rel in scratch:
-            scratch.remove(rel)
-    return scratch.write_tree(repo)
+        changes[rel] = (index[rel].id, index[rel].mode) if rel in index else None
+    return _rebuilt(repo, base, changes)
+
+
+def _rebuilt(repo: pygit2.Repository, tree: pygit2.Tree | None,
+             changes: dict[str, tuple[pygit2.Oid, int] | None]) -> pygit2.Oid:
+    builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
+    below: dict[str, dict[str, tuple[pygit2.Oid, int] | None]] = {}
+    for rel, value in changes.items():
+        name, _, rest = rel.partition("/")
+        if rest:
+            below.setdefault(name, {})[rest] = value
+        elif value is not None:
+            builder.insert(name, value[0], value[1])
+        elif builder.get(name) is not None:
+            builder.remove(name)
+    for name, inner in below.items():
+        current = tree[name] if tree is not None and name in tree else None
+        subtree = current if isinstance(current, pygit2.Tree) else None
+        oid = _rebuilt(repo, subtree, inner)
+        if len(repo[oid].peel(pygit2.Tree)):
+            builder.insert(name, oid, FileMode.TREE)
+        elif builder.get(name) is not None:
+            builder.remove(name)
+    return builder.write()
 
 
 def sync_work_tree(repo: pygit2.Repository, root: Path, tree: pygit2.Tree, paths: list[str]) -> None:
