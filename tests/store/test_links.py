@@ -40,3 +40,18 @@ def test_the_catalog_and_lock_are_not_opened_through_a_linked_state_folder(gm: C
     result = gm("forget", "global-sem-0001")
     assert result.exit_code == 2 and "state/store.lock" in result.stderr or "state is a symbolic" in result.stderr
     assert "Forgotten" not in git(gm.root, "show", "HEAD:global/semantic/general.md")
+
+
+def test_the_log_is_never_written_through_a_link(gm: Cli, tmp_path: Path) -> None:
+    outside = tmp_path / "logs-elsewhere"
+    outside.mkdir()
+    (gm.root / "logs").mkdir(exist_ok=True)
+    (gm.root / "logs" / "memory.log").unlink(missing_ok=True)
+    (gm.root / "logs" / "memory.log").symlink_to(outside / "memory.log")
+    from gitmem.eventlog import log_event
+
+    log_event(gm.root, {"event": "probe"})
+    shutil.rmtree(gm.root / "logs")
+    (gm.root / "logs").symlink_to(outside)
+    log_event(gm.root, {"event": "probe"})
+    assert list(outside.iterdir()) == []
