@@ -39,13 +39,12 @@ def writer(root: Path, number: int, writes: int, out: Path) -> None:
     """One writer process: `writes` remembers, each timed, with the store-lock wait measured."""
     import contextlib
 
-    from gitmem import fsio
     from gitmem.store import base
     from gitmem.store.store import Store
     from gitmem.verbs.entries import remember
 
     waits: list[float] = []
-    real_lock = fsio.store_lock
+    real_lock = base.store_lock
 
     @contextlib.contextmanager
     def timed_lock(*args, **kwargs):  # type: ignore[no-untyped-def]

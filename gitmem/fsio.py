@@ -1,4 +1,5 @@
-"""Atomic file writes that never follow a link, and the store-wide lock.
+"""Atomic file writes that never follow a link, regular-file reads, and file locks (the
+store-wide lock built on them is gitmem/store/lock.py).
 
 Inside a store (a folder holding `.git` and `state/store.lock`), an atomic write puts its temp
 file in `state/tmp/` (gitignored, same filesystem) and renames it into place through folder
@@ -24,11 +25,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from gitmem.errors import LockTimeoutError, ReadOnlyStoreError, UnsafePathError
+from gitmem.errors import LockTimeoutError, UnsafePathError
 
-LOCK_TIMEOUT_SECONDS = 120.0
 LOCK_FILE = "state/store.lock"
-QUEUE_DIR = "state/lockq"  # one ticket per process waiting for the store lock
 TEMP_DIR = "state/tmp"
 TEMP_SUFFIX = ".tmp"
 TEMP_MAX_AGE_SECONDS = 24 * 3600.0  # past this a temp file is swept even if its pid is alive again
@@ -210,6 +209,44 @@ def read_text(path: Path) -> str:
         return handle.read()
 
 
+class NotRegularFileError(OSError):
+    """A path that is not a regular file (a symbolic link, a FIFO, a folder, a device)."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(f"{path}: not a regular file ({kind})")
+        self.kind = kind
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISDIR, "a folder"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "a device"
+
+
+def read_regular_file(path: Path) -> bytes:
+    """The bytes of a regular file, never following a symbolic link and never blocking (a FIFO
+    named like a file is refused, not opened for a read that waits forever).
+
+    Raises NotRegularFileError for anything else, and OSError (FileNotFoundError ...) as usual."""
+    mode = os.lstat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise NotRegularFileError(path, _file_kind(mode))
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        mode = os.fstat(fd).st_mode  # replaced between the lstat and the open
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(path, _file_kind(mode))
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def remove_file(path: Path) -> bool:
     try:
         path.unlink()
@@ -270,7 +307,7 @@ def sweep_temp(root: Path) -> list[str]:
 
 
 # -- locks -------------------------------------------------------------------------------------
-class _FileLock:
+class FileLock:
     """An exclusive advisory lock on a file: fcntl.flock on POSIX, msvcrt.locking on Windows.
 
     Hand-written rather than a dependency: the lock sits on the start-up path of every write
@@ -312,7 +349,7 @@ class _FileLock:
 
 
 @contextlib.contextmanager
-def _held(lock: _FileLock, timeout: float, what: str) -> Iterator[None]:
+def held(lock: FileLock, timeout: float, what: str) -> Iterator[None]:
     deadline = time.monotonic() + timeout
     delay = 0.001
     while not lock.try_acquire():
@@ -330,75 +367,4 @@ def _held(lock: _FileLock, timeout: float, what: str) -> Iterator[None]:
 
 def file_lock(lock_path: Path, timeout: float, what: str) -> contextlib.AbstractContextManager[None]:
     """Hold an exclusive lock on `lock_path`, waiting up to `timeout` seconds (polling, backing off)."""
-    return _held(_FileLock(lock_path), timeout, what)
-
-
-def try_file_lock(lock_path: Path) -> _FileLock | None:
-    """The lock if it can be had right now, else None (release it with `.release()`)."""
-    lock = _FileLock(lock_path)
-    if lock.try_acquire():
-        return lock
-    os.close(lock.fd)
-    return None
-
-
-def open_store_lock(root: Path) -> _FileLock:
-    """The store lock's file, opened (not yet held); refuses a link and a read-only store."""
-    refuse_link(root, LOCK_FILE)
-    try:
-        return _FileLock(root / LOCK_FILE)
-    except OSError as exc:
-        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-            raise ReadOnlyStoreError(root, exc.strerror or "permission denied") from None
-        raise
-
-
-@contextlib.contextmanager
-def store_lock(root: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[None]:
-    """The store-wide write lock (state/store.lock): writers take it in the order they came."""
-    lock = open_store_lock(root)
-    _acquire_in_turn(lock, root / QUEUE_DIR, timeout)
-    try:
-        yield
-    finally:
-        lock.release()
-
-
-def _acquire_in_turn(lock: _FileLock, queue: Path, timeout: float) -> None:
-    """Take the lock in arrival order. A bare flock wakes its waiters in no order, and under
-    load some waited for tens of seconds; here each waiter holds a ticket (a file named by its
-    arrival time) and only the first live ticket's owner tries the lock."""
-    with contextlib.suppress(FileNotFoundError):
-        if not os.listdir(queue) and lock.try_acquire():
-            return
-    refuse_link(queue.parent.parent, QUEUE_DIR)
-    queue.mkdir(parents=True, exist_ok=True)
-    ticket = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(3)}"
-    os.close(os.open(queue / ticket, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666))
-    deadline = time.monotonic() + timeout
-    try:
-        while True:
-            first = _first_ticket(queue)
-            if first in (None, ticket) and lock.try_acquire():
-                return
-            if time.monotonic() >= deadline:
-                os.close(lock.fd)
-                raise LockTimeoutError(f"the store lock was held by other processes for over "
-                                       f"{timeout:.0f}s ({lock.path}); retry when they are done")
-            time.sleep(0.002 if first == ticket else 0.005)
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(queue / ticket)
-
-
-def _first_ticket(queue: Path) -> str | None:
-    """The oldest ticket of a live waiter (tickets of dead or long-gone waiters are removed)."""
-    now = time.time_ns()
-    for name in sorted(os.listdir(queue)):
-        parts = name.split("-")
-        alive = len(parts) == 3 and parts[1].isdigit() and pid_alive(int(parts[1]))
-        if alive and parts[0].isdigit() and now - int(parts[0]) < 2 * LOCK_TIMEOUT_SECONDS * 1e9:
-            return name
-        with contextlib.suppress(OSError):
-            os.unlink(queue / name)
-    return None
+    return held(FileLock(lock_path), timeout, what)

@@ -14,6 +14,7 @@ import pytest
 
 from gitmem import fsio
 from gitmem.errors import UnsafePathError
+from gitmem.store.lock import QUEUE_DIR, store_lock
 from gitmem.store.store import Store
 
 
@@ -110,16 +111,16 @@ def test_leftover_temp_files_of_dead_writers_are_swept(store: Store) -> None:
 def test_the_store_lock_goes_to_waiters_in_the_order_they_came(store: Store, tmp_path: Path) -> None:
     order = tmp_path / "order"
     code = (
-        "import sys, time; from pathlib import Path; from gitmem.fsio import store_lock\n"
+        "import sys, time; from pathlib import Path; from gitmem.store.lock import store_lock\n"
         "with store_lock(Path(sys.argv[1])):\n"
         "    open(sys.argv[2], 'a').write(sys.argv[3] + '\\n'); time.sleep(0.05)\n"
     )
-    with fsio.store_lock(store.root):
+    with store_lock(store.root):
         waiters = []
         for name in ("first", "second", "third", "fourth"):
             waiters.append(subprocess.Popen([sys.executable, "-c", code, str(store.root), str(order), name]))
             deadline = time.monotonic() + 10
-            while len(os.listdir(store.root / fsio.QUEUE_DIR)) < len(waiters) and time.monotonic() < deadline:
+            while len(os.listdir(store.root / QUEUE_DIR)) < len(waiters) and time.monotonic() < deadline:
                 time.sleep(0.01)
     for waiter in waiters:
         assert waiter.wait(timeout=30) == 0

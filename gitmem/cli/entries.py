@@ -77,13 +77,16 @@ def show(ctx: click.Context, entry_id: str, as_json: bool) -> None:
 @click.pass_context
 def list_cmd(ctx: click.Context, layer: str | None, scope: str, include_all: bool, as_json: bool) -> None:
     """List entries (id, title, freshness), optionally of one layer."""
-    from gitmem.verbs.reads import list_entries
+    from gitmem.verbs.reads import list_entries, skipped_note
 
     store = get_store(ctx)
     scopes = None if scope == "all" else [store.scope_for(scope)]
-    records = list_entries(store, layer=layer, scopes=scopes, include_all=include_all)
+    skipped: set[str] = set()
+    records = list_entries(store, layer=layer, scopes=scopes, include_all=include_all, skipped=skipped)
     lines = [f"{r['id'] or '-'}  {r['title']}{' ' + r['label'] if r['label'] else ''}" for r in records]
     emit(records, as_json, "\n".join(lines) or "no entries")
+    if skipped:
+        click.echo(f"gitmem: {skipped_note(skipped)}", err=True)
     if not records:
         sys.exit(1)
 

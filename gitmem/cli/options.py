@@ -29,9 +29,12 @@ def json_option(func: F) -> F:
 
 
 def get_store(ctx: click.Context) -> Store:
+    from gitmem.store.paths import validate_workspace_key
     from gitmem.store.store import open_store
 
     obj = ctx.find_root().obj
+    if obj["workspace"] is not None:  # `--workspace ""` is refused, never "the current folder"
+        validate_workspace_key(obj["workspace"])
     store = open_store(obj["root"], workspace=obj["workspace"])
     obj.setdefault("stores", []).append(store)  # the group prints the notes it leaves
     return store
@@ -47,7 +50,7 @@ def text_argument(value: str) -> str:
 
 
 def _set_workspace(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
-    if value:
+    if value is not None:
         ctx.find_root().obj["workspace"] = value
 
 

@@ -32,11 +32,17 @@ def _hit_line(hit: dict[str, Any]) -> str:
 def search(ctx: click.Context, query: str, layer: str | None, scope: str | None, workspace: str | None,
            limit: int, include_all: bool, as_json: bool) -> None:
     """Ranked full-text search with path:line citations; exit 1 when nothing matches."""
+    from gitmem.verbs.reads import skipped_note
     from gitmem.verbs.search import search as do_search
+    from gitmem.verbs.search import skipped_files
 
-    hits = do_search(get_store(ctx), query, scope=scope, workspace=workspace, layer=layer,
+    store = get_store(ctx)
+    hits = do_search(store, query, scope=scope, workspace=workspace, layer=layer,
                      limit=limit, include_all=include_all)
     emit(hits, as_json, lambda: "\n".join(_hit_line(h) for h in hits) or "no matches")
+    skipped = skipped_files(store, scope, workspace)
+    if skipped:
+        click.echo(f"gitmem: {skipped_note(skipped)}", err=True)
     if not hits:
         sys.exit(1)
 

@@ -57,6 +57,9 @@ def status(ctx: click.Context, as_json: bool) -> None:
             lines.append("SYSTEM.md is stale: run `gitmem system`")
         if data["conflicts"]:
             lines.append("conflicts: " + ", ".join(data["conflicts"]))
+        if data["problems"]:
+            lines.append(f"problems: {len(data['problems'])} (skipped by reads; `gitmem check` lists all)")
+            lines.extend(f"  {problem}" for problem in data["problems"])
         lines += [f"attention: {item}" for item in data["leftovers"]]
         sync_state = data["sync"] or {}
         if sync_state:
@@ -89,16 +92,19 @@ def system(ctx: click.Context, as_json: bool) -> None:
 @json_option
 @click.pass_context
 def check(ctx: click.Context, fix: bool, as_json: bool) -> None:
-    """Check every memory file against the format rules; exit 2 when problems remain."""
+    """Check every memory file against the format rules; exit 2 when errors remain (hints: 0)."""
     from gitmem.verbs.check import check_tree
 
     report = check_tree(get_store(ctx), fix=fix)
-    remaining = report.remaining
-    data = {"problems": [str(p) for p in report.problems], "remaining": [str(p) for p in remaining],
+    errors, hints = report.errors, report.hints
+    data = {"problems": [str(p) for p in report.problems],
+            "remaining": [str(p) for p in report.remaining],
+            "errors": [str(p) for p in errors], "hints": [str(p) for p in hints],
             "fixed": report.fixed, "assigned": report.assigned}
-    lines = [str(p) for p in remaining] + [f"fixed: {p}" for p in report.fixed]
+    lines = ([str(p) for p in errors] + [f"hint: {p}" for p in hints]
+             + [f"fixed: {p}" for p in report.fixed])
     emit(data, as_json, "\n".join(lines) or "all memory files are well-formed")
-    if remaining:
+    if errors:
         sys.exit(2)
 
 

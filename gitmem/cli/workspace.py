@@ -79,7 +79,8 @@ def associate(ctx: click.Context, key: str, title: str | None, folder: str | Non
 
 
 @click.command()
-@click.option("--cwd", type=click.Path(file_okay=False), help="Resolve the workspace from this folder.")
+@click.option("--cwd", type=click.Path(exists=True, file_okay=False),
+              help="Resolve the workspace from this folder (it must exist).")
 @click.option("--max-chars", type=int, default=None, help="Budget for the card (default from settings).")
 @click.option("--subagent", is_flag=True, help="Card for a subagent: read, report, do not write.")
 @json_option

@@ -41,14 +41,44 @@ def text_hash(text: str) -> str:
 
 
 @dataclass(frozen=True)
+class Shape:
+    """Where a parsed entry's text departs from the canonical shape (1-based lines, 0 = none).
+
+    Normalization renders such an entry canonically; `gitmem check` names what it found.
+    """
+
+    text_after_fields: int = 0  # text found after the field block (moved above it)
+    fields_elsewhere: tuple[int, ...] = ()  # known field lines outside the field block (moved in)
+    gaps_in_fields: int = 0  # blank lines inside the field block (removed)
+    unclosed_fence: int = 0  # a fence opened in the text and never closed (closed)
+    repeated: tuple[tuple[str, int], ...] = ()  # (field, line) of a field given a second time
+
+    @property
+    def canonical(self) -> bool:
+        return not (self.text_after_fields or self.fields_elsewhere or self.gaps_in_fields
+                    or self.unclosed_fence)
+
+
+CANONICAL = Shape()
+
+
+@dataclass(frozen=True)
 class Entry:
-    """One `## heading` entry. `raw` holds its original text; None means render canonically."""
+    """One `## heading` entry. `raw` holds its original text; None means render canonically.
+
+    `body` and `fields` are the entry as normalization would write it (see gitmem.format.markdown);
+    `extra_fields` are field lines given again after a first value of the same name: they are
+    kept, after the others, and never win.
+    """
 
     title: str
     body: str
     fields: dict[str, str] = field(default_factory=dict)
     line: int = 0
     raw: str | None = None
+    extra_fields: tuple[tuple[str, str], ...] = ()
+    shape: Shape = CANONICAL
+    open_fence: str = ""  # the fence `raw` leaves open (only the last entry of a file can)
 
     @property
     def id(self) -> str | None:
@@ -67,11 +97,12 @@ class Entry:
                 fields.pop(name, None)
             else:
                 fields[name] = value
-        return dataclasses.replace(self, fields=fields, raw=None)
+        return dataclasses.replace(self, fields=fields, raw=None, shape=CANONICAL, open_fence="")
 
     def with_body(self, body: str, title: str | None = None) -> Entry:
         return dataclasses.replace(
-            self, body=body, title=self.title if title is None else title, raw=None
+            self, body=body, title=self.title if title is None else title, raw=None,
+            shape=CANONICAL, open_fence="",
         )
 
     def ordered_fields(self) -> list[tuple[str, str]]:
@@ -104,18 +135,27 @@ class Entry:
 
 @dataclass
 class TopicFile:
-    """A parsed topic (or single-layer) file; rendering an unmodified one gives its bytes back."""
+    """A parsed topic (or single-layer) file; rendering an unmodified one gives its bytes back.
+
+    `problem` is set only by a lenient parse (for the catalog): (line, reason) of what makes the
+    file unreadable for everything else.
+    """
 
     frontmatter_raw: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
     preamble: str = ""
     entries: list[Entry] = field(default_factory=list)
     newline: str = "\n"
+    bom: str = ""  # a UTF-8 byte order mark the file starts with, kept as it was
+    problem: tuple[int, str] | None = None
 
     def find(self, entry_id: str) -> int | None:
-        """Index of the entry with this id, or None."""
+        """Index of the entry with this id (or with a second Id line naming it), or None."""
         for index, entry in enumerate(self.entries):
             if entry.id == entry_id:
+                return index
+        for index, entry in enumerate(self.entries):
+            if ("Id", entry_id) in entry.extra_fields:
                 return index
         return None
 

@@ -53,6 +53,15 @@ TOPIC_LAYERS: tuple[str, ...] = tuple(n for n, s in LAYERS.items() if s.shape ==
 ABBR_TO_LAYER: dict[str, str] = {s.abbr: n for n, s in LAYERS.items() if s.abbr}
 ID_RE = re.compile(r"^(?P<scope>[a-z0-9][a-z0-9-]*)-(?P<abbr>sem|epi|pro|lrn|dec|cod|his)-(?P<num>\d{4,})$")
 GLOBAL = "global"
+# Id numbers past this are not well-formed: no store holds a billion entries in one layer, and
+# the catalog keeps numbers in 64-bit integers.
+MAX_ID_NUMBER = 999_999_999
+# File names Windows refuses (with any extension): a folder or topic file named so cannot be
+# checked out there.
+WINDOWS_RESERVED: frozenset[str] = frozenset(
+    ["con", "prn", "aux", "nul"] + [f"{p}{n}" for p in ("com", "lpt") for n in "0123456789"]
+)
+_KEY_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
 
 def layer_spec(name: str) -> LayerSpec:
@@ -72,7 +81,46 @@ def check_layer_scope(layer: str, scope_key: str) -> LayerSpec:
     return spec
 
 
+def workspace_key_problem(key: str) -> str | None:
+    """Why `key` cannot name a workspace, or None when it can."""
+    if key == GLOBAL:
+        return "'global' is reserved: it names the global scope"
+    if not _KEY_RE.match(key):
+        return "use 1-64 of a-z, 0-9 and '-', starting with a letter or digit"
+    if key in WINDOWS_RESERVED:
+        return f"{key!r} is a reserved file name on Windows"
+    return None
+
+
+def is_workspace_key(key: str) -> bool:
+    return workspace_key_problem(key) is None
+
+
+_SLUG_DROP = re.compile(r"[^\w]+", re.UNICODE)
+SLUG_MAX = 80
+
+
+def canonical_slug(name: str) -> str:
+    """The file name (without .md) gitmem gives a topic: lower-case words joined by '-'."""
+    slug = _SLUG_DROP.sub("-", name.strip().lower()).strip("-_")
+    return slug[:SLUG_MAX].strip("-_")
+
+
+def topic_name_problem(slug: str) -> str | None:
+    """Why a topic file name (without .md) cannot be checked out everywhere, or None."""
+    stem = slug.split(".", 1)[0].rstrip(" ").lower()
+    if stem in WINDOWS_RESERVED:
+        return f"{slug!r} is a reserved file name on Windows"
+    if any(ch in '<>:"|?*\\' or ord(ch) < 32 for ch in slug) or slug.endswith((".", " ")):
+        return f"{slug!r} holds characters Windows does not allow in file names"
+    return None
+
+
 def format_id(scope_key: str, layer: str, number: int) -> str:
+    if number > MAX_ID_NUMBER:
+        raise InvalidInputError(
+            f"cannot number a new {layer} entry of {scope_key}: an Id past {MAX_ID_NUMBER} is taken"
+        )
     return f"{scope_key}-{layer_spec(layer).abbr}-{number:04d}"
 
 
@@ -86,9 +134,12 @@ class ParsedId:
 def parse_id(entry_id: str) -> ParsedId | None:
     """Split `<scope>-<abbr>-<NNNN>`; None when it is not a well-formed id."""
     match = ID_RE.match(entry_id.strip())
-    if not match:
+    if not match or len(match["num"].lstrip("0")) > len(str(MAX_ID_NUMBER)):
         return None
-    return ParsedId(match["scope"], ABBR_TO_LAYER[match["abbr"]], int(match["num"]))
+    number = int(match["num"])
+    if number > MAX_ID_NUMBER:
+        return None
+    return ParsedId(match["scope"], ABBR_TO_LAYER[match["abbr"]], number)
 
 
 def scope_dir(scope_key: str) -> str:
@@ -132,9 +183,15 @@ _LAYER_FILE_RE = re.compile(
 
 
 def classify_path(relpath: str) -> FileRole:
-    """Tell whether a repo-relative posix path is a topic file, a layer index, and so on."""
+    """Tell whether a repo-relative posix path is a topic file, a layer index, and so on.
+
+    A workspace folder whose name is not a valid key (`global`, `Bad Name`, `con`) holds no
+    memory files, and hidden files (editor locks such as `.#deploy.md`) are not topic files."""
+    match = _TOPIC_FILE_RE.match(relpath) or _LAYER_FILE_RE.match(relpath)
+    if match and match["w"] is not None and not is_workspace_key(match["w"]):
+        return FileRole("other")
     match = _TOPIC_FILE_RE.match(relpath)
-    if match and match["layer"] in TOPIC_LAYERS:
+    if match and match["layer"] in TOPIC_LAYERS and not match["slug"].startswith("."):
         scope = match["w"] or GLOBAL
         if LAYERS[match["layer"]].global_ok or scope != GLOBAL:
             return FileRole("topic", scope, match["layer"], match["slug"])

@@ -4,7 +4,7 @@ Git and libgit2 take a lock by creating `<file>.lock` next to the file they chan
 it over the file when done; a process killed in between leaves the `.lock` behind, and every
 later git write fails until it is removed. Whether anyone still holds such a file cannot be read
 from the file itself (git records no owner), so the store decides it from what is running: see
-gitmem/store/gitgate.py and docs/decisions/0007-crash-safety-and-concurrency.md.
+gitmem/store/gitgate.py and docs/decisions/0011-crash-safety-and-concurrency.md.
 """
 
 from __future__ import annotations

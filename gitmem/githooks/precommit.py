@@ -110,11 +110,10 @@ def _warm_imports() -> threading.Thread:
 
     def load() -> None:
         with contextlib.suppress(Exception):
-            from gitmem.format.markdown import _block_parser
-            from gitmem.store import store  # noqa: F401
-
-            _block_parser()
             import frontmatter  # noqa: F401
+
+            from gitmem.format import markdown  # noqa: F401
+            from gitmem.store import store  # noqa: F401
 
     thread = threading.Thread(target=load, name="gitmem-warm-imports", daemon=True)
     thread.start()
@@ -128,7 +127,8 @@ def changed_between(root: Path, old: str | None, new: str) -> list[str]:
 
 def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str | None,
                        blobs: dict[str, bytes]) -> int:
-    from gitmem.format.markdown import parse_topic_file
+    from gitmem.errors import ParseError
+    from gitmem.format.markdown import decode_memory_bytes, parse_topic_file
     from gitmem.format.normalize import Problem
     from gitmem.store.store import Store
 
@@ -139,10 +139,15 @@ def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str
         staged: dict[str, str] = {}
         problems: list[Problem] = []
         for change in present:
+            if change.mode != "100644" and change.mode != "100755":
+                kind = "a symbolic link" if change.mode == "120000" else f"mode {change.mode}"
+                problems.append(Problem(change.path, 1, f"not a regular file ({kind}): gitmem "
+                                                        "reads only regular files"))
+                continue
             try:
-                text = blobs[change.oid].decode("utf-8")
-            except UnicodeDecodeError:
-                problems.append(Problem(change.path, 1, "not UTF-8 text"))
+                text = decode_memory_bytes(blobs[change.oid], change.path)
+            except ParseError as exc:
+                problems.append(Problem(change.path, exc.line, exc.reason))
                 continue
             if L.classify_path(change.path).kind == "layer-index":
                 problems.extend(_legacy_entries(change.path, text))
@@ -161,6 +166,8 @@ def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str
                 print(problem, file=sys.stderr)
             say("commit refused: fix the entries above and commit again (`gitmem check` lists them too)")
             return 1
+        for hint in (p for o in outcomes for p in o.problems if not p.is_error and not p.fixable):
+            say(f"hint: {hint}")
         normalized = {o.path: o.text for o in outcomes}
         whole = _write_back(root, [o for o in outcomes if o.changed], staged,
                             {c.path: c.mode for c in present})

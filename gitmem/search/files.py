@@ -22,8 +22,9 @@ from gitmem.errors import ParseError
 from gitmem.format.document import DOCUMENT_COPY_RE
 from gitmem.format.entry import Entry
 from gitmem.format.freshness import entry_volatility
-from gitmem.format.layers import LAYERS, classify_path
-from gitmem.format.markdown import conflict_marker_lines, parse_topic_file
+from gitmem.format.layers import LAYERS, classify_path, is_workspace_key
+from gitmem.format.markdown import conflict_marker_lines, decode_memory_bytes, parse_topic_file
+from gitmem.fsio import NotRegularFileError, read_regular_file
 from gitmem.search.documents import document_sections
 
 SCHEMA_VERSION = 1
@@ -74,20 +75,22 @@ def _scan_scope(folder: str, prefix: str, topic_dirs: frozenset[str], singles: f
     for item in items:
         name = item.name
         try:
-            if name in topic_dirs and item.is_dir():
+            if name in topic_dirs and item.is_dir(follow_symlinks=False):
                 base = f"{prefix}/{name}/"
                 with os.scandir(item.path) as files:
                     for sub in files:
                         sub_name = sub.name
                         if sub_name.endswith(".md") and sub_name[0] != ".":
-                            st = sub.stat()
+                            # The link itself, never its target: reading refuses what is not a
+                            # regular file, and the refusal is recorded (see read_file).
+                            st = sub.stat(follow_symlinks=False)
                             out[base + sub_name] = (st.st_mtime_ns, st.st_size)
             elif name in singles:
-                st = item.stat()
+                st = item.stat(follow_symlinks=False)
                 out[f"{prefix}/{name}"] = (st.st_mtime_ns, st.st_size)
-            elif name == "documents" and item.is_dir():
+            elif name == "documents" and item.is_dir(follow_symlinks=False):
                 _scan_documents(item.path, f"{prefix}/documents", out)
-        except OSError:  # vanished while scanning, or a dangling link: not a memory file now
+        except OSError:  # vanished while scanning: not a memory file now
             continue
 
 
@@ -111,7 +114,8 @@ def scan_memory_files(root: Path) -> dict[str, FileStamp]:
     _scan_scope(os.path.join(base, "global"), "global", _TOPIC_DIRS_GLOBAL, _SINGLES_GLOBAL, out)
     try:
         with os.scandir(os.path.join(base, "workspaces")) as listing:
-            keys = [item.name for item in listing if item.is_dir()]
+            keys = [item.name for item in listing
+                    if item.is_dir(follow_symlinks=False) and is_workspace_key(item.name)]
     except OSError:
         keys = []
     for key in keys:
@@ -213,18 +217,27 @@ class FileContent:
 
 
 def read_file(root: Path, relpath: str) -> FileContent | None:
-    """Read, hash and parse one memory file; None when it no longer exists."""
+    """Read, hash and parse one memory file; None when it no longer exists.
+
+    A file that cannot be read (not a regular file, binary, not UTF-8, broken frontmatter) is
+    recorded with its error and no entries: it is skipped, and never blocks (a FIFO is refused,
+    not opened)."""
     path = root / relpath
     try:
-        st = os.stat(path)
-        data = path.read_bytes()
+        st = os.lstat(path)
+        data = read_regular_file(path)
+    except NotRegularFileError as exc:
+        record = FileRecord(st.st_mtime_ns, st.st_size, "", time.time_ns(),
+                            f"{relpath}:1: not a regular file ({exc.kind})")
+        return FileContent(record, [])
     except OSError:
         return None
     record = FileRecord(st.st_mtime_ns, st.st_size, digest(data), time.time_ns())
-    text = data.decode("utf-8", errors="replace")
     if DOCUMENT_COPY_RE.match(relpath):
+        text = data.decode("utf-8", errors="replace")
         return FileContent(record, document_sections(relpath, text, BODY_STORE_CHARS))
     try:
+        text = decode_memory_bytes(data, relpath)
         topic = parse_topic_file(text, relpath)
     except ParseError as exc:
         record.error = str(exc)
@@ -285,7 +298,7 @@ def diff_paths(root: Path, files: dict[str, FileRecord],
         if not indexable(relpath):
             continue
         try:
-            st = os.stat(root / relpath)
+            st = os.lstat(root / relpath)
         except OSError:
             continue
         stamps[relpath] = (st.st_mtime_ns, st.st_size)
@@ -299,7 +312,7 @@ def _confirm(root: Path, relpath: str, record: FileRecord, stamp: FileStamp, now
              changed: list[str], touched: dict[str, FileRecord]) -> None:
     """Hash a suspect file: changed content goes to `changed`, same content to `touched`."""
     try:
-        data = (root / relpath).read_bytes()
+        data = read_regular_file(root / relpath)
     except OSError:
         changed.append(relpath)
         return

@@ -121,6 +121,11 @@ class SearchIndex:
         self.dir.mkdir(parents=True, exist_ok=True)
         return file_lock(self.dir / LOCK_NAME, timeout, "the search index writer lock")
 
+    def unreadable(self) -> dict[str, str]:
+        """Indexed paths that could not be read, with why (`path:line: reason`): skipped."""
+        manifest = self._manifest
+        return {p: r.error for p, r in manifest.files.items() if r.error} if manifest else {}
+
     def close(self) -> None:
         """Release the open reader (a later search reopens it); keeps watching for changes."""
         if self._view is not None:

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING
 
 from gitmem.errors import ReadOnlyStoreError, StoreStateError, UnsafePathError
 from gitmem.format.entry import Entry, TopicFile
-from gitmem.format.markdown import append_entry_text, parse_topic_file, render_topic_file
-from gitmem.fsio import read_text, refuse_link, store_lock, write_text_atomic
-from gitmem.store import gitgate, journal
+from gitmem.format.markdown import append_entry_text, render_topic_file
+from gitmem.fsio import read_text, refuse_link, write_text_atomic
+from gitmem.store import gitgate, journal, tree
 from gitmem.store.catalog import Catalog
+from gitmem.store.lock import store_lock
 from gitmem.store.paths import locate_root, missing_store_message
 from gitmem.store.registry import Registry, load_registry
 from gitmem.store.txn import WriteTxn
@@ -118,12 +119,9 @@ class StoreBase:
         return self.root / relpath
 
     def read_file(self, relpath: str) -> TopicFile | None:
-        """Parse a memory file; None when it does not exist."""
-        try:
-            text = read_text(self.path(relpath))
-        except FileNotFoundError:
-            return None
-        return parse_topic_file(text, relpath)
+        """Parse a memory file; None when it does not exist, ParseError (`path:line: reason`)
+        when it cannot be read (not a regular file, binary, not UTF-8, broken frontmatter)."""
+        return tree.read_topic(self.root, relpath)
 
     def write_file(self, txn: WriteTxn, relpath: str, text: str) -> bool:
         """Write atomically when the content differs; returns whether it changed."""
@@ -142,11 +140,11 @@ class StoreBase:
         """Append an entry to an existing topic file without parsing it; False when there is no
         such file (or the catalog does not know it) and the caller must build the file."""
         try:
-            text = read_text(self.path(relpath))
+            text = tree.read_memory_text(self.root, relpath)
         except FileNotFoundError:
             return False
-        if not self.catalog.has_file(relpath):
-            return False
+        if not self.catalog.has_file(relpath) or self.catalog.problems(relpath):
+            return False  # the parsing path reports what is wrong with the file
         self.write_file(txn, relpath, append_entry_text(text, entry))
         self.catalog.add_entry(relpath, entry)
         txn.cataloged.add(relpath)

@@ -16,7 +16,7 @@ from pathlib import Path
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.layers import TopicSummary, classify_path, parse_id
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "5"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -32,9 +32,14 @@ CREATE INDEX IF NOT EXISTS entries_path ON entries (path);
 CREATE INDEX IF NOT EXISTS entries_id ON entries (id);
 CREATE INDEX IF NOT EXISTS entries_hash ON entries (scope, layer, hash);
 CREATE INDEX IF NOT EXISTS entries_num ON entries (scope, layer, num);
+CREATE TABLE IF NOT EXISTS problems (
+    path TEXT NOT NULL, line INTEGER NOT NULL, reason TEXT NOT NULL, unreadable INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS problems_path ON problems (path);
 """
 
-# Reads a repo-relative file: returns the parsed file, or None when the file is gone.
+# Reads a repo-relative file: returns the parsed file, or None when the file is gone. A file that
+# cannot be read comes back with `problem` set and what could be read of it (see tree.read_lenient).
 FileReader = Callable[[str], TopicFile | None]
 
 
@@ -54,6 +59,19 @@ def last_updated(topic: TopicFile) -> str:
     """Latest Verified/Created day in the file ('' when none)."""
     days = [e.get("Verified") or e.get("Created") for e in topic.entries]
     return max((d[:10] for d in days if d), default="")
+
+
+def _number(entry_id: str | None, scope: str, layer: str) -> tuple[int | None, str]:
+    """The id number an entry takes in its file's scope+layer (None when it takes none), and
+    why its Id is wrong ("" when it is not): an Id naming another layer moves no numbering."""
+    if not entry_id:
+        return None, ""
+    parsed = parse_id(entry_id)
+    if parsed is None:
+        return None, f"malformed Id {entry_id!r}"
+    if parsed.scope != scope or parsed.layer != layer:
+        return None, f"Id {entry_id} does not belong to {scope}/{layer}"
+    return parsed.number, ""
 
 
 class Catalog:
@@ -79,7 +97,8 @@ class Catalog:
             db.executescript(_SCHEMA)
             row = None
         if row is None or row[0] != SCHEMA_VERSION:
-            db.executescript("DELETE FROM files; DELETE FROM entries; DELETE FROM meta;")
+            db.executescript("DELETE FROM files; DELETE FROM entries; DELETE FROM problems; "
+                             "DELETE FROM meta;")
             db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
         return db
 
@@ -118,6 +137,7 @@ class Catalog:
         try:
             self.db.execute("DELETE FROM files")
             self.db.execute("DELETE FROM entries")
+            self.db.execute("DELETE FROM problems")
             for relpath in relpaths:
                 self._refresh_one(relpath, read)
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('built', '1')")
@@ -132,6 +152,7 @@ class Catalog:
             return
         self.db.execute("DELETE FROM files WHERE path=?", (relpath,))
         self.db.execute("DELETE FROM entries WHERE path=?", (relpath,))
+        self.db.execute("DELETE FROM problems WHERE path=?", (relpath,))
         topic = read(relpath)
         if topic is None:
             return
@@ -140,20 +161,26 @@ class Catalog:
             (relpath, role.scope, role.layer, role.slug, topic_title(topic, role.slug),
              len(topic.entries), last_updated(topic)),
         )
+        problems = [(*topic.problem, 1)] if topic.problem else []
         rows = []
         for entry in topic.entries:
-            parsed = parse_id(entry.id) if entry.id else None
-            num = parsed.number if parsed and parsed.scope == role.scope else None
-            rows.append((relpath, role.scope, role.layer, entry.id, num, entry.content_hash,
-                         entry.status))
+            ids: list[str | None] = [entry.id] if entry.id else []
+            ids += [value for name, value in entry.extra_fields if name == "Id" and value]
+            for entry_id in ids or [None]:
+                num, problem = _number(entry_id, role.scope, role.layer)
+                rows.append((relpath, role.scope, role.layer, entry_id, num, entry.content_hash,
+                             entry.status))
+                if problem:
+                    problems.append((entry.line, problem, 0))
         self.db.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        self.db.executemany("INSERT INTO problems VALUES (?, ?, ?, ?)",
+                            [(relpath, *problem) for problem in problems])
 
     def add_entry(self, relpath: str, entry: Entry) -> bool:
         """Record one entry appended to a file the catalog knows; False when it does not know it."""
         role = classify_path(relpath)
         day = (entry.get("Verified") or entry.get("Created"))[:10]
-        parsed = parse_id(entry.id) if entry.id else None
-        num = parsed.number if parsed and parsed.scope == role.scope else None
+        num, _problem = _number(entry.id, role.scope, role.layer)
         with self.db:  # one transaction
             self.db.execute("BEGIN")
             updated = self.db.execute(
@@ -169,6 +196,21 @@ class Catalog:
 
     def has_file(self, relpath: str) -> bool:
         return self.db.execute("SELECT 1 FROM files WHERE path=?", (relpath,)).fetchone() is not None
+
+    def problems(self, relpath: str | None = None) -> list[tuple[str, int, str]]:
+        """(path, line, reason) of what reading the topic files found: unreadable files, Ids
+        that are malformed or name another scope or layer."""
+        sql, args = "SELECT path, line, reason FROM problems", list[str]()
+        if relpath is not None:
+            sql, args = sql + " WHERE path=?", [relpath]
+        return [(str(r[0]), int(r[1]), str(r[2])) for r in self.db.execute(sql + " ORDER BY path, line", args)]
+
+    def unreadable(self, scopes: list[str] | None = None) -> list[str]:
+        """Topic files that cannot be read (read verbs skip them), optionally of some scopes."""
+        rows = self.db.execute("SELECT DISTINCT problems.path, files.scope FROM problems "
+                               "JOIN files ON files.path = problems.path "
+                               "WHERE problems.unreadable = 1 ORDER BY problems.path")
+        return [str(r[0]) for r in rows if scopes is None or r[1] in scopes]
 
     # -- queries -----------------------------------------------------------------------------
     def max_number(self, scope: str, layer: str) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gitmem.format import layers as L
-from gitmem.fsio import read_text, write_text_atomic
+from gitmem.fsio import read_regular_file, write_text_atomic
 from gitmem.store.catalog import Catalog
 from gitmem.store.paths import DERIVED_DIRS
 
@@ -32,10 +32,19 @@ def regenerate_layer_indexes(root: Path, catalog: Catalog, relpaths: list[str]) 
         relpath = L.layer_index_path(scope, layer)
         text = L.render_layer_index(scope, layer, catalog.topics(scope, layer))
         target = root / relpath
-        if not target.exists() or read_text(target) != text:
+        if _current_bytes(target) != text.encode("utf-8"):
             write_text_atomic(target, text)
             changed.append(relpath)
     return changed
+
+
+def _current_bytes(target: Path) -> bytes | None:
+    """What a generated file holds now; None when it is missing or is no regular file (a
+    generated file is rewritten whatever was put in its place)."""
+    try:
+        return read_regular_file(target)
+    except OSError:
+        return None
 
 
 def with_missing_lines(current: str | None, wanted: str) -> str | None:

@@ -1,5 +1,5 @@
 """gitmem writers and plain git in one repository: who may move HEAD, and which git lock files
-are stale. The reasoning is in docs/decisions/0007-crash-safety-and-concurrency.md.
+are stale. The reasoning is in docs/decisions/0011-crash-safety-and-concurrency.md.
 
 Lock order: the store lock first, git's own locks (index.lock, ref locks) second. A gitmem writer
 takes git's locks only while it holds the store lock, and only after `prepare_git_write` has
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from gitmem.errors import GitLayerError, LockTimeoutError
 from gitmem.eventlog import log_event
-from gitmem.fsio import open_store_lock, pid_alive, remove_file, write_json_atomic
+from gitmem.fsio import pid_alive, remove_file, write_json_atomic
 from gitmem.git.locks import (
     GitProcess,
     git_processes,
@@ -32,6 +32,7 @@ from gitmem.git.locks import (
     lock_files,
     process_start,
 )
+from gitmem.store.lock import open_store_lock
 
 COMMITS_DIR = "state/commits"
 HOOKS_STATE = "state/hooks.json"  # written by `gitmem hooks install`, removed by uninstall

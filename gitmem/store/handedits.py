@@ -1,37 +1,47 @@
 """Normalizing memory files written outside gitmem (editor, plain git), with store-wide ids.
 
 The rules per file are those of gitmem.format.normalize; this module adds what needs the whole
-store: ids allocated past every number the catalog knows, and duplicate Ids across files.
+store: ids allocated past every number the catalog knows, duplicate Ids across files, and the
+day an entry was first committed (for `gitmem check --fix`).
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+from gitmem.errors import ParseError
 from gitmem.format import layers as L
+from gitmem.format.entry import Entry
 from gitmem.format.markdown import parse_topic_file
-from gitmem.format.normalize import Outcome, Problem, normalize_text
+from gitmem.format.normalize import CreatedLookup, Outcome, Problem, normalize_text
+from gitmem.git import binary as gitcli
 from gitmem.store.catalog import Catalog
 
 _ID_FIELD_RE = re.compile(r"^\*\*Id:\*\*[ \t]+(\S+)", re.MULTILINE)
 
 
-def normalize_texts(catalog: Catalog, texts: dict[str, str], *, today: str, fix: bool) -> list[Outcome]:
+def normalize_texts(catalog: Catalog, texts: dict[str, str], *, today: str, fix: bool,
+                    created: CreatedLookup | None = None) -> list[Outcome]:
     """Normalize given texts (working-tree or staged copies), ids allocated consistently.
 
     The caller brings the catalog up to date first (see catchup.catch_up).
     """
-    allocated: dict[tuple[str, str], int] = {}
-    for text in texts.values():  # ids written by hand in these texts are taken too
+    taken: dict[tuple[str, str], int] = {}
+    for relpath, text in texts.items():  # ids written by hand in these texts are taken too
+        role = L.classify_path(relpath)
         for match in _ID_FIELD_RE.finditer(text):
             parsed = L.parse_id(match.group(1))
-            if parsed is not None:
+            if parsed is not None and (parsed.scope, parsed.layer) == (role.scope, role.layer):
                 key = (parsed.scope, parsed.layer)
-                allocated[key] = max(allocated.get(key, 0), parsed.number)
+                taken[key] = max(taken.get(key, 0), parsed.number)
+    allocated: dict[tuple[str, str], int] = {}
 
     def allocate(scope: str, layer: str) -> int:
         key = (scope, layer)
-        allocated[key] = max(allocated.get(key, 0), catalog.max_number(scope, layer)) + 1
+        if key not in allocated:  # one catalog query per layer, not one per entry
+            allocated[key] = max(taken.get(key, 0), catalog.max_number(scope, layer))
+        allocated[key] += 1
         return allocated[key]
 
     def locate(entry_id: str, path: str) -> list[str]:
@@ -43,22 +53,48 @@ def normalize_texts(catalog: Catalog, texts: dict[str, str], *, today: str, fix:
     for relpath in sorted(texts):
         if not L.is_memory_file(relpath):
             continue
-        outcome = normalize_text(relpath, texts[relpath], today=today,
-                                 allocate=allocate, locate=locate, fix=fix)
+        outcome = normalize_text(relpath, texts[relpath], today=today, allocate=allocate,
+                                 locate=locate, fix=fix, created=created)
         _cross_file_duplicates(outcome, seen_ids)
         outcomes.append(outcome)
     return outcomes
 
 
 def _cross_file_duplicates(outcome: Outcome, seen: dict[str, str]) -> None:
-    try:
-        topic = parse_topic_file(outcome.text, outcome.path)
-    except Exception:  # noqa: BLE001 - the parse problem is already reported
-        return
-    for entry in topic.entries:
+    if outcome.topic is None:
+        return  # the file could not be parsed: that problem is already reported
+    for entry in outcome.topic.entries:
         if entry.id and entry.id in seen and seen[entry.id] != outcome.path:
             outcome.problems.append(
                 Problem(outcome.path, entry.line, f"duplicate Id {entry.id} (also in {seen[entry.id]})")
             )
         elif entry.id:
             seen[entry.id] = outcome.path
+
+
+def created_lookup(root: Path, texts: dict[str, str]) -> CreatedLookup:
+    """A CreatedLookup for the entries of these texts that have no Created date: the day their
+    Id line was first committed (in any file), else the day their heading first appeared in
+    their file. One walk over the history of the memory files serves all of them."""
+    wanted: set[str] = set()
+    for relpath, text in texts.items():
+        try:
+            topic = parse_topic_file(text, relpath)
+        except ParseError:
+            continue
+        for entry in topic.entries:
+            if not entry.get("Created"):
+                wanted.add(f"## {entry.title}")
+                if entry.id:
+                    wanted.add(f"**Id:** {entry.id}")
+    found = gitcli.first_added_lines(root, wanted, ["global", "workspaces"]) if wanted else {}
+    by_line: dict[str, str] = {}
+    for (_path, line), day in found.items():
+        by_line[line] = min(day, by_line.get(line, day))
+
+    def lookup(path: str, entry: Entry) -> str | None:
+        if entry.id and f"**Id:** {entry.id}" in by_line:
+            return by_line[f"**Id:** {entry.id}"]
+        return found.get((path, f"## {entry.title}"))
+
+    return lookup

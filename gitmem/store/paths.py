@@ -8,10 +8,9 @@ import unicodedata
 from pathlib import Path
 
 from gitmem.errors import InvalidInputError
+from gitmem.format import layers as L
 
 DERIVED_DIRS: tuple[str, ...] = ("index", "state", "digests", "logs")
-_KEY_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
-_SLUG_DROP = re.compile(r"[^\w]+", re.UNICODE)
 
 
 def resolve_root(explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path:
@@ -66,21 +65,24 @@ def missing_store_message(root: Path, source: str = "default", cwd: Path | None 
 
 
 def validate_workspace_key(key: str) -> str:
-    """Accept only an already-clean key; `../../x` and friends are refused, not rewritten."""
-    if not _KEY_RE.match(key) or key == "global":
-        raise InvalidInputError(
-            f"invalid workspace key {key!r}: use 1-64 of a-z, 0-9 and '-', starting with a letter or digit"
-        )
+    """Accept only an already-clean key; `../../x`, `global`, `con` and friends are refused, not
+    rewritten, so a typo cannot silently create a different workspace."""
+    if not key:
+        raise InvalidInputError("workspace key must not be empty")
+    problem = L.workspace_key_problem(key)
+    if problem is not None:
+        raise InvalidInputError(f"invalid workspace key {key!r}: {problem}")
     return key
 
 
 def sanitize_workspace_key(raw: str) -> str:
-    """Derive a key from a repo name or URL tail: lower-case, [a-z0-9-], at most 64 chars."""
+    """Derive a key from a repo name or URL tail: lower-case, [a-z0-9-], at most 64 chars; a
+    reserved name (`global`, `con`, ...) gets a `ws-` prefix."""
     text = unicodedata.normalize("NFKD", raw).encode("ascii", "ignore").decode("ascii").lower()
     text = re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:64].strip("-")
     if not text:
         raise InvalidInputError(f"cannot derive a workspace key from {raw!r}")
-    return "ws-global" if text == "global" else text
+    return text if L.is_workspace_key(text) else f"ws-{text}"[:64].strip("-")
 
 
 def key_from_remote_url(url: str) -> str:
@@ -106,9 +108,12 @@ def topic_slug(topic: str) -> str:
     parts = re.split(r"[\\/]+", text)
     if text.startswith(("/", "\\", "~")) or ".." in parts or re.match(r"^[A-Za-z]:", text):
         raise InvalidInputError(f"topic {topic!r} would escape the layer folder")
-    slug = _SLUG_DROP.sub("-", text.lower()).strip("-_")[:80].strip("-_")
+    slug = L.canonical_slug(text)
     if not slug:
         raise InvalidInputError(f"topic {topic!r} has no usable characters")
+    problem = L.topic_name_problem(slug)
+    if problem is not None:
+        raise InvalidInputError(f"topic {topic!r} cannot be a file name: {problem}; choose another")
     return slug
 
 

@@ -11,7 +11,7 @@ import stat
 from typing import TYPE_CHECKING
 
 from gitmem.errors import StoreStateError
-from gitmem.format.normalize import Problem
+from gitmem.format.normalize import Problem, hint
 from gitmem.fsio import is_temp_name, leftover_temp_files
 from gitmem.store import gitgate, journal
 from gitmem.store.registry import load_registry
@@ -34,14 +34,14 @@ def leftovers(store: StoreBase) -> list[Problem]:
         found.append(Problem("memory.json", 1, str(exc)))
     pending = journal.pending(store.root)
     if pending is not None:
-        found.append(Problem(journal.JOURNAL, 1, f"a `{pending[0]}` was interrupted; the next write "
-                             "commits what it changed under its name", fixable=True))
+        found.append(hint(journal.JOURNAL, 1, f"a `{pending[0]}` was interrupted; the next write "
+                          "commits what it changed under its name", fixable=True))
     for relpath in leftover_temp_files(store.root):
-        found.append(Problem(relpath, 1, f"temp file of a killed write: {_WHAT_A_WRITE_CLEARS}",
-                             fixable=True))
+        found.append(hint(relpath, 1, f"temp file of a killed write: {_WHAT_A_WRITE_CLEARS}",
+                          fixable=True))
     for relpath in gitgate.leftover_locks(store.root, store.git.git_dir):
-        found.append(Problem(relpath, 1, f"git lock file left by a killed process: {_WHAT_A_WRITE_CLEARS}",
-                             fixable=True))
+        found.append(hint(relpath, 1, f"git lock file left by a killed process: {_WHAT_A_WRITE_CLEARS}",
+                          fixable=True))
     return found
 
 
@@ -52,11 +52,11 @@ def store_problems(store: StoreBase) -> list[Problem]:
     links, temps = _walk(store)
     found += [Problem(relpath, 1, "a symbolic link: gitmem neither reads nor writes through links; "
                       "replace it with the file or folder itself") for relpath in links]
-    found += [Problem(relpath, 1, "a temp file of an interrupted write (ignored by git): delete it")
+    found += [hint(relpath, 1, "a temp file of an interrupted write (ignored by git): delete it")
               for relpath in temps]
     committed = [p for p in store.git.list_files_at("HEAD") if is_temp_name(p)] if store.git.head_oid() else []
-    found += [Problem(relpath, 1, "a temp file committed by an earlier gitmem: remove it with "
-                      f"`git rm --cached {relpath}` (it holds a copy, never the only one)")
+    found += [hint(relpath, 1, "a temp file committed by an earlier gitmem: remove it with "
+                   f"`git rm --cached {relpath}` (it holds a copy, never the only one)")
               for relpath in committed]
     return found
 

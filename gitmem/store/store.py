@@ -172,15 +172,18 @@ class Store(StoreBase):
         outcomes = self.normalize_paths(dirty, fix=True)
         blocking = [p for o in outcomes for p in o.blocking]
         if blocking:
+            more = f" (and {len(blocking) - 1} more)" if len(blocking) > 1 else ""
             raise InvalidInputError(
-                f"{blocking[0]} — a hand edit is malformed; fix it (see `gitmem check`) and retry"
+                f"{blocking[0]}{more} — this uncommitted hand edit cannot be committed, so nothing "
+                "was written; fix or remove it (`gitmem check` lists every problem) and retry"
             )
         txn = WriteTxn("hand edit")
         for outcome in outcomes:
             if outcome.changed:
                 self.write_file(txn, outcome.path, outcome.text)
         self._register_hand_made_workspaces(txn, dirty)
-        self.catalog.refresh(dirty, self._read_lenient)
+        normalized = {o.path: o.topic for o in outcomes if o.topic is not None}
+        self.catalog.refresh(dirty, lambda p: normalized.get(p) or self._read_lenient(p))
         paths = sorted(set(dirty) | set(self.regenerate_layer_indexes(dirty)) | set(txn.touched))
         listing = "\n".join(f"- {p}" for p in paths)
         oid = self.git.commit_paths(paths, f"hand edit: {len(paths)} file(s)\n\n{listing}\n")
@@ -196,15 +199,16 @@ class Store(StoreBase):
             if key not in self.registry.workspaces:
                 self.register_workspace(txn, key)
 
-    def normalize_paths(self, relpaths: list[str], *, fix: bool) -> list[Outcome]:
-        """Run the normalization rules over memory files in the working tree."""
+    def normalize_paths(self, relpaths: list[str], *, fix: bool,
+                        dates_from_history: bool = False) -> list[Outcome]:
+        """Run the normalization rules over memory files in the working tree; a file that cannot
+        be read comes back as an outcome holding that error. `dates_from_history` gives entries
+        without a Created date the day they were first committed (check --fix)."""
         self.catch_up_catalog()
-        texts = {
-            relpath: read_text(self.path(relpath))
-            for relpath in relpaths
-            if L.is_memory_file(relpath) and self.path(relpath).is_file()
-        }
-        return self.normalize_texts(texts, fix=fix)
+        texts, unreadable = tree.read_texts(self.root, [p for p in relpaths if L.is_memory_file(p)])
+        created = handedits.created_lookup(self.root, texts) if dates_from_history else None
+        return unreadable + handedits.normalize_texts(
+            self.catalog, texts, today=self.today().isoformat(), fix=fix, created=created)
 
     def normalize_texts(self, texts: dict[str, str], *, fix: bool) -> list[Outcome]:
         """Normalize given texts (working-tree or staged copies), ids allocated consistently.
@@ -214,11 +218,8 @@ class Store(StoreBase):
         return handedits.normalize_texts(self.catalog, texts, today=self.today().isoformat(), fix=fix)
 
     def _read_lenient(self, relpath: str) -> TopicFile | None:
-        """Parse for the catalog; a file that cannot be parsed counts as empty, never fatal."""
-        try:
-            return self.read_file(relpath)
-        except InvalidInputError:
-            return TopicFile()
+        """Parse for the catalog: never fatal; an unreadable file carries its problem."""
+        return tree.read_lenient(self.root, relpath)
 
     def catch_up_catalog(self) -> list[str]:
         """Bring the catalog up to HEAD: re-read only files changed since it last looked.
@@ -322,7 +323,8 @@ class Store(StoreBase):
     def resolve_workspace(self, explicit: str | None = None, cwd: Path | None = None) -> str:
         from gitmem.store.workspaces import resolve_workspace_key
 
-        return resolve_workspace_key(self.root, explicit or self.workspace_flag, cwd or self.cwd)
+        flag = explicit if explicit is not None else self.workspace_flag
+        return resolve_workspace_key(self.root, flag, cwd or self.cwd)
 
     def scope_for(self, scope: str, workspace: str | None = None) -> str:
         """'global' or the resolved workspace key."""

@@ -1,38 +1,74 @@
-"""The store's files on disk: scopes, topic files, memory files (walks the scope folders)."""
+"""The store's files on disk: scopes, topic files, memory files, and reading them one by one.
+
+Every memory file is read on its own: a file that cannot be read (not a regular file, binary,
+not UTF-8, unreadable frontmatter) is reported with `path:line` and never stops another file
+from being read. Only regular files are opened, without following links and without blocking
+(a FIFO named `x.md` is refused, not waited on).
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from gitmem.errors import ParseError
 from gitmem.format import layers as L
 from gitmem.format.document import split_copy
-from gitmem.format.markdown import conflict_marker_lines
+from gitmem.format.entry import TopicFile
+from gitmem.format.markdown import conflict_marker_lines, decode_memory_bytes, parse_topic_file
+from gitmem.format.normalize import Outcome, Problem
+from gitmem.fsio import NotRegularFileError, read_regular_file
+
+
+def _workspace_folders(root: Path) -> list[str]:
+    folder = root / "workspaces"
+    try:
+        with os.scandir(folder) as listing:
+            return sorted(item.name for item in listing if item.is_dir(follow_symlinks=False))
+    except OSError:
+        return []
 
 
 def scope_keys(root: Path) -> list[str]:
-    """`global`, then every folder under workspaces/ (sorted)."""
-    keys = [L.GLOBAL]
-    folder = root / "workspaces"
-    if folder.is_dir():
-        keys.extend(sorted(item.name for item in os.scandir(folder) if item.is_dir()))
-    return keys
+    """`global`, then every workspace folder whose name is a valid key (sorted)."""
+    return [L.GLOBAL, *(key for key in _workspace_folders(root) if L.is_workspace_key(key))]
+
+
+def invalid_scope_folders(root: Path) -> list[Problem]:
+    """Folders under workspaces/ whose name cannot be a workspace key: their files are not read."""
+    problems = []
+    for name in _workspace_folders(root):
+        reason = L.workspace_key_problem(name)
+        if reason is not None:
+            wanted = L.canonical_slug(name).replace("_", "-")
+            suggestion = f" (e.g. workspaces/{wanted})" if L.is_workspace_key(wanted) else ""
+            problems.append(Problem(f"workspaces/{name}", 1, f"not a valid workspace key: {reason}; "
+                                    f"its files are not read: rename the folder{suggestion}"))
+    return problems
+
+
+def _md_names(folder: Path) -> list[str]:
+    """Names of `*.md` entries in a folder (any kind of entry: reading decides), hidden ones out."""
+    try:
+        with os.scandir(folder) as listing:
+            return [item.name for item in listing
+                    if item.name.endswith(".md") and not item.name.startswith(".")]
+    except OSError:
+        return []
 
 
 def all_topic_files(root: Path) -> list[str]:
-    """Every topic file on disk."""
+    """Every topic file on disk (whatever kind of file it is)."""
     found: list[str] = []
     for scope in scope_keys(root):
         for layer in L.TOPIC_LAYERS:
-            folder = root / L.topic_dir(scope, layer)
-            if folder.is_dir():
-                found.extend(
-                    f"{L.topic_dir(scope, layer)}/{item.name}"
-                    for item in os.scandir(folder)
-                    if item.name.endswith(".md") and item.is_file()
-                )
+            if not L.LAYERS[layer].global_ok and scope == L.GLOBAL:
+                continue
+            base = L.topic_dir(scope, layer)
+            found.extend(f"{base}/{name}" for name in _md_names(root / base))
     return sorted(found)
 
 
@@ -42,9 +78,56 @@ def all_memory_files(root: Path) -> list[str]:
     for scope in scope_keys(root):
         for layer, spec in L.LAYERS.items():
             relpath = L.single_file_path(scope, layer)
-            if spec.shape == "single" and (root / relpath).is_file():
+            if spec.shape == "single" and os.path.lexists(root / relpath):
                 files.append(relpath)
     return sorted(files)
+
+
+def read_memory_text(root: Path, relpath: str) -> str:
+    """The text of a memory file; ParseError (`path:line: reason`) when it cannot be read.
+
+    FileNotFoundError when it does not exist."""
+    try:
+        data = read_regular_file(root / relpath)
+    except NotRegularFileError as exc:
+        raise ParseError(relpath, 1, f"not a regular file ({exc.kind}): gitmem reads only "
+                                     "regular files") from None
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise ParseError(relpath, 1, f"cannot be read: {exc.strerror or exc}") from None
+    return decode_memory_bytes(data, relpath)
+
+
+def read_topic(root: Path, relpath: str) -> TopicFile | None:
+    """Parse a memory file; None when it does not exist, ParseError when it cannot be read."""
+    try:
+        text = read_memory_text(root, relpath)
+    except FileNotFoundError:
+        return None
+    return parse_topic_file(text, relpath)
+
+
+def read_lenient(root: Path, relpath: str) -> TopicFile | None:
+    """What can be read of a memory file, for the catalog; never raises (None: no such file).
+
+    An unreadable file comes back with `problem` set and whatever entries could still be read
+    (bad bytes replaced, broken frontmatter skipped), so that their Id numbers stay taken."""
+    try:
+        return read_topic(root, relpath)
+    except FileNotFoundError:
+        return None
+    except ParseError as exc:
+        problem = (exc.line, exc.reason)
+    try:
+        data = read_regular_file(root / relpath)
+    except OSError:
+        return TopicFile(problem=problem)
+    if b"\x00" in data:
+        return TopicFile(problem=problem)
+    topic = parse_topic_file(data.decode("utf-8", errors="replace"), relpath, lenient=True)
+    topic.problem = problem
+    return topic
 
 
 def record_files(root: Path) -> list[str]:
@@ -66,7 +149,7 @@ def document_copies(root: Path) -> list[str]:
             folder = f"{L.scope_dir(scope)}/documents/{status}"
             if (root / folder).is_dir():
                 found += [f"{folder}/{item.name}" for item in os.scandir(root / folder)
-                          if item.name.endswith(".md") and item.is_file()]
+                          if item.name.endswith(".md") and item.is_file(follow_symlinks=False)]
     return sorted(found)
 
 
@@ -99,20 +182,59 @@ def has_record_conflict(text: str) -> bool:
                for items in lists for item in items)
 
 
+@dataclass
+class TreeScan:
+    """What reading every memory file found: files left with conflict markers (document copies
+    and record files in conflict included), and memory files that cannot be read."""
+
+    conflicted: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def scan_tree(root: Path) -> TreeScan:
+    """Read every memory file once (bytes only, no parsing): conflicts and unreadable files."""
+    found = TreeScan(problems=invalid_scope_folders(root))
+    for relpath in all_memory_files(root):
+        try:
+            text = read_memory_text(root, relpath)
+        except FileNotFoundError:
+            continue
+        except ParseError as exc:
+            found.problems.append(Problem(relpath, exc.line, exc.reason))
+            continue
+        if conflict_marker_lines(text):
+            found.conflicted.append(relpath)
+    for relpath in document_copies(root):
+        try:
+            data = read_regular_file(root / relpath)  # documents are long: a whole block first
+        except OSError:
+            continue
+        if b"<<<<<<<" in data and b">>>>>>>" in data and \
+                document_conflicted(root, relpath, data.decode("utf-8", errors="replace")):
+            found.conflicted.append(relpath)
+    for relpath in record_files(root):
+        if has_record_conflict((root / relpath).read_text(encoding="utf-8", errors="replace")):
+            found.conflicted.append(relpath)
+    found.conflicted.sort()
+    return found
+
+
 def conflicted_files(root: Path) -> list[str]:
     """Memory files and document copies that still hold conflict markers, and record files
     holding a record in conflict."""
-    found = []
-    for relpath in all_memory_files(root):
-        path = root / relpath
-        if path.is_file() and conflict_marker_lines(path.read_text(encoding="utf-8", errors="replace")):
-            found.append(relpath)
-    for relpath in document_copies(root):
-        data = (root / relpath).read_bytes()  # documents are long: look for a whole block first
-        if b"<<<<<<<" in data and b">>>>>>>" in data and \
-                document_conflicted(root, relpath, data.decode("utf-8", errors="replace")):
-            found.append(relpath)
-    for relpath in record_files(root):
-        if has_record_conflict((root / relpath).read_text(encoding="utf-8", errors="replace")):
-            found.append(relpath)
-    return sorted(found)
+    return scan_tree(root).conflicted
+
+
+def read_texts(root: Path, relpaths: list[str]) -> tuple[dict[str, str], list[Outcome]]:
+    """The texts of these memory files, and an outcome holding the error of each one that cannot
+    be read (files that do not exist are left out)."""
+    texts: dict[str, str] = {}
+    unreadable: list[Outcome] = []
+    for relpath in relpaths:
+        try:
+            texts[relpath] = read_memory_text(root, relpath)
+        except FileNotFoundError:
+            continue
+        except ParseError as exc:
+            unreadable.append(Outcome(relpath, "", problems=[Problem(relpath, exc.line, exc.reason)]))
+    return texts, unreadable

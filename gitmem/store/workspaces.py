@@ -11,7 +11,7 @@ from gitmem.store.registry import associated_key
 
 def resolve_workspace_key(root: Path, explicit: str | None, cwd: Path) -> str:
     """Flag, else an association of cwd, else the cwd repo's origin URL, else its folder name."""
-    if explicit:
+    if explicit is not None:
         return validate_workspace_key(explicit)
     key = associated_key(root, cwd)
     if key:

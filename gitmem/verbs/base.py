@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import date
 
 from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
-from gitmem.format.markdown import CONFLICT_MARKER_RE, new_topic_file
+from gitmem.format.markdown import new_topic_file
+from gitmem.format.safetext import clean_text, safe_text, safe_title
 from gitmem.store.store import Store, WriteTxn
 from gitmem.verbs.legacy import migrate_legacy_layer
 
 MAX_TEXT_BYTES = 8 * 1024
 TITLE_MAX = 80
-_HEADING_LINE = re.compile(r"^(#{1,2})(\s|$)", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -29,9 +28,11 @@ class WriteResult:
 
 
 def check_text(text: str, what: str = "text") -> str:
-    """Non-empty, at most 8 KiB of UTF-8; returns it trimmed."""
-    cleaned = text.replace("\r\n", "\n").strip()
-    if not cleaned:
+    """Non-empty, at most 8 KiB of UTF-8, no NUL; returns it cleaned (see format.safetext)."""
+    if "\x00" in text:
+        raise InvalidInputError(f"{what} holds a NUL character: memory files are text")
+    cleaned = clean_text(text)
+    if not cleaned.strip():
         raise InvalidInputError(f"{what} must not be empty")
     size = len(cleaned.encode("utf-8"))
     if size > MAX_TEXT_BYTES:
@@ -40,9 +41,9 @@ def check_text(text: str, what: str = "text") -> str:
 
 
 def safe_body(text: str) -> str:
-    """Escape lines that would otherwise start a new entry or look like conflict markers."""
-    text = _HEADING_LINE.sub(lambda m: "\\" + m.group(0), text)
-    return CONFLICT_MARKER_RE.sub(lambda m: "\\" + m.group(0), text)
+    """The text as it lands in an entry: lines that would read as entry headings, fields or
+    conflict markers escaped, an unclosed fence closed (see format.safetext)."""
+    return safe_text(text)
 
 
 def derive_title(text: str) -> str:
@@ -52,6 +53,14 @@ def derive_title(text: str) -> str:
         return first
     cut = first[:TITLE_MAX].rsplit(" ", 1)[0]
     return (cut if len(cut) > TITLE_MAX // 2 else first[:TITLE_MAX]).rstrip() + "…"
+
+
+def heading_for(text: str, title: str | None) -> str:
+    """The entry heading: the given title or one derived from the text, safe on one line."""
+    heading = safe_title(title if title is not None else derive_title(text))
+    if not heading:
+        raise InvalidInputError("title must not be empty")
+    return heading
 
 
 def check_choice(value: str | None, allowed: tuple[str, ...], name: str) -> str | None:

@@ -1,12 +1,22 @@
-"""`gitmem check [--fix]`: the hook's normalization rules applied to the whole working tree."""
+"""`gitmem check [--fix]`: the hook's normalization rules applied to the whole working tree.
+
+Errors (exit 2) are what breaks the store: a malformed or duplicate Id, a file that cannot be
+read, conflict markers, entries in a generated layer index, a folder or file name that cannot
+be a workspace or be checked out everywhere. The rest are hints. `--fix` gives entries their
+Ids, moves text appended after the fields above them, closes fences, and dates entries from
+git history: Created is the day the entry's Id line (else its heading) was first committed;
+Verified is never invented.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gitmem.errors import ParseError
 from gitmem.format import layers as L
 from gitmem.format.normalize import Problem
+from gitmem.store import tree
 from gitmem.store.recovery import store_problems
 from gitmem.verbs.legacy import migrate_legacy_layer
 
@@ -27,17 +37,29 @@ class CheckReport:
         """Problems still present after the run (fixable ones are gone when --fix ran)."""
         return [p for p in self.problems if not (self.ran_fix and p.fixable)]
 
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.remaining if p.is_error]
 
-def legacy_layers(store: Store) -> list[tuple[str, str]]:
-    """(scope, layer) pairs whose layer file still holds entries."""
-    found = []
+    @property
+    def hints(self) -> list[Problem]:
+        return [p for p in self.remaining if not p.is_error]
+
+
+def legacy_layers(store: Store) -> tuple[list[tuple[str, str]], list[Problem]]:
+    """(scope, layer) pairs whose layer file still holds entries, and layer files unreadable."""
+    found, problems = [], []
     for scope in store.scope_keys():
         for layer in L.TOPIC_LAYERS:
-            document = store.read_file(L.layer_index_path(scope, layer)) if store.path(
-                L.layer_index_path(scope, layer)).is_file() else None
+            relpath = L.layer_index_path(scope, layer)
+            try:
+                document = store.read_file(relpath)
+            except ParseError as exc:
+                problems.append(Problem(relpath, exc.line, exc.reason))
+                continue
             if document is not None and document.entries:
                 found.append((scope, layer))
-    return found
+    return found, problems
 
 
 def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
@@ -45,11 +67,13 @@ def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
     store.require()
     report = CheckReport()
     with store.locked() if fix else store.reading():
-        outcomes = store.normalize_paths(store.all_memory_files(), fix=fix)
+        outcomes = store.normalize_paths(store.all_memory_files(), fix=fix, dates_from_history=fix)
+        report.problems.extend(tree.invalid_scope_folders(store.root))
         for outcome in outcomes:
             report.problems.extend(outcome.problems)
         report.problems.extend(store_problems(store))  # leftovers of crashes, links, temp files
-        legacy = legacy_layers(store)
+        legacy, unreadable = legacy_layers(store)
+        report.problems.extend(unreadable)
         for scope, layer in legacy:
             report.problems.append(Problem(L.layer_index_path(scope, layer), 1,
                                            "legacy layer file holds entries: they belong in topic files",

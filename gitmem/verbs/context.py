@@ -10,7 +10,7 @@ from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
 from gitmem.format.entry import IMPORTANCE_RANK
 from gitmem.format.freshness import grade_working
-from gitmem.verbs.reads import list_entries
+from gitmem.verbs.reads import list_entries, read_or_skip, skipped_note
 from gitmem.verbs.workfiles import working_updated
 
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ class Card:
     sections: list[Section] = field(default_factory=list)
     text: str = ""
     truncated: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # files that could not be read
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -48,7 +49,17 @@ class Card:
             "text": self.text,
             "sections": [{"name": s.name, "lines": s.lines} for s in self.sections],
             "truncated": self.truncated,
+            "skipped": self.skipped,
         }
+
+
+def skipped_files(store: Store, workspace: str | None, scopes: list[str]) -> list[str]:
+    """Memory files the card's scopes hold that cannot be read (they are left out of it)."""
+    found = set(store.catalog.unreadable(scopes))
+    if workspace is not None:
+        for layer in ("state", "working"):
+            read_or_skip(store, L.single_file_path(workspace, layer), found)
+    return sorted(found)
 
 
 def _entry_line(record: dict[str, Any]) -> str:
@@ -102,7 +113,11 @@ def state_section(store: Store, workspace: str | None, scopes: list[str]) -> Sec
         return None
     from gitmem.format.freshness import grade
 
-    document = store.read_file(L.single_file_path(workspace, "state"))
+    relpath = L.single_file_path(workspace, "state")
+    unreadable: set[str] = set()
+    document = read_or_skip(store, relpath, unreadable)
+    if unreadable:
+        return Section("Workspace state", [f"- {relpath} cannot be read (`gitmem check` says why)"])
     if document is None or not document.entries:
         return Section("Workspace state", ["- nothing recorded yet (`gitmem state SECTION CONTENT`)"])
     lines = []
@@ -116,7 +131,11 @@ def state_section(store: Store, workspace: str | None, scopes: list[str]) -> Sec
 def working_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
     if workspace is None:
         return None
-    document = store.read_file(L.single_file_path(workspace, "working"))
+    relpath = L.single_file_path(workspace, "working")
+    unreadable: set[str] = set()
+    document = read_or_skip(store, relpath, unreadable)
+    if unreadable:
+        return Section("Working memory", [f"- {relpath} cannot be read (`gitmem check` says why)"])
     if document is None or not document.entries:
         return Section("Working memory", ["- nothing recorded yet: this workspace has no task on file (`gitmem working`)"])
     fresh = grade_working(working_updated(document), store.now())
@@ -242,6 +261,9 @@ def build_card(
         parts.append(block)
     if card.truncated:
         parts.append(cut_note.format(names=", ".join(card.truncated)))
+    card.skipped = skipped_files(store, workspace, scopes)
+    if card.skipped:
+        parts.append(f"_{skipped_note(card.skipped)}._")
     parts.append(footer)
     card.text = "\n\n".join(parts) + "\n"
     return card

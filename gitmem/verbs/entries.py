@@ -13,7 +13,7 @@ from gitmem.verbs.base import (
     check_choice,
     check_day,
     check_text,
-    derive_title,
+    heading_for,
     load_or_new_topic,
     safe_body,
     target_scope,
@@ -50,9 +50,7 @@ def remember(
     if spec.shape != "topics":
         raise InvalidInputError(f"layer {layer!r} is not written with remember ({_SINGLE_WAY_OUT[layer]})")
     body = safe_body(check_text(text))
-    heading = " ".join((title or derive_title(text)).split())
-    if not heading:
-        raise InvalidInputError("title must not be empty")
+    heading = heading_for(text, title)
     check_choice(importance, IMPORTANCE_VALUES, "importance")
     check_choice(volatility, VOLATILITY_VALUES, "volatility")
     until = check_day(until, "--until date")

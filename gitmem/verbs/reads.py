@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from gitmem.errors import ParseError
 from gitmem.format import layers as L
-from gitmem.format.entry import Entry
+from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.freshness import grade_entry, parse_day
 from gitmem.store.store import Located
 
@@ -54,14 +56,33 @@ def show(store: Store, entry_id: str) -> dict[str, Any]:
     return entry_record(store.locate(entry_id), store)
 
 
+def skipped_note(skipped: Collection[str]) -> str:
+    """The line a read verb adds when it left files out."""
+    count = len(skipped)
+    return f"{count} file{'' if count == 1 else 's'} skipped, see `gitmem check`"
+
+
+def read_or_skip(store: Store, relpath: str, skipped: set[str] | None) -> TopicFile | None:
+    """A memory file for a read verb: None when it is gone or cannot be read (then noted)."""
+    try:
+        return store.read_file(relpath)
+    except ParseError:
+        if skipped is not None:
+            skipped.add(relpath)
+        return None
+
+
 def list_entries(
     store: Store,
     *,
     layer: str | None = None,
     scopes: list[str] | None = None,
     include_all: bool = False,
+    skipped: set[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Entries of the given layer/scopes, in file order; hidden ones only with include_all."""
+    """Entries of the given layer/scopes, in file order; hidden ones only with include_all.
+
+    A file that cannot be read is left out and added to `skipped` (never an error)."""
     if layer is not None:
         L.layer_spec(layer)
     with store.reading():
@@ -69,7 +90,7 @@ def list_entries(
     records = []
     for scope in scopes or store.scope_keys():
         for relpath in store.catalog.files(scope, layer):
-            document = store.read_file(relpath)
+            document = read_or_skip(store, relpath, skipped)
             if document is None:
                 continue
             role = L.classify_path(relpath)

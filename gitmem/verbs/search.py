@@ -20,7 +20,7 @@ def search_scopes(store: Store, scope: str | None, workspace: str | None) -> lis
     """None = every scope; a workspace search covers that workspace plus global."""
     if scope == "global":
         return [L.GLOBAL]
-    if scope == "workspace" or workspace or store.workspace_flag:
+    if scope == "workspace" or workspace is not None or store.workspace_flag:
         return [store.resolve_workspace(workspace), L.GLOBAL]
     return None
 
@@ -63,6 +63,13 @@ def search(
 
         record_access(store.root, found, access_stamp(store.now()))
     return [asdict(hit) for hit in hits]
+
+
+def skipped_files(store: Store, scope: str | None = None, workspace: str | None = None) -> list[str]:
+    """Files in the scopes searched that the index could not read (after a search refreshed it)."""
+    scopes = search_scopes(store, scope, workspace)
+    return sorted(p for p in store.search_index().unreadable()
+                  if scopes is None or L.classify_path(p).scope in scopes)
 
 
 def reindex(store: Store, progress: Callable[[int, int], None] | None = None) -> int:

@@ -9,7 +9,7 @@ from gitmem.errors import StoreStateError
 from gitmem.store.recovery import leftovers
 from gitmem.store.store import Store
 from gitmem.store.system_doc import system_doc_stale
-from gitmem.store.tree import conflicted_files
+from gitmem.store.tree import scan_tree
 from gitmem.sync.state import load_sync_state
 
 
@@ -24,6 +24,9 @@ def status(store: Store) -> dict[str, Any]:
         layers.setdefault(scope, {})[layer] = {"topics": files, "entries": entries}
     git = store.git
     sync_state = load_sync_state(store.root) or None
+    on_disk = scan_tree(store.root)
+    problems = {f"{path}:{line}: {reason}" for path, line, reason in store.catalog.problems()}
+    problems.update(str(problem) for problem in on_disk.problems)
     data: dict[str, Any] = {
         "root": str(store.root),
         "branch": git.branch(),
@@ -34,7 +37,8 @@ def status(store: Store) -> dict[str, Any]:
         "layers": layers,
         "workspaces": _workspaces(store),
         "system_doc_stale": system_doc_stale(store.root),
-        "conflicts": conflicted_files(store.root),
+        "conflicts": on_disk.conflicted,
+        "problems": sorted(problems),
         "sync": sync_state,
         "leftovers": [str(p) for p in leftovers(store)],
     }

@@ -204,13 +204,28 @@ def test_bad_input_is_one_line_exit_2_nothing_written(gm: Cli, args: list[str], 
 def test_malformed_hand_written_entry_refuses_write(gm: Cli) -> None:
     topic = gm.root / "global/semantic/hand.md"
     topic.parent.mkdir(parents=True, exist_ok=True)
-    topic.write_text("## A hand entry\nbody\n\n**Importance:** urgent\n")
+    text = "## A hand entry\nbody\n\n**Id:** global-sem-12ab\n"
+    topic.write_text(text)
     before = commit_count(gm.root)
     result = gm("remember", "x", "-l", "semantic")
     assert result.exit_code == 2
-    assert "global/semantic/hand.md:1: bad Importance 'urgent'" in result.stderr
+    assert "global/semantic/hand.md:1: malformed Id 'global-sem-12ab'" in result.stderr
+    assert "uncommitted hand edit" in result.stderr
     assert commit_count(gm.root) == before
-    assert topic.read_text() == "## A hand entry\nbody\n\n**Importance:** urgent\n"
+    assert topic.read_text() == text
+
+
+def test_a_hint_in_a_hand_edit_does_not_stop_a_write(gm: Cli) -> None:
+    topic = gm.root / "global/semantic/hand.md"
+    topic.parent.mkdir(parents=True, exist_ok=True)
+    topic.write_text("## A hand entry\nbody\n\n**Importance:** urgent\n")
+    result = gm("remember", "x", "-l", "semantic")
+    assert result.exit_code == 0, result.output
+    assert git(gm.root, "status", "--porcelain") == ""
+    assert "**Importance:** urgent" in topic.read_text()  # kept as written; check hints at it
+    check = gm("check")
+    assert check.exit_code == 0
+    assert "hint: global/semantic/hand.md:1: bad Importance 'urgent'" in check.stdout
 
 
 def test_broken_memory_json_is_exit_2(gm: Cli) -> None:

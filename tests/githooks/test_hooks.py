@@ -197,9 +197,10 @@ def test_two_new_files_in_one_commit_get_distinct_ids(root: Path) -> None:
 
 
 @pytest.mark.parametrize(("text", "reason"), [
-    ("\n## Urgent thing\nText.\n\n**Importance:** urgent\n", "bad Importance 'urgent'"),
-    ("\n## Shaky thing\nText.\n\n**Volatility:** sometimes\n", "bad Volatility 'sometimes'"),
     ("\n## Copy\nText.\n\n**Id:** global-pro-0001\n", "duplicate Id global-pro-0001"),
+    ("\n## Typo\nText.\n\n**Id:** global-pro-00x1\n", "malformed Id 'global-pro-00x1'"),
+    ("\n## Elsewhere\nText.\n\n**Id:** global-sem-0042\n", "does not belong to global/procedural"),
+    ("\n## Twice\nText.\n\n**Id:** global-pro-0007\n**Id:** global-pro-0008\n", "second Id line"),
     ("\n<<<<<<< ours\n## Left\nl\n=======\n## Right\nr\n>>>>>>> theirs\n", "conflict marker"),
 ])
 def test_a_malformed_entry_refuses_the_commit_with_file_and_line(root: Path, text: str, reason: str) -> None:
@@ -215,12 +216,35 @@ def test_a_malformed_entry_refuses_the_commit_with_file_and_line(root: Path, tex
     assert (root / TOPIC).read_text().endswith(text)  # nothing the person wrote was touched
 
 
-def test_text_outside_any_entry_refuses_the_commit(root: Path) -> None:
-    append(root, "global/semantic/notes.md", "just a line without a heading\n")
-    sh_git(root, "add", "global/semantic/notes.md")
+@pytest.mark.parametrize(("text", "reason"), [
+    ("\n## Urgent thing\nText.\n\n**Importance:** urgent\n", "bad Importance 'urgent'"),
+    ("\n## Shaky thing\nText.\n\n**Volatility:** sometimes\n", "bad Volatility 'sometimes'"),
+])
+def test_a_value_gitmem_does_not_know_is_a_hint_not_a_refusal(root: Path, text: str, reason: str) -> None:
+    append(root, TOPIC, text)
+    done = sh_git(root, "commit", "-q", "-am", "odd value")
+    assert done.returncode == 0, done.stderr
+    assert f"gitmem: hint: {TOPIC}:" in done.stderr and reason in done.stderr
+    assert git(root, "status", "--porcelain") == ""
+
+
+def test_a_symlink_or_a_binary_file_refuses_the_commit(root: Path) -> None:
+    os.symlink("deploy.md", root / "global/procedural/link.md")
+    append(root, "global/procedural/blob.md", "## A\nok\n\x00binary\n")
+    sh_git(root, "add", "global/procedural/link.md", "global/procedural/blob.md")
     done = sh_git(root, "commit", "-q", "-m", "bad")
     assert done.returncode != 0
-    assert done.stderr.startswith("global/semantic/notes.md:1: text outside any entry")
+    assert "global/procedural/blob.md:3: binary file" in done.stderr
+    assert "global/procedural/link.md:1: not a regular file (a symbolic link)" in done.stderr
+
+
+def test_text_outside_any_entry_is_kept_with_a_hint(root: Path) -> None:
+    append(root, "global/semantic/notes.md", "just a line without a heading\n")
+    sh_git(root, "add", "global/semantic/notes.md")
+    done = sh_git(root, "commit", "-q", "-m", "note")
+    assert done.returncode == 0, done.stderr
+    assert "gitmem: hint: global/semantic/notes.md:1: text outside any entry" in done.stderr
+    assert (root / "global/semantic/notes.md").read_text() == "just a line without a heading\n"
 
 
 def test_entries_in_a_generated_layer_index_refuse_the_commit(root: Path) -> None:

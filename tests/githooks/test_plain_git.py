@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import fsio
 from gitmem.store import gitgate
+from gitmem.store.lock import store_lock
 from gitmem.store.store import Store
 from support import GIT_ENV, git
 
@@ -55,7 +55,7 @@ def test_a_plain_commit_waits_for_the_store_lock_and_lands(hooked: Store) -> Non
     held = threading.Event()
 
     def hold() -> None:
-        with fsio.store_lock(hooked.root):
+        with store_lock(hooked.root):
             held.set()
             time.sleep(1.0)
 
@@ -87,7 +87,7 @@ def test_a_gitmem_write_waits_for_a_commit_in_its_editor(hooked: Store) -> None:
 
 
 def test_a_commit_whose_head_moved_while_it_waited_is_refused_with_a_retry_message(hooked: Store) -> None:
-    with fsio.store_lock(hooked.root):
+    with store_lock(hooked.root):
         commit = plain_commit(hooked.root, "late", wait=False)
         deadline = time.monotonic() + 20
         while not gitgate.announcements(hooked.root) and time.monotonic() < deadline:
