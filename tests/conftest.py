@@ -16,7 +16,8 @@ from support import GIT_ENV, Cli, git
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test reads the developer's store, token or subagent flag."""
-    for name in ("GITMEM_ROOT", "GITMEM_SUBAGENT", "GITMEM_GIT_TOKEN", "GITMEM_WORKSPACE"):
+    for name in ("GITMEM_ROOT", "GITMEM_SUBAGENT", "GITMEM_GIT_TOKEN", "GITMEM_WORKSPACE",
+                 "GITMEM_MACHINE", "GITMEM_ALLOW_SECRET", "XDG_CACHE_HOME"):
         monkeypatch.delenv(name, raising=False)
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)

@@ -6,7 +6,7 @@ Rules (docs/decisions/0004-package-layout.md):
 - only git/ imports pygit2, only search/ imports whoosh, only cli/ imports click, nothing imports cli/;
 - no import circle between modules (imports under `if TYPE_CHECKING:` count too);
 - no module past the line ceiling;
-- `gitmem --help` loads neither pygit2 nor whoosh nor markdown-it.
+- `gitmem --help` loads neither pygit2 nor whoosh nor markdown-it nor detect-secrets.
 """
 
 from __future__ import annotations
@@ -32,12 +32,13 @@ ALLOWED: dict[str, set[str]] = {
     "merge": {"format"},
     "git": set(),
     "search": {"format"},
-    "store": {"format", "git", "search", "observe"},
-    "runtime": {"store", "format", "search", "observe"},
-    "documents": {"store", "format", "search", "observe"},
-    "githooks": {"store", "merge", "git", "format", "observe", "runtime"},
+    "secrets": set(),
+    "store": {"format", "git", "search", "observe", "secrets"},
+    "runtime": {"store", "format", "search", "observe", "secrets"},
+    "documents": {"store", "format", "search", "observe", "secrets"},
+    "githooks": {"store", "merge", "git", "format", "observe", "runtime", "secrets"},
     "sync": {"store", "merge", "git", "githooks", "format", "observe", "runtime", "documents"},
-    "verbs": {"store", "sync", "format", "capture", "observe", "runtime", "documents"},
+    "verbs": {"store", "sync", "format", "capture", "observe", "runtime", "documents", "secrets"},
     "models": {"observe"},
     "capture": {"store", "format", "models", "observe"},
     "consolidate": {"store", "verbs", "format", "capture", "models", "observe"},
@@ -221,7 +222,7 @@ def test_cli_imports_heavy_libraries_lazily() -> None:
 def test_help_does_not_load_pygit2_or_whoosh() -> None:
     code = ("import sys; from gitmem.cli import cli\n"
             "try:\n    cli(['--help'])\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in ('pygit2', 'whoosh', 'markdown_it') if m in sys.modules))")
+            "print(sorted(m for m in ('pygit2', 'whoosh', 'markdown_it', 'detect_secrets') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]"
 

@@ -13,6 +13,7 @@ from gitmem.cli import (
     history,
     hooks,
     models,
+    resolve,
     runtime,
     search,
     store,
@@ -23,7 +24,7 @@ from gitmem.cli.main import cli
 
 __all__ = ["cli", "main"]
 
-for _module in (store, entries, workspace, search, sync, hooks, models, capture, history, activity,
+for _module in (store, entries, workspace, search, sync, resolve, hooks, models, capture, history, activity,
                 runtime, documents):
     for _command in _module.COMMANDS:
         cli.add_command(_command)

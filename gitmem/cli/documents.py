@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from gitmem.cli.options import emit, get_store, json_option, workspace_option
+from gitmem.cli.options import allow_secret_option, emit, get_store, json_option, workspace_option
 
 
 def _read_text(source: str) -> str:
@@ -36,16 +36,18 @@ def doc() -> None:
 @click.option("--session", default="", help="The session that wrote it, e.g. session:4f2a.")
 @click.option("--scope", type=click.Choice(["global", "workspace"]), default=None,
               help="Where it lives (default: the current workspace if there is one, else global).")
+@allow_secret_option
 @json_option
 @workspace_option
 @click.pass_context
 def add_cmd(ctx: click.Context, source: str, title: str, description: str,
-            source_paths: tuple[str, ...], session: str, scope: str | None, as_json: bool) -> None:
+            source_paths: tuple[str, ...], session: str, scope: str | None, allow_secret: bool,
+            as_json: bool) -> None:
     """Add the text of FILE (or standard input) as a document and print its id."""
     from gitmem.documents.verbs import add
 
     result = add(get_store(ctx), _read_text(source), title=title, description=description,
-                 source_paths=source_paths, scope=scope, session=session)
+                 source_paths=source_paths, scope=scope, session=session, allow_secret=allow_secret)
     emit(result.as_json(), as_json, result.text)
 
 
@@ -54,13 +56,16 @@ def add_cmd(ctx: click.Context, source: str, title: str, description: str,
 @click.argument("source", metavar="FILE|-")
 @click.option("--revision", type=int, default=None,
               help="The revision you read; refused if the document has moved on since.")
+@allow_secret_option
 @json_option
 @click.pass_context
-def update_cmd(ctx: click.Context, doc_id: str, source: str, revision: int | None, as_json: bool) -> None:
+def update_cmd(ctx: click.Context, doc_id: str, source: str, revision: int | None, allow_secret: bool,
+               as_json: bool) -> None:
     """Replace the text of document ID by FILE (or standard input)."""
     from gitmem.documents.verbs import update
 
-    result = update(get_store(ctx), doc_id, _read_text(source), revision=revision)
+    result = update(get_store(ctx), doc_id, _read_text(source), revision=revision,
+                    allow_secret=allow_secret)
     emit(result.as_json(), as_json, result.text)
 
 

@@ -83,7 +83,7 @@ def read_draft(edited: str | None, original: str) -> Draft:
 
 
 def record_draft(store: Store, draft: Draft, layer: str, *, topic: str | None = None,
-                 scope: str = "global") -> WriteResult:
+                 scope: str = "global", allow_secret: bool = False) -> WriteResult:
     """Record a draft through the verb that owns its layer."""
     from gitmem.verbs.decisions import decision, parse_decision_body
     from gitmem.verbs.entries import remember
@@ -92,11 +92,11 @@ def record_draft(store: Store, draft: Draft, layer: str, *, topic: str | None = 
     if layer == "state":
         from gitmem.verbs.workfiles import record_state
 
-        return record_state(store, draft.title, draft.body)
+        return record_state(store, draft.title, draft.body, allow_secret=allow_secret)
     if layer == "working":
         from gitmem.verbs.workfiles import WorkingUpdate, record_working
 
-        return record_working(store, WorkingUpdate(draft.title, draft.body))
+        return record_working(store, WorkingUpdate(draft.title, draft.body, allow_secret=allow_secret))
     importance = fields.pop("Importance", None)
     if layer == "decisions":
         parts = parse_decision_body(draft.body)
@@ -110,11 +110,11 @@ def record_draft(store: Store, draft: Draft, layer: str, *, topic: str | None = 
             context=context if isinstance(context, str) and context else None,
             alternatives=alternatives if isinstance(alternatives, list) else [],
             consequences=consequences if isinstance(consequences, str) and consequences else None,
-            topic=topic, importance=importance, scope=scope,
+            topic=topic, importance=importance, scope=scope, allow_secret=allow_secret,
         )
     return remember(
         store, draft.body, layer, topic=topic, title=draft.title, importance=importance,
         volatility=fields.pop("Volatility", None), until=fields.pop("Valid-until", None),
         source=fields.pop("Source", None), supersedes=fields.pop("Supersedes", None),
-        scope=scope, extra_fields=fields or None,
+        scope=scope, extra_fields=fields or None, allow_secret=allow_secret,
     )

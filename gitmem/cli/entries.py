@@ -8,6 +8,7 @@ import click
 
 from gitmem.cli.options import (
     LAYER_HELP,
+    allow_secret_option,
     emit,
     get_store,
     json_option,
@@ -31,19 +32,20 @@ from gitmem.cli.options import (
 @click.option("--source", help="Where the fact comes from, e.g. session:4f2a.")
 @click.option("--supersedes", help="Id of the entry this one replaces (linked both ways).")
 @click.option("--force", is_flag=True, help="Add even if the same text was forgotten.")
+@allow_secret_option
 @scope_option
 @json_option
 @click.pass_context
 def remember(ctx: click.Context, text: str, layer: str, topic: str | None, title: str | None,
              importance: str | None, volatility: str | None, until: str | None, source: str | None,
-             supersedes: str | None, force: bool, scope: str, as_json: bool) -> None:
+             supersedes: str | None, force: bool, allow_secret: bool, scope: str, as_json: bool) -> None:
     """Record TEXT (`-`: read it from stdin) as an entry and print its id (an identical live
     entry's id if it exists)."""
     from gitmem.verbs.entries import remember as do_remember
 
     result = do_remember(get_store(ctx), text_argument(text), layer, topic=topic, title=title, importance=importance,
                          volatility=volatility, until=until, source=source, supersedes=supersedes,
-                         scope=scope, force=force)
+                         scope=scope, force=force, allow_secret=allow_secret)
     print_write(result, as_json)
 
 
@@ -58,6 +60,14 @@ def show(ctx: click.Context, entry_id: str, as_json: bool) -> None:
     record = read_show(get_store(ctx), entry_id)
 
     def text() -> str:
+        conflict = record.get("conflict")
+        if conflict:
+            versions = "\n".join(f"--- version from {v['from']}:\n{v['text'].rstrip()}"
+                                 for v in conflict["versions"])
+            return (f"{entry_id} is in conflict: {len(conflict['versions'])} versions between markers"
+                    f" at {record['path']}:{conflict['line']}\n\n{versions}\n\nsettle it with `gitmem"
+                    f" resolve {entry_id} --ours|--theirs|--both`, or edit the file and run"
+                    f" `gitmem resolve {entry_id}`")
         fields = "\n".join(f"{k}: {v}" for k, v in record["fields"].items())
         label = f" {record['label']}" if record["label"] else ""
         return (f"{record['title']}{label}\n{record['path']}:{record['line']}  "
@@ -123,19 +133,20 @@ def verify(ctx: click.Context, entry_id: str, as_json: bool) -> None:
 @click.option("--topic", "-t", help="Topic within the decisions layer; default 'general'.")
 @click.option("--importance", type=click.Choice(["critical", "high", "normal", "low"]),
               help="How much the entry matters (default normal).")
+@allow_secret_option
 @scope_option
 @json_option
 @click.pass_context
 def decision(ctx: click.Context, statement: str, rationale: str, context_text: str | None,
              alternatives: tuple[str, ...], consequences: str | None, topic: str | None,
-             importance: str | None, scope: str, as_json: bool) -> None:
+             importance: str | None, allow_secret: bool, scope: str, as_json: bool) -> None:
     """Record a settled choice (the heading) with context, rationale, alternatives, consequences
     (`--rationale -` reads the rationale from stdin)."""
     from gitmem.verbs.decisions import decision as do_decision
 
     result = do_decision(get_store(ctx), statement, rationale=text_argument(rationale), context=context_text,
                          alternatives=list(alternatives), consequences=consequences, topic=topic,
-                         importance=importance, scope=scope)
+                         importance=importance, scope=scope, allow_secret=allow_secret)
     print_write(result, as_json)
 
 
@@ -144,15 +155,18 @@ def decision(ctx: click.Context, statement: str, rationale: str, context_text: s
 @click.argument("text")
 @click.option("--importance", type=click.Choice(["critical", "high", "normal", "low"]),
               help="How much the entry matters (default normal).")
+@allow_secret_option
 @json_option
 @workspace_option
 @click.pass_context
-def codebase(ctx: click.Context, topic: str, text: str, importance: str | None, as_json: bool) -> None:
+def codebase(ctx: click.Context, topic: str, text: str, importance: str | None, allow_secret: bool,
+             as_json: bool) -> None:
     """Record what a path or subsystem (TOPIC) of the current workspace does (TEXT `-`: from
     stdin); re-recording updates it."""
     from gitmem.verbs.entries import codebase as do_codebase
 
-    print_write(do_codebase(get_store(ctx), topic, text_argument(text), importance=importance), as_json)
+    print_write(do_codebase(get_store(ctx), topic, text_argument(text), importance=importance,
+                            allow_secret=allow_secret), as_json)
 
 
 COMMANDS = (remember, show, list_cmd, forget, verify, decision, codebase)

@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from gitmem.cli.options import emit, get_store, json_option, print_write, scope_option
+from gitmem.cli.options import (
+    allow_secret_option,
+    emit,
+    get_store,
+    json_option,
+    print_write,
+    scope_option,
+)
 
 if TYPE_CHECKING:
     from gitmem.githooks.install import HooksReport
@@ -119,17 +126,21 @@ def hooks_status(ctx: click.Context, repo: str | None, as_json: bool) -> None:
               help="semantic, episodic, procedural, learnings, decisions, codebase, history, state, working.")
 @click.option("--topic", "-t", help="Topic (file) within the layer; default 'general'.")
 @click.option("--title", default="", help="Prefill the heading.")
+@allow_secret_option
 @scope_option
 @json_option
 @click.pass_context
-def new(ctx: click.Context, layer: str, topic: str | None, title: str, scope: str, as_json: bool) -> None:
+def new(ctx: click.Context, layer: str, topic: str | None, title: str, allow_secret: bool, scope: str,
+        as_json: bool) -> None:
     """Open an entry template in $VISUAL/$EDITOR and record it when saved."""
     from gitmem.cli.drafts import read_draft, record_draft, render_draft
 
     store = get_store(ctx)
     original = render_draft(layer, store.now(), title)
     edited = click.edit(original, extension=".md", require_save=True)
-    print_write(record_draft(store, read_draft(edited, original), layer, topic=topic, scope=scope), as_json)
+    draft = read_draft(edited, original)
+    print_write(record_draft(store, draft, layer, topic=topic, scope=scope, allow_secret=allow_secret),
+                as_json)
 
 
 @click.command(name="hook", hidden=True)

@@ -60,6 +60,13 @@ def workspace_option(func: F) -> F:
                         help="Workspace key (default: from the current directory).")(func)
 
 
+def allow_secret_option(func: F) -> F:
+    return click.option(
+        "--allow-secret", is_flag=True,
+        help="Record the text even though it holds what looks like a secret (this write only).",
+    )(func)
+
+
 def scope_option(func: F) -> F:
     func = workspace_option(func)
     return click.option(

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from gitmem.cli.options import emit, get_store, json_option, workspace_option
+from gitmem.cli.options import allow_secret_option, emit, get_store, json_option, workspace_option
 
 TARGET_HELP = "user (who the user is; global only) or memory (project conventions, environment)."
 
@@ -35,16 +35,17 @@ def runtime() -> None:
               show_default=True, help="Retention when the file is full: critical items never leave.")
 @click.option("--branch", "branches", multiple=True,
               help="Show this memory item only on this git branch of the workspace (repeatable).")
+@allow_secret_option
 @_scope_option
 @json_option
 @click.pass_context
 def add_cmd(ctx: click.Context, text: str, target: str, importance: str, branches: tuple[str, ...],
-            scope: str, as_json: bool) -> None:
+            allow_secret: bool, scope: str, as_json: bool) -> None:
     """Add TEXT as one item; a full file moves its least important items out and says where."""
     from gitmem.runtime.verbs import add
 
     result = add(get_store(ctx), text, target=target, importance=importance, branches=branches,
-                 scope=scope)
+                 scope=scope, allow_secret=allow_secret)
     emit(result.as_json(), as_json, result.text)
 
 
@@ -52,14 +53,17 @@ def add_cmd(ctx: click.Context, text: str, target: str, importance: str, branche
 @click.argument("old")
 @click.argument("new")
 @_target_option("memory")
+@allow_secret_option
 @_scope_option
 @json_option
 @click.pass_context
-def replace_cmd(ctx: click.Context, old: str, new: str, target: str, scope: str, as_json: bool) -> None:
+def replace_cmd(ctx: click.Context, old: str, new: str, target: str, allow_secret: bool, scope: str,
+                as_json: bool) -> None:
     """Replace the item OLD designates (its id, its whole text, or a unique part) by NEW."""
     from gitmem.runtime.verbs import replace_item
 
-    result = replace_item(get_store(ctx), old, new, target=target, scope=scope)
+    result = replace_item(get_store(ctx), old, new, target=target, scope=scope,
+                          allow_secret=allow_secret)
     emit(result.as_json(), as_json, result.text)
 
 

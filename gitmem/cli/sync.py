@@ -38,8 +38,9 @@ def sync(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
     if report.conflicts:
         files = ", ".join(dict.fromkeys(c.path for c in report.conflicts))
         raise ConflictError(
-            f"{len(report.conflicts)} conflict(s) in {files}: both versions are kept; resolve"
-            " them (see state/CONFLICT.md), then run `gitmem sync`"
+            f"{len(report.conflicts)} conflict(s) in {files}: both versions are kept; `gitmem"
+            " conflicts` lists them, `gitmem resolve ID --ours|--theirs|--both` settles one (see"
+            " state/CONFLICT.md)"
         )
 
 
@@ -82,11 +83,17 @@ def remote_show(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def conflicts(ctx: click.Context, as_json: bool) -> None:
     """List entries left between conflict markers by a merge (exit 1 when there are none)."""
-    from gitmem.sync.run import list_conflicts
+    from gitmem.sync.conflicts import list_conflicts
 
     found = list_conflicts(get_store(ctx))
-    lines = [f"{c.path}  {c.entry_id or '-'}  {c.title}  [{c.kind}]  <<<<<<< {c.ours}  "
-             f">>>>>>> {c.theirs}" for c in found]
+    lines = []
+    for c in found:
+        where = f"{c.path}:{c.line}" if c.line else c.path
+        lines += [f"{c.ref}  {c.title}  [{c.kind}]  in {where}",
+                  f"    <<<<<<< {c.ours}", f"    >>>>>>> {c.theirs}", f"    settle: {c.settle}"]
+    if any(c.kind != "record" for c in found):
+        lines.append("or edit the file (keep what should stay, delete the marker lines) and run"
+                     " `gitmem resolve ID|PATH:LINE`")
     emit([c.as_json() for c in found], as_json, "\n".join(lines) or "no conflicts")
     if not found:
         sys.exit(1)

@@ -7,6 +7,7 @@ import os
 import click
 
 from gitmem.cli.options import (
+    allow_secret_option,
     emit,
     get_store,
     json_option,
@@ -19,15 +20,17 @@ from gitmem.cli.options import (
 @click.command()
 @click.argument("section")
 @click.argument("content")
+@allow_secret_option
 @json_option
 @workspace_option
 @click.pass_context
-def state(ctx: click.Context, section: str, content: str, as_json: bool) -> None:
+def state(ctx: click.Context, section: str, content: str, allow_secret: bool, as_json: bool) -> None:
     """Replace one SECTION of the workspace's state.md with CONTENT (`-`: read it from stdin;
     stamped Verified today)."""
     from gitmem.verbs.workfiles import record_state
 
-    print_write(record_state(get_store(ctx), section, text_argument(content)), as_json)
+    print_write(record_state(get_store(ctx), section, text_argument(content),
+                             allow_secret=allow_secret), as_json)
 
 
 @click.command()
@@ -35,15 +38,16 @@ def state(ctx: click.Context, section: str, content: str, as_json: bool) -> None
 @click.option("--content", "-c", help="New content of --section.")
 @click.option("--activity", "-a", help="A note for the rolling Recent activity log.")
 @click.option("--clear-activity", is_flag=True, help="Empty the Recent activity log.")
+@allow_secret_option
 @json_option
 @workspace_option
 @click.pass_context
 def working(ctx: click.Context, section: str | None, content: str | None, activity: str | None,
-            clear_activity: bool, as_json: bool) -> None:
+            clear_activity: bool, allow_secret: bool, as_json: bool) -> None:
     """Record what you (the agent) are working on in this workspace's working.md."""
     from gitmem.verbs.workfiles import WorkingUpdate, record_working
 
-    update = WorkingUpdate(section, content, activity, clear_activity)
+    update = WorkingUpdate(section, content, activity, clear_activity, allow_secret)
     print_write(record_working(get_store(ctx), update), as_json)
 
 

@@ -37,6 +37,7 @@ from gitmem.documents.shelf import (
 from gitmem.documents.sources import check_source_paths
 from gitmem.errors import InvalidInputError, NotFoundError
 from gitmem.format import layers as L
+from gitmem.secrets.scan import refuse_secrets
 from gitmem.store.paths import topic_slug
 
 if TYPE_CHECKING:
@@ -134,11 +135,14 @@ def _finish(store: Store, txn: WriteTxn, scope: str, index: DocIndex, message: s
 # -- writes -------------------------------------------------------------------------------------
 def add(store: Store, body: str, *, title: str, description: str = "",
         source_paths: list[str] | tuple[str, ...] = (), scope: str | None = None,
-        workspace: str | None = None, session: str = "", cwd: Path | None = None) -> DocResult:
+        workspace: str | None = None, session: str = "", cwd: Path | None = None,
+        allow_secret: bool = False) -> DocResult:
     """Add a document; when the active ones would pass their cap, the least recently accessed
-    are archived first (and reported)."""
+    are archived first (and reported). A likely secret is refused unless `allow_secret`."""
     limits = limits_of(store)
     body = _check_body(body, limits)
+    refuse_secrets(f"{title}\n{description}\n{body}", "document (title, description, text)",
+                   allow=allow_secret)
     heading = _one_line(title, "the title", 200)
     if not heading:
         raise InvalidInputError("--title must not be empty")
@@ -161,10 +165,12 @@ def add(store: Store, body: str, *, title: str, description: str = "",
         return DocResult("added", record, copy_path(key, record), archived=_moved(key, moved))
 
 
-def update(store: Store, doc_id: str, body: str, *, revision: int | None = None) -> DocResult:
+def update(store: Store, doc_id: str, body: str, *, revision: int | None = None,
+           allow_secret: bool = False) -> DocResult:
     """Replace a document's text; `revision` (the one the caller read) must still be current."""
     limits = limits_of(store)
     body = _check_body(body, limits)
+    refuse_secrets(body, "document text", allow=allow_secret)
     with store.writing("doc update") as txn:
         scope, index, stored = _locate(store, doc_id)
         record, _old_body = with_hand_edit(store, scope, stored)

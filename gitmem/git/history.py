@@ -10,6 +10,7 @@ import pygit2
 from pygit2.enums import SortMode
 
 from gitmem.errors import InvalidInputError, NotFoundError
+from gitmem.git.machine import split_machine
 
 _GIT_ERRORS = (pygit2.GitError, KeyError, ValueError, OSError)
 # Commits made within one second share a timestamp; TOPOLOGICAL keeps children before parents.
@@ -21,10 +22,11 @@ class CommitInfo:
     """One commit as other modules see it."""
 
     oid: str
-    message: str
+    message: str  # without the Gitmem-Machine trailer
     author: str
     time: int
     parents: list[str]
+    machine: str | None = None  # the machine gitmem made it on (None: not made by gitmem)
 
 
 def clean_path(path: str) -> str:
@@ -55,9 +57,11 @@ def entry_id(tree: pygit2.Tree, path: str) -> str | None:
 
 def commit_info(commit: pygit2.Commit) -> CommitInfo:
     """Convert a pygit2 commit to a CommitInfo."""
+    message, machine = split_machine(commit.message)
     return CommitInfo(
         oid=str(commit.id),
-        message=commit.message,
+        message=message,
+        machine=machine,
         author=f"{commit.author.name} <{commit.author.email}>",
         time=commit.commit_time,
         parents=[str(p) for p in commit.parent_ids],

@@ -26,6 +26,7 @@ from gitmem.git import history, transport, worktree
 from gitmem.git.credentials import PushRejectedError, map_local_error, redact, strip_credentials
 from gitmem.git.history import CommitInfo
 from gitmem.git.history import clean_path as _clean_path
+from gitmem.git.machine import with_machine
 from gitmem.git.remotes import RemoteOps
 
 __all__ = ["CommitInfo", "GitRepo", "PushRejectedError", "redact", "strip_credentials"]
@@ -183,7 +184,7 @@ class GitRepo(RemoteOps):
                 parents = [] if head is None else [head.id]
                 sig = self._signature(author)
                 # "HEAD" follows the symbolic ref, so an unborn branch is created by this commit.
-                oid = self._repo.create_commit("HEAD", sig, sig, message, tree, parents)
+                oid = self._repo.create_commit("HEAD", sig, sig, with_machine(message), tree, parents)
                 self._head_moved()
                 return str(oid)
             except _GIT_ERRORS as exc:  # a lock file another git process took after we looked
@@ -191,6 +192,21 @@ class GitRepo(RemoteOps):
                     raise map_local_error(exc, "commit") from exc
                 time.sleep(0.01 * (attempt + 1))
         return None
+
+    def stage_paths(self, paths: Iterable[str]) -> None:
+        """Stage exactly `paths` as they are in the work tree (conflicts on them are settled in the
+        index), without committing: a plain git merge in progress is finished by `git commit`."""
+        try:
+            index = self._repo.index
+            index.read(force=False)
+            for rel in dict.fromkeys(_clean_path(p) for p in paths):
+                if (self._root / rel).is_file():
+                    index.add(rel)
+                elif rel in index:
+                    index.remove(rel)
+            index.write()
+        except _GIT_ERRORS as exc:
+            raise map_local_error(exc, "stage") from exc
 
     def dirty_paths(self, under: Iterable[str] | None = None) -> list[str]:
         """Sorted paths differing between work tree/index and HEAD, gitignored ones excluded."""
@@ -222,6 +238,10 @@ class GitRepo(RemoteOps):
     def list_files_at(self, rev: str, under: str = "") -> list[str]:
         """Sorted blob paths at `rev`, optionally only below the directory `under`."""
         return history.list_files_at(self._repo, rev, under)
+
+    def commit_info(self, rev: str) -> CommitInfo:
+        """One commit: message, author, parents and the machine gitmem made it on."""
+        return history.commit_info(self._commit(rev))
 
     def log(self, limit: int = 20, path: str | None = None) -> list[CommitInfo]:
         """Newest-first commits reachable from HEAD, optionally only those that changed `path`."""
@@ -304,7 +324,8 @@ class GitRepo(RemoteOps):
                 scratch.add(pygit2.IndexEntry(path, self._repo.create_blob(data), mode))
             tree = self._repo[scratch.write_tree(self._repo)].peel(pygit2.Tree)
             sig = self._signature(None)
-            oid = self._repo.create_commit(None, sig, sig, message, tree.id, [c.id for c in commits])
+            oid = self._repo.create_commit(None, sig, sig, with_machine(message), tree.id,
+                                           [c.id for c in commits])
             # Work tree first, ref last: a crash in between leaves merged files to commit, not lose.
             old = self._tree(self.head_oid())
             changed = set(wanted) | {d.new_file.path for d in old.diff_to_tree(tree).deltas}

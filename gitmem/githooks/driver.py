@@ -9,8 +9,11 @@ Git's contract: read the ancestor (%O), ours (%A) and theirs (%B), write the res
 SYSTEM.md) never conflict: the side that changed is taken (ours when both did) and the next
 `gitmem sync` or write regenerates them from the merged topic files.
 
-Id collisions follow the sync rule: the entry not yet published (ours in a merge, the commit
-being replayed in a rebase) takes the next free number.
+Ids follow the sync rule: an Id the common ancestor has is one entry (two different edits of it
+are a conflict, never a renumbering); a new Id both sides used for different entries is
+renumbered on the side not yet published (ours in a merge, the commit being replayed in a
+rebase). Conflict markers name each side's machine and commit, as in a sync: this machine and
+HEAD, and the machine that made the commit being merged (from its Gitmem-Machine trailer).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from gitmem.merge.common import Labels
     from gitmem.merge.entries import MergeResult
 
 DRIVER_NAME = "gitmem entry-level merge"
@@ -66,10 +70,52 @@ def _taken_ids(root: Path) -> Callable[[str, str], set[int]] | None:
     return catalog.numbers
 
 
+def _merging_commit(root: Path, rebase: bool) -> tuple[str, str] | None:
+    """(oid, name) of the commit git is bringing in: the one being merged (git names it in a
+    GITHEAD_<oid> variable) or, in a rebase, the local commit being replayed."""
+    if rebase:
+        done = root / ".git" / "rebase-merge" / "done"
+        try:
+            picks = [line.split() for line in done.read_text(encoding="utf-8").splitlines()]
+        except OSError:
+            return None
+        picks = [p for p in picks if len(p) >= 2 and not p[0].startswith("#")]
+        return (picks[-1][1], "") if picks else None
+    for key, value in os.environ.items():
+        if key.startswith("GITHEAD_") and len(key) > 8:
+            return key[8:], value
+    return None
+
+
+def driver_labels(root: Path, rebase: bool) -> Labels:
+    """Marker labels for a plain git merge: `<machine> <short commit>` of each side."""
+    from gitmem.git.machine import machine_name
+    from gitmem.git.repo import GitRepo
+    from gitmem.merge.common import Labels
+
+    here = machine_name()
+    try:
+        repo = GitRepo(root)
+        head = repo.head_oid() or ""
+        other = _merging_commit(root, rebase)
+        if other is None:
+            return Labels(f"{here} {head[:12]}".strip(), "theirs")
+        oid, name = other
+        if rebase:  # HEAD is the upstream being rebased onto; the replayed commit is this machine's
+            upstream = repo.commit_info(head).machine if head else None
+            return Labels(f"{upstream or 'upstream'} {head[:12]}".strip(), f"{here} {oid[:12]}")
+        machine = repo.commit_info(oid).machine
+    except Exception:  # noqa: BLE001 - labels are a courtesy; the merge must still happen
+        return Labels()
+    named = name if name and " " not in name and name != oid else "remote"
+    return Labels(f"{here} {head[:12]}".strip(), f"{machine or named} {oid[:12]}")
+
+
 def merge_texts(path: str, base: str | None, ours: str, theirs: str, *, root: Path | None = None,
-                rebase: bool = False) -> MergeResult:
+                rebase: bool = False, labels: Labels | None = None) -> MergeResult:
     """The driver's merge of one file (pure apart from reading the catalog under `root`)."""
     from gitmem.format import layers as L
+    from gitmem.merge.common import PLAIN
     from gitmem.merge.entries import MergeResult
     from gitmem.merge.files import is_generated, merge_file
     from gitmem.merge.prep import ConflictBlocks, renumber_local_ids
@@ -89,7 +135,7 @@ def merge_texts(path: str, base: str | None, ours: str, theirs: str, *, root: Pa
                 ours = rewritten[path]
     else:
         renumbered, notes = {}, []
-    merged = merge_file(path, base, ours, theirs, taken_ids=taken)
+    merged = merge_file(path, base, ours, theirs, taken_ids=taken, labels=labels or PLAIN)
     if merged is None:  # git calls the driver only when both sides exist; keep ours
         merged = MergeResult(ours)
     merged.text = blocks.restore(merged.text, base, path)
@@ -111,9 +157,10 @@ def run_merge_driver(base: str, ours: str, theirs: str, path: str, root: Path | 
     except (OSError, UnicodeDecodeError):
         return 1  # not text: leave ours in place and let git report the conflict
     base_text = texts[0] or None
+    rebase = _in_rebase(where)
     try:
-        merged = merge_texts(path, base_text, texts[1], texts[2], root=where,
-                             rebase=_in_rebase(where))
+        merged = merge_texts(path, base_text, texts[1], texts[2], root=where, rebase=rebase,
+                             labels=driver_labels(where, rebase))
     except Exception:  # noqa: BLE001 - never leave git without an answer: fall back to lines
         merged = merge_lines(path, base_text, texts[1], texts[2])
     with open(ours, "wb") as handle:

@@ -20,6 +20,7 @@ from typing import Any
 from gitmem.errors import GitmemError
 from gitmem.format import layers as L
 from gitmem.git import binary as gitcli
+from gitmem.githooks.secretcheck import staged_secret_problems
 
 LOCK_SECONDS = 30.0
 
@@ -153,6 +154,7 @@ def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str
                 problems.extend(_legacy_entries(change.path, text))
             else:
                 staged[change.path] = text
+        problems.extend(staged_secret_problems(root, staged, changes))
         outcomes = store.normalize_texts(staged, fix=True)
         problems.extend(p for o in outcomes for p in o.blocking)
         topics = [c.path for c in changes if L.classify_path(c.path).kind == "topic"]

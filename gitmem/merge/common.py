@@ -9,6 +9,26 @@ SPLIT_MARKER = "======="
 THEIRS_MARKER = ">>>>>>> theirs"
 
 
+@dataclass(frozen=True)
+class Labels:
+    """What the marker lines say about each side: `<machine> <short commit>` in a sync or a pull,
+    so that a person reading the file on any machine knows where each version came from."""
+
+    ours: str = "ours"
+    theirs: str = "theirs"
+
+    @property
+    def opening(self) -> str:
+        return f"<<<<<<< {self.ours}".rstrip()
+
+    @property
+    def closing(self) -> str:
+        return f">>>>>>> {self.theirs}".rstrip()
+
+
+PLAIN = Labels()
+
+
 @dataclass
 class MergeConflict:
     """A true collision: both versions were written into the text between conflict markers."""
@@ -83,8 +103,8 @@ def interleave(primary: list[str], secondary: list[str]) -> list[str]:
     return result + pending
 
 
-def conflict_block(ours: str, theirs: str, newline: str) -> str:
+def conflict_block(ours: str, theirs: str, newline: str, labels: Labels = PLAIN) -> str:
     return (
-        f"{OURS_MARKER}{newline}{with_eol(ours, newline)}{SPLIT_MARKER}{newline}"
-        f"{with_eol(theirs, newline)}{THEIRS_MARKER}{newline}"
+        f"{labels.opening}{newline}{with_eol(ours, newline)}{SPLIT_MARKER}{newline}"
+        f"{with_eol(theirs, newline)}{labels.closing}{newline}"
     )

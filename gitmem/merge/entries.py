@@ -8,6 +8,10 @@ Decisions:
   one side and deleted on the other keeps the edit, gets no markers and is reported in `notes`.
 - Entries are compared ignoring line-ending style and trailing blank space, so a CRLF conversion
   or a blank line added before a following entry is not an edit.
+- An entry both sides edited: edits of different parts (the heading, the body, different fields)
+  combine; two different edits of the same part are a conflict (markers around that entry, each
+  marker line naming its side's machine and commit). `Verified` changed on both sides is no
+  conflict: the later date is kept.
 - Entries only in theirs go after the nearest preceding theirs entry present in the result (and
   after ours-only entries right behind it: both appended -> ours' first), else before the
   nearest following one, else at the end.
@@ -26,10 +30,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gitmem.errors import ParseError
+from gitmem.format.conflicts import is_held
 from gitmem.format.entry import Entry, TopicFile, normalize_text
 from gitmem.format.layers import format_id, parse_id
 from gitmem.format.markdown import parse_topic_file, render_entry
 from gitmem.merge.common import (
+    PLAIN,
+    Labels,
     MergeConflict,
     MergeResult,
     conflict_block,
@@ -42,6 +49,7 @@ from gitmem.merge.common import (
 from gitmem.merge.lines import merge_lines
 
 TakenIds = Callable[[str, str], set[int]]
+LATEST_DATE_FIELDS = ("Verified",)  # re-confirmed on both machines: the later day stands
 _BLANK_TAIL_RE = re.compile(r"(\r?\n)(?:[ \t]*\r?\n)+\Z")
 _HEADER = "\0header"  # ordering anchor standing for the frontmatter and preamble
 
@@ -92,20 +100,53 @@ def _match_to_base(keys: list[str], entries: list[Entry], base: dict[str, Entry]
     return out
 
 
+def _three_way(base: str | None, ours: str | None, theirs: str | None) -> tuple[bool, str | None]:
+    """(settled, value) of one part: the side that changed it, else unsettled."""
+    if ours == theirs or theirs == base:
+        return True, ours
+    if ours == base:
+        return True, theirs
+    return False, None
+
+
+def _combine(base: Entry, ours: Entry, theirs: Entry) -> Entry | None:
+    """One entry edited on both sides in different parts, combined; None when both changed the
+    same part differently (a true conflict)."""
+    if is_held(ours.body) or is_held(theirs.body):
+        return None  # an earlier conflict block: never merged piecewise
+    title_ok, title = _three_way(base.title, ours.title, theirs.title)
+    body_ok, body = _three_way(base.body, ours.body, theirs.body)
+    if not (title_ok and body_ok) or title is None or body is None:
+        return None
+    fields: dict[str, str] = {}
+    for name in interleave(list(ours.fields), list(theirs.fields)):
+        mine, other = ours.fields.get(name), theirs.fields.get(name)
+        settled, value = _three_way(base.fields.get(name), mine, other)
+        if not settled and name in LATEST_DATE_FIELDS and mine and other:
+            settled, value = True, max(mine, other)
+        if not settled:
+            return None
+        if value is not None:
+            fields[name] = value
+    return Entry(title=title, body=body, fields=fields)
+
+
 @dataclass
 class _Piece:
     """One block of the merged file and where its text came from."""
 
     text: str
-    origin: str  # "ours" (ours' exact bytes), "theirs", "conflict"
+    origin: str  # "ours" (ours' exact bytes), "theirs", "merged" (combined), "conflict"
     entry: Entry | None = None
 
 
 class _EntryMerge:
     """State of one entry-by-entry merge."""
 
-    def __init__(self, path: str, trio: list[TopicFile], taken_ids: TakenIds | None) -> None:
+    def __init__(self, path: str, trio: list[TopicFile], taken_ids: TakenIds | None,
+                 labels: Labels = PLAIN) -> None:
         self.path = path
+        self.labels = labels
         self.base, self.ours, self.theirs = trio
         self.taken_ids = taken_ids
         self.newline = self.ours.newline
@@ -152,7 +193,7 @@ class _EntryMerge:
             return ours, True
         if lf(ours) == lf(base):
             return self.theirs_text(theirs), False
-        merged = merge_lines(self.path, base, ours, self.theirs_text(theirs))
+        merged = merge_lines(self.path, base, ours, self.theirs_text(theirs), labels=self.labels)
         if not merged.conflicts:
             try:
                 parse_topic_file(merged.text, self.path)
@@ -180,7 +221,16 @@ class _EntryMerge:
         elif _same(ours, base):
             self.pieces[key] = self.from_theirs(theirs)
         else:
+            self.both_edited(key, base, ours, theirs)
+
+    def both_edited(self, key: str, base: Entry, ours: Entry, theirs: Entry) -> None:
+        """Combined when the edits touch different parts, else a conflict block."""
+        combined = _combine(base, ours, theirs)
+        if combined is None:
             self.pieces[key] = self.conflict(ours, theirs)
+            return
+        self.pieces[key] = _Piece(render_entry(combined, self.newline), "merged", combined)
+        self.note(f"{ours.id or repr(ours.title)}: edited on both sides in different parts; combined")
 
     def one_sided(
         self, key: str, base: Entry | None, ours: Entry | None, theirs: Entry | None
@@ -210,7 +260,8 @@ class _EntryMerge:
                 self.path, ours.id or theirs.id, ours.title, "both-edited", ours_text, theirs_text
             )
         )
-        return _Piece(conflict_block(ours_text, theirs_text, self.newline), "conflict", ours)
+        block = conflict_block(ours_text, theirs_text, self.newline, self.labels)
+        return _Piece(block, "conflict", ours)
 
     def renumber_collisions(self, pieces: list[_Piece]) -> None:
         """Give an entry from theirs whose Id is already in the result the next free number."""
@@ -264,7 +315,8 @@ class _EntryMerge:
 
 
 def merge_topic_text(
-    path: str, base: str | None, ours: str, theirs: str, *, taken_ids: TakenIds | None = None
+    path: str, base: str | None, ours: str, theirs: str, *, taken_ids: TakenIds | None = None,
+    labels: Labels = PLAIN,
 ) -> MergeResult:
     """Entry-by-entry three-way merge of a topic or single-layer file."""
     fast = fast_path(base, ours, theirs)
@@ -273,7 +325,7 @@ def merge_topic_text(
     try:
         trio = [parse_topic_file(text, path) for text in (base or "", ours, theirs)]
     except ParseError as exc:
-        result = merge_lines(path, base, ours, theirs)
+        result = merge_lines(path, base, ours, theirs, labels=labels)
         result.notes.insert(0, f"{path}: {exc.reason}; merged line by line")
         return result
-    return _EntryMerge(path, trio, taken_ids).run()
+    return _EntryMerge(path, trio, taken_ids, labels).run()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from gitmem.format.layers import classify_path
-from gitmem.merge.common import MergeResult
+from gitmem.merge.common import PLAIN, Labels, MergeResult
 from gitmem.merge.entries import TakenIds, merge_topic_text
 from gitmem.merge.lines import merge_lines
 from gitmem.merge.records import merge_records, merge_registry
@@ -76,8 +76,11 @@ def merge_file(
     theirs: str | None,
     *,
     taken_ids: TakenIds | None = None,
+    labels: Labels = PLAIN,
 ) -> MergeResult | None:
-    """Merge one repo-relative path by its role; None means the merged result is "deleted"."""
+    """Merge one repo-relative path by its role; None means the merged result is "deleted".
+
+    `labels` name the two sides on the marker lines of any conflict block written."""
     if ours is None and theirs is None:
         return None
     if ours is None or theirs is None:
@@ -89,9 +92,9 @@ def merge_file(
         return merge_appended(path, base, ours, theirs)
     kind = classify_path(path).kind
     if kind in ("topic", "single"):
-        return merge_topic_text(path, base, ours, theirs, taken_ids=taken_ids)
+        return merge_topic_text(path, base, ours, theirs, taken_ids=taken_ids, labels=labels)
     if _REGISTRY_RE.match(path):
         return merge_json_registry(base, ours, theirs, path=path)
     if _RECORDS_RE.match(path):
         return merge_json_records(base, ours, theirs, path=path)
-    return merge_lines(path, base, ours, theirs)
+    return merge_lines(path, base, ours, theirs, labels=labels)

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 from gitmem.format.markdown import detect_newline, split_lines
 from gitmem.merge.common import (
+    PLAIN,
+    Labels,
     MergeConflict,
     MergeResult,
     conflict_block,
@@ -78,7 +80,9 @@ def _side_range(hunks: list[_Hunk], lo: int, hi: int, pos: int, base_pos: int) -
     return hunks[0].start - (hunks[0].lo - lo), hunks[-1].end + (hi - hunks[-1].hi)
 
 
-def merge_lines(path: str, base: str | None, ours: str, theirs: str) -> MergeResult:
+def merge_lines(
+    path: str, base: str | None, ours: str, theirs: str, *, labels: Labels = PLAIN
+) -> MergeResult:
     """diff3-style merge: non-overlapping edits combine, overlapping ones get git-style markers."""
     fast = fast_path(base, ours, theirs)
     if fast is not None:
@@ -103,7 +107,7 @@ def merge_lines(path: str, base: str | None, ours: str, theirs: str) -> MergeRes
             out.append(theirs_text)
         else:
             line = sum(chunk.count("\n") for chunk in out) + 1
-            out.append(conflict_block(ours_text, theirs_text, newline))
+            out.append(conflict_block(ours_text, theirs_text, newline, labels))
             result.conflicts.append(
                 MergeConflict(path, None, f"line {line}", "lines", ours_text, theirs_text)
             )

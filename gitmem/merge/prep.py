@@ -2,34 +2,35 @@
 
 - Conflict blocks an earlier merge left in a file are held as one placeholder entry each while
   merging, and put back (flattened when an entry was edited again against one) afterwards.
-- One Id, two different entries (both machines allocated it, or one reused a number freed by a
-  deletion): the entry of the side being merged here, this machine's, gets the next free number
-  of its scope+layer, and links to it (Supersedes, Superseded-by, Related) in this machine's
-  changed files follow. Ids as published on the remote never change. The rule is applied before
-  the per-file merges, across files, so a collision between two topic files is caught too.
+- An Id is one entry. When the base has the Id, both sides' versions are that entry, however
+  much each changed it: the entry-level merge keeps one, combines them, or writes both between
+  conflict markers. Never a renumbering: that would turn two edits of one fact into two live
+  facts and hide the conflict. (Ids are never re-used, so a number the base had cannot name a
+  new entry on one side.)
+- An Id the base does not have, used on both sides for different entries (both machines
+  allocated the next number): the entry of the side being merged here, this machine's, gets the
+  next free number of its scope+layer, and links to it (Supersedes, Superseded-by, Related) in
+  this machine's changed files follow. Ids as published on the remote never change. The rule is
+  applied before the per-file merges, across files, so a collision between two topic files is
+  caught too.
 
-Used by `gitmem sync` (sync_merge.py) and by the git merge driver (merge_driver.py).
+Used by `gitmem sync` (sync/commits.py) and by the git merge driver (githooks/driver.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import re
 from collections.abc import Callable
 
 from gitmem.errors import ParseError
 from gitmem.format import layers as L
+from gitmem.format.conflicts import HeldBlocks, conflict_spans, versions_of
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.entry import normalize_text as norm
-from gitmem.format.markdown import (
-    CONFLICT_MARKER_RE,
-    parse_topic_file,
-    render_topic_file,
-    split_lines,
-)
-from gitmem.merge.common import OURS_MARKER, SPLIT_MARKER, THEIRS_MARKER
+from gitmem.format.markdown import parse_topic_file, render_topic_file
+from gitmem.merge.common import Labels, conflict_block
 
 TakenIds = Callable[[str, str], set[int]]
 LINK_FIELDS = ("Supersedes", "Superseded-by", "Related")
@@ -86,26 +87,12 @@ def _same_entry(a: Located, b: Located) -> bool:
 
 
 def _clash(ours: Located, theirs: Located, base: Entry | None) -> bool:
-    """One Id, two different entries: allocated on both sides, or reused after a deletion.
+    """One Id, two different entries: a number both machines allocated to a new entry.
 
-    An entry whose heading and body both differ from the base entry of its Id is another entry
-    that took a freed number, not an edit. Two edits of the same entry are no clash: the
-    entry-level merge keeps one, or both between conflict markers.
+    An Id the base has is one entry on both sides, whatever each did to it: two edits of it are
+    for the entry-level merge to settle (combined, or a conflict), never a renumbering.
     """
-    if _same_entry(ours, theirs):
-        return False
-    if base is None:
-        return True
-
-    def changed(entry: Entry) -> bool:
-        return (entry.title, entry.body, entry.fields) != (base.title, base.body, base.fields)
-
-    def reused(entry: Entry) -> bool:
-        return all(a != b for a, b in zip(_words(entry), _words(base), strict=True))
-
-    if not (changed(ours[1]) and changed(theirs[1])):
-        return False
-    return reused(ours[1]) or reused(theirs[1])
+    return base is None and not _same_entry(ours, theirs)
 
 
 def _relink(value: str, renumbered: dict[str, str]) -> str:
@@ -114,71 +101,42 @@ def _relink(value: str, renumbered: dict[str, str]) -> str:
     return value
 
 
-_PLACEHOLDER_RE = re.compile(
-    r"^## [^\r\n]*\r?\n<!-- gitmem-conflict ([0-9a-f]{16}) -->\r?\n(?:\r?\n\*\*Id:\*\*[^\r\n]*\r?\n)?",
-    re.MULTILINE,
-)
-
-
-class ConflictBlocks:
+class ConflictBlocks(HeldBlocks):
     """Conflict blocks an earlier merge left in a file, held as one opaque entry while merging.
 
-    A block spans several entries' text, so merging entry by entry would tear it apart. Each
-    block that starts with an entry heading becomes a placeholder entry with that heading and the
-    block's first Id: a side that did not touch the conflicted entry keeps the block as it is, a
-    side that edited it collides with the whole block, and the block comes back byte for byte.
+    A block spans several entries' text, so merging entry by entry would tear it apart: a side
+    that did not touch the conflicted entry keeps the block as it is, a side that edited it
+    collides with the whole block, and the block comes back byte for byte.
     """
 
-    def __init__(self) -> None:
-        self.saved: dict[str, str] = {}
-
     def protect(self, text: str | None) -> str | None:
-        if text is None or "<<<<<<<" not in text:
-            return text
-        newline = "\r\n" if "\r\n" in text else "\n"
-        for start, end in reversed(_conflict_spans(text)):
-            block = text[start:end]
-            lines = block.splitlines()
-            if len(lines) < 2 or not lines[1].startswith("## "):
-                continue  # not an entry-level block: merged as text around it
-            if not block.endswith("\n"):
-                block += newline
-            key = hashlib.sha1(block.encode("utf-8")).hexdigest()[:16]
-            self.saved[key] = block
-            ident = _ID_LINE_RE.search(block)
-            placeholder = f"{lines[1]}{newline}<!-- gitmem-conflict {key} -->{newline}"
-            if ident:
-                placeholder += f"{newline}**Id:** {ident.group(1)}{newline}"
-            text = text[:start] + placeholder + text[end:]
-        return text
+        return None if text is None else self.hold(text)
 
     def restore(self, text: str, base: str | None = None, path: str = "") -> str:
         """Put the saved blocks back; a block nested in a new conflict is flattened (below)."""
-        text = _PLACEHOLDER_RE.sub(lambda m: self.saved.get(m.group(1), m.group(0)), text)
+        text = self.put_back(text)
         if base is None or text.count("<<<<<<<") < 2:
             return text
         return _flatten(text, parse_copy(self.restore(base), path), path)
 
 
-_MARKER_LINE_RE = re.compile(r"^(?:<{7}|={7}|>{7})(?: [^\r\n]*)?\r?\n?", re.MULTILINE)
-
-
 def _flatten(text: str, base: TopicFile | None, path: str) -> str:
     """Nested conflict blocks (an entry edited here while the other side still held an older
     conflict on it) lose the versions that are just the common base, and the duplicates; what
-    is left is one flat block, or the entry itself when only one version remains."""
+    is left is one flat block, each version under its own label, or the entry itself when only
+    one version remains."""
     if base is None:
         return text
     originals = {e.id: (e.title, e.body, e.fields) for e in base.entries if e.id}
     newline = "\r\n" if "\r\n" in text else "\n"
-    for start, end in reversed(_conflict_spans(text)):
+    for start, end in reversed(conflict_spans(text)):
         block = text[start:end]
         if block.count("<<<<<<<") < 2:
             continue
-        kept: list[str] = []
+        kept: list[tuple[str, str]] = []
         seen: set[tuple[str, str, tuple[tuple[str, str], ...]]] = set()
-        for part in _MARKER_LINE_RE.split(block):
-            topic = parse_copy(part, path) if part.strip() else None
+        for version in versions_of(block):
+            topic = parse_copy(version.text, path)
             if topic is None or len(topic.entries) != 1:
                 continue
             entry = topic.entries[0]
@@ -187,32 +145,13 @@ def _flatten(text: str, base: TopicFile | None, path: str) -> str:
                                                                          entry.fields)):
                 continue
             seen.add(key)
-            kept.append(part.rstrip("\r\n") + newline)
+            kept.append((version.label, version.text.rstrip("\r\n") + newline))
         if len(kept) == 1:
-            text = text[:start] + kept[0] + text[end:]
+            text = text[:start] + kept[0][1] + text[end:]
         elif len(kept) == 2:
-            flat = f"{OURS_MARKER}{newline}{kept[0]}{SPLIT_MARKER}{newline}{kept[1]}{THEIRS_MARKER}{newline}"
-            text = text[:start] + flat + text[end:]
+            labels = Labels(kept[0][0], kept[1][0])
+            text = text[:start] + conflict_block(kept[0][1], kept[1][1], newline, labels) + text[end:]
     return text
-
-
-_ID_LINE_RE = re.compile(r"^\*\*Id:\*\*[ \t]+(\S+)", re.MULTILINE)
-
-
-def _conflict_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every outermost <<<<<<< ... >>>>>>> block (nested blocks included)."""
-    spans, depth, start, pos = [], 0, 0, 0
-    for line in split_lines(text):
-        marker = CONFLICT_MARKER_RE.match(line)
-        if marker and marker.group(1).startswith("<"):
-            start = pos if depth == 0 else start
-            depth += 1
-        elif marker and marker.group(1).startswith(">") and depth:
-            depth -= 1
-            if depth == 0:
-                spans.append((start, pos + len(line)))
-        pos += len(line)
-    return spans
 
 
 def renumber_local_ids(

@@ -44,6 +44,7 @@ from gitmem.runtime.tier import (
     with_hand_edits,
     write_scope,
 )
+from gitmem.secrets.scan import refuse_secrets
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store, WriteTxn
@@ -127,11 +128,12 @@ def _now(store: Store) -> str:
 # -- verbs ------------------------------------------------------------------------------------
 def add(store: Store, text: str, *, target: str = "memory", importance: str = "normal",
         branches: list[str] | tuple[str, ...] = (), scope: str = "global",
-        workspace: str | None = None) -> RuntimeResult:
+        workspace: str | None = None, allow_secret: bool = False) -> RuntimeResult:
     """Add an item; overflow moves other items out first (see archive.py), never fails the add
-    unless critical items alone leave no room."""
+    unless critical items alone leave no room. A likely secret is refused unless `allow_secret`."""
     limits = limits_of(store)
     content = check_content(text, limits.item)
+    refuse_secrets(content, "runtime memory text", allow=allow_secret)
     check_choice(importance, IMPORTANCE, "importance")
     cleaned = check_branches(list(branches), target)
     key = _scope_key(store, target, scope, workspace)
@@ -160,10 +162,12 @@ def add(store: Store, text: str, *, target: str = "memory", importance: str = "n
 
 
 def replace_item(store: Store, old: str, new: str, *, target: str = "memory",
-                 scope: str = "global", workspace: str | None = None) -> RuntimeResult:
+                 scope: str = "global", workspace: str | None = None,
+                 allow_secret: bool = False) -> RuntimeResult:
     """Replace the whole item OLD designates; a replace that would overflow fails."""
     limits = limits_of(store)
     content = check_content(new, limits.item)
+    refuse_secrets(content, "runtime memory text", allow=allow_secret)
     key = _scope_key(store, target, scope, workspace)
     with store.writing("runtime replace") as txn:
         records, imported = _load(store, key, limits)

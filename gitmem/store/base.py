@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.errors import ReadOnlyStoreError, StoreStateError, UnsafePathError
+from gitmem.format.conflicts import keep_blocks
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.markdown import append_entry_text, render_topic_file
 from gitmem.fsio import read_text, refuse_link, write_text_atomic
@@ -123,12 +124,18 @@ class StoreBase:
         when it cannot be read (not a regular file, binary, not UTF-8, broken frontmatter)."""
         return tree.read_topic(self.root, relpath)
 
-    def write_file(self, txn: WriteTxn, relpath: str, text: str) -> bool:
-        """Write atomically when the content differs; returns whether it changed."""
+    def write_file(self, txn: WriteTxn, relpath: str, text: str, *, settling: bool = False) -> bool:
+        """Write atomically when the content differs; returns whether it changed.
+
+        A conflict block in the file is kept byte for byte or the write is refused, unless the
+        write is `settling` it (gitmem resolve)."""
         target = self.path(relpath)
         try:
-            if read_text(target) == text:
+            old = read_text(target)
+            if old == text:
                 return False
+            if not settling:
+                keep_blocks(relpath, old, text)
         except FileNotFoundError:
             pass
         self._journal(txn, relpath)

@@ -18,6 +18,7 @@ from gitmem.format.normalize import Outcome
 from gitmem.fsio import is_temp_name, read_text, refuse_link, sweep_temp
 from gitmem.observe.record import record
 from gitmem.resources import read_text as read_resource
+from gitmem.secrets.scan import refuse_hand_edit_secrets
 from gitmem.store import catchup, generated, handedits, journal, tree
 from gitmem.store.base import StoreBase
 from gitmem.store.registry import Registry, load_registry, save_registry
@@ -169,6 +170,7 @@ class Store(StoreBase):
             return []
         for relpath in dirty:  # a link made by hand is neither followed nor committed
             refuse_link(self.root, relpath)
+        refuse_hand_edit_secrets(self.root, dirty, lambda path: self.git.read_file_at("HEAD", path))
         outcomes = self.normalize_paths(dirty, fix=True)
         blocking = [p for o in outcomes for p in o.blocking]
         if blocking:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from gitmem.errors import GitmemError
 from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
+from gitmem.merge.common import PLAIN, Labels
 from gitmem.merge.entries import MergeConflict
 from gitmem.merge.files import is_generated, merge_file
 from gitmem.merge.prep import (
@@ -75,8 +76,10 @@ class _Trees:
         return text
 
 
-def merge_commits(store: Store, base: str, ours: str, theirs: str) -> TreeMerge:
-    """Merge `theirs` into `ours` (HEAD, checked out and clean) over their merge base `base`.
+def merge_commits(store: Store, base: str, ours: str, theirs: str,
+                  labels: Labels = PLAIN) -> TreeMerge:
+    """Merge `theirs` into `ours` (HEAD, checked out and clean) over their merge base `base`;
+    conflict blocks carry `labels` on their marker lines.
 
     Leaves the catalog describing the merged files (the caller commits them, or restores the
     catalog from the work tree when it does not).
@@ -118,7 +121,7 @@ def merge_commits(store: Store, base: str, ours: str, theirs: str) -> TreeMerge:
             if path not in ours_paths:
                 result.files[path] = other
             continue
-        _merge_one(result, trees, path, rewritten, taken, regenerate)
+        _merge_one(result, trees, path, rewritten, taken, regenerate, labels)
     _regenerate(store, result, ours_paths, theirs_paths, regenerate, trees)
     clear_parse_cache()
     return result
@@ -126,7 +129,7 @@ def merge_commits(store: Store, base: str, ours: str, theirs: str) -> TreeMerge:
 
 def _merge_one(
     result: TreeMerge, trees: _Trees, path: str, rewritten: dict[str, str], taken: TakenIds,
-    regenerate: set[str],
+    regenerate: set[str], labels: Labels,
 ) -> None:
     """Merge one path changed on both sides into `result`."""
     try:
@@ -140,7 +143,7 @@ def _merge_one(
     emptied = _emptied_topic(path, base, mine, other)
     if emptied is not None:  # a topic file deleted on one side: its entries were deleted
         mine, other = (emptied, other) if mine is None else (mine, emptied)
-    merged = merge_file(path, base, mine, other, taken_ids=taken)
+    merged = merge_file(path, base, mine, other, taken_ids=taken, labels=labels)
     if merged is None or (emptied is not None and not _has_entries(merged.text, path)):
         result.files[path] = None
         return

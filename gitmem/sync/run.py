@@ -15,26 +15,24 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gitmem.errors import ConflictError, GitmemError, SyncError
+from gitmem.errors import GitmemError, SyncError
 from gitmem.format import layers as L
-from gitmem.fsio import read_text
+from gitmem.git.machine import machine_name
 from gitmem.git.repo import PushRejectedError
+from gitmem.merge.common import Labels
 from gitmem.observe.record import record
 from gitmem.redaction import redact
 from gitmem.store.store import refuse_subagent
-from gitmem.sync.state import (
-    CONFLICT_FILE,
-    ConflictRecord,
-    has_markers,
-    load_sync_state,
-    log_event,
-    marker_blocks,
-    record_sync,
-    write_conflicts,
+from gitmem.sync.conflicts import (  # noqa: F401 - list_conflicts, is_record_file: module API
+    current_conflicts,
+    is_record_file,
+    list_conflicts,
+    recorded_conflicts,
+    refuse_unfinished,
 )
+from gitmem.sync.state import CONFLICT_FILE, ConflictRecord, log_event, record_sync, write_conflicts
 
 if TYPE_CHECKING:
-    from gitmem.merge.entries import MergeConflict
     from gitmem.store.store import Store
 
 MAX_ATTEMPTS = 3
@@ -47,7 +45,10 @@ class SyncReport:
 
     remote: str = ""
     branch: str = ""
-    result: str = "up-to-date"  # up-to-date | pushed | fast-forward | merged | conflicts
+    # What happened: up-to-date | pushed | fast-forward | merged. `result` is the same, or
+    # "conflicts" while marker blocks remain in the store (whatever this sync did).
+    action: str = "up-to-date"
+    result: str = "up-to-date"
     head: str | None = None
     ahead: int = 0
     behind: int = 0
@@ -57,9 +58,12 @@ class SyncReport:
     pushed: bool = False
     merged: bool = False
     fast_forwarded: bool = False
+    other_machine: str | None = None  # the machine that made the remote's commit we merged
     renumbered: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    conflicts: list[ConflictRecord] = field(default_factory=list)
+    new_conflicts: int = 0  # blocks this sync's merge wrote (and pushed)
+    arrived_conflicts: int = 0  # blocks that came in with the remote's commits
+    conflicts: list[ConflictRecord] = field(default_factory=list)  # every block left in the store
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -67,22 +71,41 @@ class SyncReport:
         return data
 
     def text(self) -> str:
-        where = f"{self.remote} ({self.branch})"
-        lines = {
-            "up-to-date": f"up to date with {where}",
-            "pushed": f"pushed to {where}",
-            "fast-forward": f"fast-forwarded to {where}: {len(self.incoming)} file(s) changed",
-            "merged": f"merged {where} ({len(self.incoming)} file(s) changed here) and pushed",
-            "conflicts": f"merged {where} with {len(self.conflicts)} conflict(s) and pushed; both "
-                         f"versions are kept; see {CONFLICT_FILE}",
-        }
-        out = [lines.get(self.result, self.result)]
-        if self.committed:
-            out.append(f"committed {len(self.committed)} pending file(s) first")
+        """One line per thing that happened, each saying exactly that."""
+        out = [f"committed {len(self.committed)} pending file(s)"] if self.committed else []
+        out.append(self._action_line())
         out += [f"renumbered {old} -> {new}" for old, new in sorted(self.renumbered.items())]
         out += [f"note: {n}" for n in self.notes]
-        out += [f"conflict: {c.path} {c.entry_id or ''} {c.title}".rstrip() for c in self.conflicts]
+        if self.new_conflicts:
+            other = self.other_machine or "the remote"
+            out.append(f"{self.new_conflicts} entr{'y was' if self.new_conflicts == 1 else 'ies were'}"
+                       f" edited differently here and on {other}: both versions are kept between"
+                       " markers in the merge commit, which was pushed")
+        if self.conflicts:
+            out.append(self._conflicts_line())
+            out += [f"conflict: {c.ref} {c.title} in {c.path}:{c.line} "
+                    f"(<<<<<<< {c.ours}; >>>>>>> {c.theirs})" for c in self.conflicts]
         return "\n".join(out)
+
+    def _action_line(self) -> str:
+        where = f"{self.remote} ({self.branch})"
+        return {
+            "up-to-date": f"up to date with {where}: nothing to fetch or push",
+            "pushed": f"pushed this machine's commits to {where}",
+            "fast-forward": f"fast-forwarded to {where}: {len(self.incoming)} file(s) changed here;"
+                            " nothing to push",
+            "merged": f"merged {where} ({len(self.incoming)} file(s) changed here) and pushed the merge",
+        }.get(self.action, self.action)
+
+    def _conflicts_line(self) -> str:
+        new, arrived = self.new_conflicts, self.arrived_conflicts
+        before = len(self.conflicts) - new - arrived
+        parts = [f"{n} {what}" for n, what in ((new, "from this merge"),
+                                                (arrived, f"arrived from {self.remote}"),
+                                                (before, "left from before")) if n]
+        return (f"{len(self.conflicts)} conflict(s) to resolve ({', '.join(parts)}); see"
+                f" {CONFLICT_FILE}: `gitmem conflicts` lists them, `gitmem resolve ID"
+                " --ours|--theirs|--both` settles one")
 
 
 # -- sync -----------------------------------------------------------------------------------
@@ -138,6 +161,7 @@ def _sync_locked(store: Store, report: SyncReport, attempts: int, say: Callable[
     report.committed += import_runtime_edits(store)
     store.catch_up_catalog()
     report.committed += repair_layer_indexes(store)
+    start = git.head_oid()  # what was here before anything arrived
     found: list[ConflictRecord] = []
     for attempt in range(1, attempts + 1):
         report.attempts = attempt
@@ -158,14 +182,35 @@ def _sync_locked(store: Store, report: SyncReport, attempts: int, say: Callable[
         break
     report.head = git.head_oid()
     _ahead_behind(store, report)
-    report.conflicts = current_conflicts(store, found + recorded_conflicts(store), report.incoming)
+    conflicts = current_conflicts(store, found + recorded_conflicts(store), report.incoming)
+    new = {(c.path, c.entry_id) for c in found}
+    before = _conflicts_at(store, start, {c.path for c in conflicts})
+
+    def origin(c: ConflictRecord) -> int:  # 0 written by this merge, 1 arrived, 2 was here
+        key = (c.path, c.entry_id)
+        return 0 if key in new else 2 if key in before else 1
+
+    report.conflicts = sorted(conflicts, key=origin)  # stable: file order within each group
+    report.new_conflicts = sum(1 for c in report.conflicts if origin(c) == 0)
+    report.arrived_conflicts = sum(1 for c in report.conflicts if origin(c) == 1)
     write_conflicts(store.root, report.conflicts)
-    report.result = _result(report)
+    report.action = _action(report)
+    report.result = "conflicts" if report.conflicts else report.action
 
 
-def _result(report: SyncReport) -> str:
-    if report.conflicts:
-        return "conflicts"
+def _conflicts_at(store: Store, commit: str | None, paths: set[str]) -> set[tuple[str, str | None]]:
+    """(path, entry Id) of the conflict blocks these files held at `commit`."""
+    from gitmem.format.conflicts import conflict_blocks
+
+    found: set[tuple[str, str | None]] = set()
+    for path in sorted(paths) if commit else []:
+        data = store.git.read_file_at(commit or "", path)
+        text = data.decode("utf-8", errors="replace") if data else ""
+        found |= {(path, block.entry_id) for block in conflict_blocks(text)} if "<<<<<<<" in text else set()
+    return found
+
+
+def _action(report: SyncReport) -> str:
     if report.merged:
         return "merged"
     if report.fast_forwarded:
@@ -217,8 +262,13 @@ def _merge(store: Store, report: SyncReport, base: str, head: str, theirs: str,
 
     git = store.git
     tracking = f"{REMOTE}/{report.branch}"
+    report.other_machine = git.commit_info(theirs).machine
+    # The marker lines name each side's machine and commit, so every machine that later holds
+    # the file (fast-forward, plain git pull) reads where each version came from.
+    labels = Labels(f"{machine_name()} {head[:12]}",
+                    f"{report.other_machine or tracking} {theirs[:12]}")
     try:
-        merged = merge_commits(store, base, head, theirs)
+        merged = merge_commits(store, base, head, theirs, labels)
         lines = [*(f"{old} -> {new}" for old, new in sorted(merged.renumbered.items())),
                  *merged.notes[:40]]
         message = f"sync: merge {tracking}\n" + ("\n" + "\n".join(f"- {n}" for n in lines) + "\n"
@@ -235,13 +285,7 @@ def _merge(store: Store, report: SyncReport, base: str, head: str, theirs: str,
     report.merged = True
     report.renumbered.update(merged.renumbered)
     report.notes.extend(merged.notes)
-    ours_label = f"this machine (local commit {head[:12]})"
-    theirs_label = f"{tracking} (remote commit {theirs[:12]})"
-    found[:] = [_record(c, ours_label, theirs_label) for c in merged.conflicts]
-
-
-def _record(conflict: MergeConflict, ours: str, theirs: str) -> ConflictRecord:
-    return ConflictRecord(conflict.path, conflict.entry_id, conflict.title, conflict.kind, ours, theirs)
+    found[:] = [ConflictRecord(c.path, c.entry_id, c.title, c.kind, "", "") for c in merged.conflicts]
 
 
 def _ahead_behind(store: Store, report: SyncReport) -> None:
@@ -254,108 +298,6 @@ def _ahead_behind(store: Store, report: SyncReport) -> None:
             report.ahead, report.behind = git.ahead_behind(head, tracking)
     except GitmemError:
         pass
-
-
-# -- conflicts ------------------------------------------------------------------------------
-def current_conflicts(
-    store: Store, known: list[ConflictRecord], extra_paths: list[str] | None = None,
-    *, scan_all: bool = True,
-) -> list[ConflictRecord]:
-    """Every block of conflict markers in the known paths, extra paths and (scan_all) memory files.
-
-    A block a recorded conflict describes keeps its record (origin of each version); a block
-    that arrived from another machine's merge is described from the commit that wrote it.
-    """
-    from gitmem.format.document import DOCUMENT_COPY_RE
-    from gitmem.merge.records import record_conflicts
-    from gitmem.store.tree import conflicted_files, document_conflicted
-
-    records: dict[tuple[str, str | None], list[ConflictRecord]] = {}
-    for rec in known:
-        records.setdefault((rec.path, rec.entry_id), []).append(rec)
-    paths = {rec.path for rec in known} | set(extra_paths or [])
-    if scan_all:
-        paths |= set(conflicted_files(store.root))
-    out: list[ConflictRecord] = []
-    for path in sorted(paths):
-        full = store.path(path)
-        try:
-            text = read_text(full) if full.is_file() else ""
-        except (OSError, UnicodeDecodeError):
-            continue
-        if is_record_file(path):
-            blocks = [(0, ident, title) for ident, title in record_conflicts(text)]
-        elif not has_markers(text) or (DOCUMENT_COPY_RE.match(path)
-                                       and not document_conflicted(store.root, path, text)):
-            continue
-        else:
-            blocks = marker_blocks(text) or [(1, None, "conflict markers")]
-        for _line, entry_id, title in blocks:
-            queue = records.get((path, entry_id))
-            out.append(queue.pop(0) if queue else _described(store, path, entry_id, title))
-    return out
-
-
-def _described(store: Store, path: str, entry_id: str | None, title: str) -> ConflictRecord:
-    """A conflict block nobody recorded here: name the merge commit that wrote it."""
-    ours = theirs = "unknown (markers written outside gitmem sync)"
-    try:
-        last = store.git.log(limit=1, path=path)
-    except GitmemError:
-        last = []
-    if last and len(last[0].parents) >= 2:
-        merge = last[0].oid[:12]
-        ours = f"first parent {last[0].parents[0][:12]} of merge {merge}"
-        theirs = f"second parent {last[0].parents[1][:12]} of merge {merge}"
-    elif last:
-        ours = theirs = f"committed in {last[0].oid[:12]}"
-    kind = "both-edited" if entry_id else "markers"
-    return ConflictRecord(path, entry_id, title, kind, ours, theirs)
-
-
-def recorded_conflicts(store: Store) -> list[ConflictRecord]:
-    """The conflicts state/sync.json remembers from this machine's last sync."""
-    out = []
-    for item in load_sync_state(store.root).get("conflicts") or []:
-        if isinstance(item, dict) and isinstance(item.get("path"), str):
-            out.append(ConflictRecord(
-                item["path"], item.get("entry_id"), str(item.get("title", "")),
-                str(item.get("kind", "markers")), str(item.get("ours", "")), str(item.get("theirs", "")),
-            ))
-    return out
-
-
-def list_conflicts(store: Store) -> list[ConflictRecord]:
-    """What `gitmem conflicts` shows: every block of markers left in the store."""
-    store.require()
-    return current_conflicts(store, recorded_conflicts(store), store.git.dirty_paths())
-
-
-def refuse_unfinished(store: Store) -> None:
-    """ConflictError while a git merge is half done or an edited file still holds markers."""
-    gitdir = store.root / ".git"
-    for name in ("MERGE_HEAD", "rebase-merge", "rebase-apply"):
-        if (gitdir / name).exists():
-            raise ConflictError(
-                "a git merge or rebase is in progress in the store: finish it (commit or"
-                " `git rebase --continue`) or abort it, then run `gitmem sync`"
-            )
-    dirty = store.git.dirty_paths()
-    known = [c for c in recorded_conflicts(store) if c.path in set(dirty)]
-    left = [c for c in current_conflicts(store, known, dirty, scan_all=False)
-            if not is_record_file(c.path)]  # a record in conflict stays valid JSON: sync goes on
-    if left:
-        write_conflicts(store.root, current_conflicts(store, recorded_conflicts(store), dirty))
-        files = ", ".join(dict.fromkeys(c.path for c in left))
-        raise ConflictError(
-            f"conflict markers remain in {files}: finish resolving (see {CONFLICT_FILE}) and"
-            " remove every marker line, then run `gitmem sync` again"
-        )
-
-
-def is_record_file(path: str) -> bool:
-    """Runtime records and document indexes: conflicts live inside the JSON, not as markers."""
-    return path.endswith(("/runtime/memories.json", "/documents/index.json"))
 
 
 def import_runtime_edits(store: Store) -> list[str]:

@@ -8,7 +8,6 @@ ever reaches a file or a log line.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -21,9 +20,6 @@ from gitmem.redaction import redact
 SYNC_STATE = "state/sync.json"
 CONFLICT_FILE = "state/CONFLICT.md"
 
-_BLOCK_RE = re.compile(r"^<{7}(?: [^\n]*)?\n(.*?)^>{7}(?: [^\n]*)?$", re.MULTILINE | re.DOTALL)
-_ID_RE = re.compile(r"^\*\*Id:\*\*[ \t]+(\S+)", re.MULTILINE)
-_TITLE_RE = re.compile(r"^## +(.+?)\s*$", re.MULTILINE)
 
 
 @dataclass
@@ -33,12 +29,29 @@ class ConflictRecord:
     path: str
     entry_id: str | None
     title: str
-    kind: str  # both-edited | lines | markers (found in a file another machine merged)
-    ours: str  # origin of the version between <<<<<<< and =======
-    theirs: str  # origin of the version between ======= and >>>>>>>
+    kind: str  # both-edited (an entry or section) | lines (other text) | markers (stray lines)
+    ours: str  # where the version after <<<<<<< came from: machine and commit
+    theirs: str  # where the version before >>>>>>> came from
+    line: int = 0  # 1-based line of the <<<<<<< marker
+
+    @property
+    def ref(self) -> str:
+        """What `gitmem resolve` takes: the entry Id, else PATH:LINE (sections have no Id)."""
+        return self.entry_id or f"{self.path}:{self.line}"
+
+    @property
+    def settle(self) -> str:
+        """The command that settles it."""
+        if self.kind == "record" and self.path.endswith("/runtime/memories.json"):
+            return f"gitmem runtime resolve {self.ref} --keep ours|theirs"
+        if self.kind == "record":
+            return f"gitmem doc update {self.ref} FILE"
+        if "/documents/" in self.path:  # a document's copy: its text is replaced as a whole
+            return "gitmem doc update ID FILE (the document this copy belongs to)"
+        return f"gitmem resolve {self.ref} --ours|--theirs|--both"
 
     def as_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "ref": self.ref, "settle": self.settle}
 
 
 # -- state/sync.json ------------------------------------------------------------------------
@@ -65,19 +78,6 @@ def record_sync(root: Path, **fields: Any) -> dict[str, Any]:
 
 
 # -- conflicts ------------------------------------------------------------------------------
-def marker_blocks(text: str) -> list[tuple[int, str | None, str]]:
-    """(line, entry id, title) of every <<<<<<< ... >>>>>>> block in `text`."""
-    found = []
-    for match in _BLOCK_RE.finditer(text):
-        block = match.group(1)
-        ident = _ID_RE.search(block)
-        title = _TITLE_RE.search(block)
-        line = text.count("\n", 0, match.start()) + 1
-        found.append((line, ident.group(1) if ident else None,
-                      title.group(1) if title else f"line {line}"))
-    return found
-
-
 def has_markers(text: str) -> bool:
     from gitmem.format.markdown import conflict_marker_lines
 
@@ -87,25 +87,33 @@ def has_markers(text: str) -> bool:
 def render_conflict_file(records: list[ConflictRecord]) -> str:
     """state/CONFLICT.md: what collided, where, and how to resolve it."""
     lines = [
-        "# Sync conflicts",
+        "# Conflicts to resolve",
         "",
-        f"Written by `gitmem sync` at {now_iso()}. Both versions of each entry below are kept in",
-        "the file, between conflict markers: the lines after `<<<<<<<` are one version, the lines",
-        "after `=======` the other, and `>>>>>>>` closes the block. Nothing was dropped.",
+        f"Written by gitmem at {now_iso()}. Both versions of each entry below are kept in the",
+        "file, between conflict markers: the lines after `<<<<<<<` are one version, the lines",
+        "after `=======` the other, and `>>>>>>>` closes the block. Each marker line names the",
+        "machine and the commit its version came from. Nothing was dropped.",
         "",
-        "To resolve: edit each file, keep what should stay (one version, or a combination),",
-        "delete the three marker lines, then run `gitmem sync`. It commits the resolution, pushes",
-        "it, and removes this file once no markers are left.",
+        "To resolve one entry, run one of:",
+        "",
+        "    gitmem resolve ID --ours     keep the version after <<<<<<<",
+        "    gitmem resolve ID --theirs   keep the version before >>>>>>>",
+        "    gitmem resolve ID --both     keep both, the second as a new entry with its own Id",
+        "",
+        "or edit the file (keep what should stay, delete the three marker lines), then run",
+        "`gitmem resolve ID`. Each makes one commit; `gitmem sync` pushes it, and this file goes",
+        "once no markers are left. `gitmem conflicts` lists what is left.",
         "",
         "A record of `runtime/memories.json` or `documents/index.json` has no markers: it keeps",
         "this machine's version and holds the other under `\"conflict\"`. Settle it with",
         "`gitmem runtime resolve ID --keep ours|theirs` (or `gitmem doc update ID FILE`).",
         "",
-        "| file | entry | title | kind | `<<<<<<<` version | `>>>>>>>` version |",
-        "|---|---|---|---|---|---|",
+        "| file | line | resolve with | title | kind | `<<<<<<<` version | `>>>>>>>` version |",
+        "|---|---|---|---|---|---|---|",
     ]
     for rec in records:
-        cells = [rec.path, rec.entry_id or "—", rec.title, rec.kind, rec.ours, rec.theirs]
+        cells = [rec.path, str(rec.line or "—"), f"`{rec.settle}`", rec.title, rec.kind,
+                 rec.ours, rec.theirs]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return redact("\n".join(lines) + "\n")
 

@@ -10,6 +10,7 @@ from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
 from gitmem.format.markdown import new_topic_file
 from gitmem.format.safetext import clean_text, safe_text, safe_title
+from gitmem.secrets.scan import refuse_secrets
 from gitmem.store.store import Store, WriteTxn
 from gitmem.verbs.legacy import migrate_legacy_layer
 
@@ -27,8 +28,9 @@ class WriteResult:
     note: str = ""
 
 
-def check_text(text: str, what: str = "text") -> str:
-    """Non-empty, at most 8 KiB of UTF-8, no NUL; returns it cleaned (see format.safetext)."""
+def check_text(text: str, what: str = "text", *, allow_secret: bool = False) -> str:
+    """Non-empty, at most 8 KiB of UTF-8, no NUL, no likely secret (unless allowed);
+    returns it cleaned (see format.safetext)."""
     if "\x00" in text:
         raise InvalidInputError(f"{what} holds a NUL character: memory files are text")
     cleaned = clean_text(text)
@@ -37,6 +39,7 @@ def check_text(text: str, what: str = "text") -> str:
     size = len(cleaned.encode("utf-8"))
     if size > MAX_TEXT_BYTES:
         raise InvalidInputError(f"{what} is {size} bytes; the limit is {MAX_TEXT_BYTES} bytes (8 KiB)")
+    refuse_secrets(cleaned, what, allow=allow_secret)
     return cleaned
 
 

@@ -10,6 +10,7 @@ from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
 from gitmem.format.entry import IMPORTANCE_RANK
 from gitmem.format.freshness import grade_working
+from gitmem.redaction import hide_secrets
 from gitmem.verbs.reads import list_entries, read_or_skip, skipped_note
 from gitmem.verbs.workfiles import working_updated
 
@@ -247,6 +248,7 @@ def build_card(
         section = provider(store, workspace, scopes)
         if section is None:
             continue
+        section.lines = [hide_secrets(line) for line in section.lines]  # stored secrets never shown
         block = "\n".join([f"### {section.name}", *section.lines])
         room = min(budget, int(max_chars * section.share))
         if len(block) + 2 > room:

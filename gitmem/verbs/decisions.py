@@ -14,16 +14,22 @@ DECISION_SECTIONS = ("Context", "Rationale", "Alternatives considered", "Consequ
 def render_decision_body(
     context: str | None, rationale: str, alternatives: list[str], consequences: str | None
 ) -> str:
+    """The body in the fixed shape (its secrets are looked for once, in the whole body)."""
     parts = []
     if context:
-        parts.append(f"**Context:**\n{safe_body(check_text(context, 'context'))}")
-    parts.append(f"**Rationale:**\n{safe_body(check_text(rationale, 'rationale'))}")
+        parts.append(f"**Context:**\n{safe_body(_checked(context, 'context'))}")
+    parts.append(f"**Rationale:**\n{safe_body(_checked(rationale, 'rationale'))}")
     if alternatives:
         items = "\n".join(f"- {' '.join(a.split())}" for a in alternatives if a.strip())
         parts.append(f"**Alternatives considered:**\n{items}")
     if consequences:
-        parts.append(f"**Consequences:**\n{safe_body(check_text(consequences, 'consequences'))}")
+        parts.append(f"**Consequences:**\n{safe_body(_checked(consequences, 'consequences'))}")
     return "\n\n".join(parts)
+
+
+def _checked(text: str, what: str) -> str:
+    # Size and emptiness here; the secret scan runs once over the whole body in remember().
+    return check_text(text, what, allow_secret=True)
 
 
 def parse_decision_body(body: str) -> dict[str, str | list[str]]:
@@ -54,11 +60,13 @@ def decision(
     importance: str | None = None,
     scope: str = "global",
     workspace: str | None = None,
+    allow_secret: bool = False,
 ) -> WriteResult:
     """Record a settled choice with why it won, in the fixed decision shape."""
-    heading = " ".join(check_text(statement, "decision").split())
+    heading = " ".join(check_text(statement, "decision", allow_secret=allow_secret).split())
     body = render_decision_body(context, rationale, alternatives or [], consequences)
     return remember(
         store, body, "decisions", topic=topic, title=heading, importance=importance,
         volatility="stable", scope=scope, workspace=workspace, verb="decision",
+        allow_secret=allow_secret,
     )

@@ -6,6 +6,7 @@ from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
 from gitmem.format.entry import IMPORTANCE_VALUES, VOLATILITY_VALUES, Entry, text_hash
 from gitmem.format.freshness import guess_volatility
+from gitmem.secrets.scan import refuse_secrets
 from gitmem.store.paths import topic_slug
 from gitmem.store.store import Store, WriteTxn
 from gitmem.verbs.base import (
@@ -18,6 +19,7 @@ from gitmem.verbs.base import (
     safe_body,
     target_scope,
 )
+from gitmem.verbs.blocks import open_held, save_held
 
 # How each single-file layer is written instead of with `remember`.
 _SINGLE_WAY_OUT = {
@@ -44,12 +46,18 @@ def remember(
     force: bool = False,
     extra_fields: dict[str, str] | None = None,
     verb: str = "remember",
+    allow_secret: bool = False,
 ) -> WriteResult:
-    """Add an entry; identical live text returns the existing id and writes nothing."""
+    """Add an entry; identical live text returns the existing id and writes nothing.
+
+    Text that holds a likely secret is refused (exit 2) unless `allow_secret`."""
     spec = L.layer_spec(layer)
     if spec.shape != "topics":
         raise InvalidInputError(f"layer {layer!r} is not written with remember ({_SINGLE_WAY_OUT[layer]})")
-    body = safe_body(check_text(text))
+    body = safe_body(check_text(text, allow_secret=allow_secret))
+    for value, what in ((title, "title"), (source, "source")):
+        if value:
+            refuse_secrets(value, what, allow=allow_secret)
     heading = heading_for(text, title)
     check_choice(importance, IMPORTANCE_VALUES, "importance")
     check_choice(volatility, VOLATILITY_VALUES, "volatility")
@@ -96,27 +104,29 @@ def remember(
 
 
 def mark_superseded(store: Store, txn: WriteTxn, relpath: str, old_id: str, new_id: str) -> None:
-    document = store.read_file(relpath)
-    assert document is not None
-    index = document.find(old_id)
+    edit = open_held(store, relpath)
+    assert edit is not None
+    index = edit.document.find(old_id)
     assert index is not None
-    document.entries[index] = document.entries[index].with_fields(Superseded_by=new_id)
-    store.write_topic(txn, relpath, document)
+    edit.refuse_if_held(edit.document.entries[index], "remember --supersedes")
+    edit.document.entries[index] = edit.document.entries[index].with_fields(Superseded_by=new_id)
+    save_held(store, txn, edit)
 
 
 def update_entry(store: Store, verb: str, entry_id: str, **fields: str | None) -> WriteResult:
     """Set or clear fields of one entry (forget, verify); no commit when nothing changes."""
     with store.writing(verb) as txn:
         found = store.locate(entry_id)
-        document = store.read_file(found.path)
-        assert document is not None
-        index = document.find(entry_id)
+        edit = open_held(store, found.path)
+        assert edit is not None
+        index = edit.document.find(entry_id)
         assert index is not None
-        updated = document.entries[index].with_fields(**fields)
-        if updated.fields == document.entries[index].fields:
+        edit.refuse_if_held(edit.document.entries[index], verb)
+        updated = edit.document.entries[index].with_fields(**fields)
+        if updated.fields == edit.document.entries[index].fields:
             return WriteResult(entry_id, found.path, False, "already so; nothing changed")
-        document.entries[index] = updated
-        store.write_topic(txn, found.path, document)
+        edit.document.entries[index] = updated
+        save_held(store, txn, edit)
         txn.message = f"{verb}: {entry_id}"
         return WriteResult(entry_id, found.path, True)
 
@@ -138,21 +148,28 @@ def codebase(
     *,
     importance: str | None = None,
     workspace: str | None = None,
+    allow_secret: bool = False,
     source: str | None = None,
 ) -> WriteResult:
     """Record what a path or subsystem does; re-recording the topic updates its entry."""
-    body = safe_body(check_text(text))
+    body = safe_body(check_text(text, allow_secret=allow_secret))
     check_choice(importance, IMPORTANCE_VALUES, "importance")
     slug = topic_slug(topic)
     with store.writing("codebase") as txn:
         key = target_scope(store, txn, "codebase", "workspace", workspace)
         relpath = L.topic_path(key, "codebase", slug)
-        document = load_or_new_topic(store, relpath, key, "codebase", topic.strip())
+        edit = open_held(store, relpath)
+        if edit is None:
+            document = load_or_new_topic(store, relpath, key, "codebase", topic.strip())
+        else:
+            document = edit.document
         today = store.today().isoformat()
         live = [i for i, e in enumerate(document.entries) if not e.is_forgotten and not e.is_superseded]
         if live:
             index = live[-1]
             current = document.entries[index]
+            if edit is not None:
+                edit.refuse_if_held(current, "codebase")
             if current.body == body and (importance is None or current.get("Importance") == importance):
                 return WriteResult(current.id, relpath, False, "already recorded; nothing changed")
             document.entries[index] = current.with_body(body).with_fields(
@@ -167,6 +184,9 @@ def codebase(
             if source:
                 fields["Source"] = " ".join(source.split())
             document.entries.append(Entry(topic.strip(), body, fields))
-        store.write_topic(txn, relpath, document)
+        if edit is None:
+            store.write_topic(txn, relpath, document)
+        else:
+            save_held(store, txn, edit)
         txn.message = f"codebase: {entry_id} ({slug})"
         return WriteResult(entry_id, relpath, True)

@@ -53,7 +53,31 @@ def entry_record(found: Located, store: Store) -> dict[str, Any]:
 
 
 def show(store: Store, entry_id: str) -> dict[str, Any]:
-    return entry_record(store.locate(entry_id), store)
+    """One entry; an entry in conflict is shown with every version and status "conflicted"."""
+    found = store.locate(entry_id)
+    record = entry_record(found, store)
+    conflict = conflict_of(store, found.path, entry_id)
+    if conflict is not None:
+        record["status"] = "conflicted"
+        record["conflict"] = conflict
+    return record
+
+
+def conflict_of(store: Store, relpath: str, entry_id: str) -> dict[str, Any] | None:
+    """The conflict block holding this entry: its line and each version with its origin."""
+    from gitmem.format.conflicts import block_of
+    from gitmem.fsio import read_text
+    from gitmem.sync.conflicts import describe_label
+
+    try:
+        block = block_of(read_text(store.path(relpath)), entry_id)
+    except (OSError, UnicodeDecodeError):
+        return None
+    if block is None:
+        return None
+    versions = [{"label": v.label, "from": describe_label(v.label) or v.label or "unknown",
+                 "text": v.text} for v in block.versions]
+    return {"line": block.line, "versions": versions}
 
 
 def skipped_note(skipped: Collection[str]) -> str:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import InvalidInputError, StoreStateError
 from gitmem.format import layers as L
+from gitmem.redaction import hide_secrets
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
@@ -62,7 +63,15 @@ def search(
         from gitmem.documents.access import access_stamp, record_access
 
         record_access(store.root, found, access_stamp(store.now()))
-    return [asdict(hit) for hit in hits]
+    return [_shown(asdict(hit)) for hit in hits]
+
+
+def _shown(hit: dict[str, Any]) -> dict[str, Any]:
+    """A hit as printed: a credential stored in its text is never shown."""
+    for name in ("title", "snippet", "source"):
+        if isinstance(hit.get(name), str):
+            hit[name] = hide_secrets(hit[name])
+    return hit
 
 
 def skipped_files(store: Store, scope: str | None = None, workspace: str | None = None) -> list[str]:

@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING
 
 from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
+from gitmem.format.conflicts import HeldBlocks
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.markdown import new_topic_file
+from gitmem.verbs.blocks import HeldFile, open_held, save_held
 from gitmem.verbs.entries import WriteResult, check_text, safe_body, target_scope
 
 if TYPE_CHECKING:
@@ -47,14 +49,16 @@ def _section_name(name: str, allowed: tuple[str, ...] | None) -> str:
     raise InvalidInputError(f"unknown working section {name!r} (use: {', '.join(allowed)})")
 
 
-def _load(store: Store, relpath: str, layer: str, preamble: str) -> TopicFile:
-    document = store.read_file(relpath)
-    if document is None:
+def _load(store: Store, relpath: str, layer: str, preamble: str) -> HeldFile:
+    """The file with its conflict blocks held aside (see blocks.py), or a new one."""
+    edit = open_held(store, relpath)
+    if edit is None:
         document = new_topic_file({"layer": layer}, "")
         document.frontmatter_raw = ""
         document.meta = {}
-    document.preamble = preamble  # the header is gitmem's: rewritten canonically on every write
-    return document
+        edit = HeldFile(relpath, "", HeldBlocks(), document)
+    edit.document.preamble = preamble  # the header is gitmem's: rewritten canonically on every write
+    return edit
 
 
 def _replace_section(document: TopicFile, section: str, body: str, fields: dict[str, str]) -> bool:
@@ -70,16 +74,18 @@ def _replace_section(document: TopicFile, section: str, body: str, fields: dict[
     return True
 
 
-def record_state(store: Store, section: str, content: str, *, workspace: str | None = None) -> WriteResult:
+def record_state(store: Store, section: str, content: str, *, workspace: str | None = None,
+                 allow_secret: bool = False) -> WriteResult:
     """Replace one section of state.md; re-stating it re-verifies it."""
     name = _section_name(section, None)
-    body = safe_body(check_text(content, "content"))
+    body = safe_body(check_text(content, "content", allow_secret=allow_secret))
     with store.writing("state") as txn:
         key = target_scope(store, txn, "state", "workspace", workspace)
         relpath = L.single_file_path(key, "state")
-        document = _load(store, relpath, "state", STATE_PREAMBLE.format(key=key))
-        _replace_section(document, name, body, {"Verified": store.today().isoformat()})
-        store.write_topic(txn, relpath, document)
+        edit = _load(store, relpath, "state", STATE_PREAMBLE.format(key=key))
+        edit.refuse_section(name, "state")
+        _replace_section(edit.document, name, body, {"Verified": store.today().isoformat()})
+        save_held(store, txn, edit)
         txn.message = f"state: {key} / {name}"
         return WriteResult(None, relpath, bool(txn.touched))
 
@@ -106,6 +112,7 @@ class WorkingUpdate:
     content: str | None = None
     activity: str | None = None
     clear_activity: bool = False
+    allow_secret: bool = False  # record text that holds a likely secret anyway
 
 
 def record_working(store: Store, update: WorkingUpdate, *, workspace: str | None = None) -> WriteResult:
@@ -115,13 +122,21 @@ def record_working(store: Store, update: WorkingUpdate, *, workspace: str | None
     if (update.section is None) != (update.content is None):
         raise InvalidInputError("--section and --content go together")
     name = _section_name(update.section, WORKING_SECTIONS) if update.section else None
-    body = safe_body(check_text(update.content, "content")) if update.content is not None else None
-    note = check_text(update.activity, "activity note") if update.activity is not None else None
+    allow = update.allow_secret
+    body = (safe_body(check_text(update.content, "content", allow_secret=allow))
+            if update.content is not None else None)
+    note = (check_text(update.activity, "activity note", allow_secret=allow)
+            if update.activity is not None else None)
     settings = store.registry.setting("working") or {}
     with store.writing("working") as txn:
         key = target_scope(store, txn, "working", "workspace", workspace)
         relpath = L.single_file_path(key, "working")
-        document = _load(store, relpath, "working", WORKING_PREAMBLE.format(key=key))
+        edit = _load(store, relpath, "working", WORKING_PREAMBLE.format(key=key))
+        document = edit.document
+        for touched in [name] if name else []:
+            edit.refuse_section(touched, "working")
+        if update.clear_activity or note is not None:
+            edit.refuse_section(ACTIVITY, "working")
         now = store.now()
         stamp = {"Updated": _stamp(now)}
         if name is not None and body is not None:
@@ -135,7 +150,7 @@ def record_working(store: Store, update: WorkingUpdate, *, workspace: str | None
                                    int(settings.get("activityMaxChars", 2000)))
             if log != current:
                 _replace_section(document, ACTIVITY, log, stamp)
-        store.write_topic(txn, relpath, document)
+        save_held(store, txn, edit)
         txn.message = f"working: {key}" + (f" / {name}" if name else "") + (" / activity" if note else "")
         return WriteResult(None, relpath, bool(txn.touched))
 

@@ -37,7 +37,7 @@ from support import GIT_ENV, git
 WIRED = type(cli)(name=cli.name, params=cli.params, callback=cli.callback,
                   commands={**cli.commands, **{c.name: c for c in COMMANDS if c.name}})
 MARKER_RE = re.compile(r"^(<{7}|={7}|>{7})", re.MULTILINE)
-BLOCK_RE = re.compile(r"<<<<<<< ours\n(.*?)=======\n(.*?)>>>>>>> theirs\n", re.DOTALL)
+BLOCK_RE = re.compile(r"<<<<<<< [^\n]*\n(.*?)=======\n(.*?)>>>>>>> [^\n]*\n", re.DOTALL)
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -343,13 +343,15 @@ def test_same_entry_edited_on_both_sides_conflicts_until_resolved(pair: tuple[St
     assert result.exit_code == 3
     assert len(result.stderr.strip().splitlines()) == 1 and "CONFLICT.md" in result.stderr
     content = text(b, relpath)
-    assert content.count("<<<<<<< ours") == 1 and content.count(">>>>>>> theirs") == 1
+    assert content.count("<<<<<<< ") == 1 and content.count(">>>>>>> ") == 1
     assert "three minutes" in content and "eight minutes" in content
     block = BLOCK_RE.search(content)
     assert block is not None and other not in block.group(0)  # markers around that entry only
     listing = text(b, "state/CONFLICT.md")
     assert relpath in listing and entry in listing
-    assert "this machine (local commit" in listing and "origin/main (remote commit" in listing
+    here = git(b.root, "rev-parse", "--short=12", "HEAD^1").strip()
+    there = git(b.root, "rev-parse", "--short=12", "HEAD^2").strip()
+    assert f"(this machine), commit {here}" in listing and f", commit {there}" in listing
     state = sync_state(b)
     assert state["result"] == "conflicts" and state["conflicts"] and state["error"] is None
     status = json.loads(run(b.root, "status", "--json").stdout)
@@ -365,9 +367,10 @@ def test_same_entry_edited_on_both_sides_conflicts_until_resolved(pair: tuple[St
     assert again.exit_code == 3 and head(b) == git(b.root, "rev-parse", "origin/main").strip()
     on_a = run(a.root, "sync")  # a receives the markers too and is told about them
     assert on_a.exit_code == 3 and text(a, relpath) == content
-    assert "merge" in text(a, "state/CONFLICT.md") and entry in text(a, "state/CONFLICT.md")
+    arrived = text(a, "state/CONFLICT.md")  # described from the marker lines, as on b
+    assert f"commit {here}" in arrived and f"commit {there}" in arrived and entry in arrived
 
-    half = content.replace(">>>>>>> theirs\n", "", 1)
+    half = re.sub(r">>>>>>> [^\n]*\n", "", content, count=1)
     (b.root / relpath).write_text(half)
     before = head(b)
     refused = run(b.root, "sync")
@@ -731,7 +734,7 @@ def test_merge_driver_contract(tmp_path: Path) -> None:
     ours = side("A", entry.format("ours"))
     theirs = side("B", entry.format("theirs"))
     assert run_merge_driver(base, ours, theirs, "global/semantic/t.md", tmp_path) == 1
-    assert Path(ours).read_text().count("<<<<<<< ours") == 1
+    assert Path(ours).read_text().count("<<<<<<< ") == 1
 
     ours = side("A", entry.format("base") + "\n## Mine\nx\n\n**Id:** global-sem-0002\n")
     theirs = side("B", entry.format("theirs"))

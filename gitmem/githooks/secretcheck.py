@@ -1,0 +1,34 @@
+"""The pre-commit hook's secret check: the lines a commit adds to the store, looked at before git
+records them. GITMEM_ALLOW_SECRET=1 lets one commit through."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gitmem.git import binary as gitcli
+
+if TYPE_CHECKING:
+    from gitmem.format.normalize import Problem
+
+WAY_OUT = "remove it, or commit it knowingly: GITMEM_ALLOW_SECRET=1 git commit ..."
+
+
+def staged_secret_problems(root: Path, staged: dict[str, str],
+                           changes: list[gitcli.StagedChange]) -> list[Problem]:
+    """One problem (path:line, the kind, never the secret) per likely secret a commit adds."""
+    from gitmem.format.normalize import Problem
+    from gitmem.secrets.scan import added_lines, allowed_by_environment, scan_lines
+
+    if allowed_by_environment() or not staged:
+        return []
+    modified = [c.path for c in changes if c.status in ("M", "T") and c.path in staged]
+    committed = gitcli.read_blobs(root, [f"HEAD:{path}" for path in modified]) if modified else {}
+    problems = []
+    for path, text in sorted(staged.items()):
+        old = committed.get(f"HEAD:{path}")
+        before = None if old is None else old.decode("utf-8", errors="replace")
+        for finding in scan_lines(added_lines(before, text), path=path):
+            problems.append(Problem(path, finding.line,
+                                    f"holds a likely secret ({finding.kind}): {WAY_OUT}"))
+    return problems

@@ -1,0 +1,159 @@
+"""Find likely secrets in text before it is committed, and refuse the write that carries one.
+
+The detector is Yelp's detect-secrets: its plugins that recognise credentials by their shape
+(GitHub, GitLab, AWS access keys, OpenAI, Slack, Stripe, Twilio, npm, PyPI, JWTs, private key
+headers, passwords inside URLs, `api_key = "..."` assignments, ...), run line by line. Its
+high-entropy plugins are left out: in prose they flag commit hashes, UUIDs and plain words. The
+public-IP plugin too: a server's address is an ordinary fact in memory. On top of it, the store's
+own git token (GITMEM_GIT_TOKEN, tokens gitmem took out of URLs) is looked for verbatim.
+
+detect-secrets is imported only when a write scans a line that one of its own patterns matches
+(gate.py), never at module import: it costs more than pygit2 to load (it brings `requests`),
+which read verbs, `--help` and the ordinary write must not pay.
+
+A finding names the kind and the line, never the secret. GITMEM_ALLOW_SECRET=1 (or a write
+verb's --allow-secret) lets one write through.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gitmem.errors import GitmemError, InvalidInputError
+from gitmem.fsio import read_text
+from gitmem.redaction import known_tokens
+from gitmem.secrets.gate import detector_patterns, load_gate, plugin_classes, save_gate
+
+ALLOW_ENV = "GITMEM_ALLOW_SECRET"
+# Left out of detect-secrets' plugin set: see the module docstring.
+_SKIPPED = frozenset({"Base64HighEntropyString", "HexHighEntropyString", "IPPublicDetector"})
+_MIN_TOKEN = 6  # a known token shorter than this would match ordinary words
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One likely secret: what kind, on which line (of `path` when the text came from a file)."""
+
+    kind: str
+    line: int
+    path: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.path else f"line {self.line}"
+        return f"{where} holds a likely secret ({self.kind})"
+
+
+def allowed_by_environment() -> bool:
+    return os.environ.get(ALLOW_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+@functools.lru_cache(maxsize=1)
+def _plugins() -> tuple[str, ...]:
+    """Names of the detect-secrets plugins gitmem runs: every one it ships but _SKIPPED."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+    names = [str(getattr(plugin, "__name__", "")) for plugin in
+             plugin_classes(get_mapping_from_secret_type_to_class())]
+    return tuple(sorted(name for name in names if name and name not in _SKIPPED))
+
+
+def scan_lines(lines: Iterable[tuple[int, str]], *, path: str = "",
+               known: Iterable[str] = ()) -> list[Finding]:
+    """Findings in numbered lines, in line order, one per (line, kind)."""
+    numbered = [(n, line) for n, line in lines if line.strip()]
+    if not numbered:
+        return []
+    tokens = sorted({t for t in (*known, *known_tokens()) if len(t) >= _MIN_TOKEN})
+    found: dict[tuple[int, str], Finding] = {}
+    for number, line in numbered:
+        if any(token in line for token in tokens):
+            found.setdefault((number, "token"), Finding("the git token of this store", number, path))
+    gate = load_gate(_SKIPPED)
+    if gate is not None:  # only lines one of the detector's own patterns matches can be findings
+        numbered = [(n, line) for n, line in numbered if any(p.search(line) for p in gate)]
+    if numbered:
+        for number, kind in _detect(numbered, cache=gate is None):
+            found.setdefault((number, kind), Finding(kind, number, path))
+    return sorted(found.values(), key=lambda f: (f.line, f.kind))
+
+
+def _detect(numbered: list[tuple[int, str]], *, cache: bool) -> list[tuple[int, str]]:
+    """(line, kind) of what detect-secrets finds in these lines; caches its patterns when asked."""
+    from detect_secrets.core.scan import scan_line
+    from detect_secrets.settings import transient_settings
+
+    out = []
+    with transient_settings({"plugins_used": [{"name": name} for name in _plugins()]}):
+        for number, line in numbered:
+            out += [(number, secret.type) for secret in scan_line(line)]
+    if cache:
+        patterns = detector_patterns(_plugins())
+        if patterns is not None:
+            save_gate(_SKIPPED, _plugins(), patterns)
+    return out
+
+
+def find_secrets(text: str, *, path: str = "", known: Iterable[str] = ()) -> list[Finding]:
+    """Findings in a whole text."""
+    return scan_lines(enumerate(text.splitlines(), 1), path=path, known=known)
+
+
+def added_lines(old: str | None, new: str) -> list[tuple[int, str]]:
+    """(line number, line) of the lines of `new` that `old` did not have: what a change adds."""
+    before = set((old or "").splitlines())
+    return [(n, line) for n, line in enumerate(new.splitlines(), 1) if line not in before]
+
+
+def refuse_secrets(text: str, what: str = "text", *, allow: bool = False) -> None:
+    """InvalidInputError (exit 2) when `text` holds a likely secret, naming the kind and the line;
+    nothing when allowed (--allow-secret, GITMEM_ALLOW_SECRET=1)."""
+    if allow or allowed_by_environment() or not text.strip():
+        return
+    found = find_secrets(text)
+    if found:
+        raise refusal(found, what, "pass --allow-secret to record it anyway")
+
+
+def refuse_added_secrets(changes: dict[str, tuple[str | None, str]], *, way_out: str) -> None:
+    """The same for files: only the lines each change adds are looked at (a secret already
+    committed is not this change's doing)."""
+    if allowed_by_environment():
+        return
+    found = [f for path, (old, new) in sorted(changes.items())
+             for f in scan_lines(added_lines(old, new), path=path)]
+    if found:
+        raise refusal(found, "", way_out)
+
+
+HAND_EDIT_WAY_OUT = ("commit it knowingly with GITMEM_ALLOW_SECRET=1 set for that one command")
+
+
+def refuse_hand_edit_secrets(root: Path, paths: list[str],
+                             read_head: Callable[[str], bytes | None]) -> None:
+    """Files edited by hand, about to be committed by gitmem: refuse what their edits add."""
+    if allowed_by_environment() or not paths:
+        return
+    changes: dict[str, tuple[str | None, str]] = {}
+    for path in paths:
+        try:
+            new = read_text(root / path)
+        except (OSError, UnicodeDecodeError):
+            continue  # gone, or not text: nothing to read a secret in
+        try:
+            old = read_head(path)
+        except GitmemError:
+            old = None  # no committed version to compare with: every line is new
+        changes[path] = (None if old is None else old.decode("utf-8", errors="replace"), new)
+    refuse_added_secrets(changes, way_out=HAND_EDIT_WAY_OUT)
+
+
+def refusal(found: list[Finding], what: str, way_out: str) -> InvalidInputError:
+    """The one-line refusal: the first finding, how many more, and the way out."""
+    first = found[0]
+    where = f"{what} {first}" if what and not first.path else str(first)
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    return InvalidInputError(f"refused: {where}{more}; nothing was written. Remove it, or {way_out}")

@@ -1,0 +1,208 @@
+"""Secrets never reach a commit unnoticed: write verbs, hand edits and plain `git commit` refuse text
+that holds a likely secret (detect-secrets), read verbs never print one already stored."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+
+from gitmem.redaction import hide_secrets
+from gitmem.secrets.scan import added_lines, find_secrets
+from gitmem.store.store import Store
+from support import Cli, commit_count, git
+
+# The kinds people paste by mistake, each as it appears in a note. Built from pieces so that no
+# scanner flags this file itself.
+GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+AWS = "AKIA" + "QWERTYUIOPASDFGH"
+PEM = "-----BEGIN RSA " + "PRIVATE KEY-----\nMIIEowIBAAKCAQEA7Zq3\n-----END RSA " + "PRIVATE KEY-----"
+OPENAI = "sk-proj-" + "Xo9fA8k2Lq7Zr4Tn1Wc6" + "T3BlbkFJ" + "Vb3Ym5Pd0Se2Hu8Jg1Kf"
+SLACK = "xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"
+POSTGRES_PASSWORD = "pw"
+POSTGRES = f"postgres://admin:{POSTGRES_PASSWORD}@db.internal:5432/app"
+TOKEN = "tok-5c1e9a77f0"
+
+KINDS = {
+    "GitHub Token": (f"CI pushes with {GITHUB} on main", GITHUB),
+    "AWS Access Key": (f"The backup job uses {AWS}", AWS),
+    "Private Key": (f"Deploy key:\n{PEM}", "MIIEowIBAAKCAQEA7Zq3"),
+    "OpenAI Token": (f"Summaries call the API with {OPENAI}", OPENAI),
+    "Slack Token": (f"The alert bot posts with {SLACK}", SLACK),
+    "Basic Auth Credentials": (f"Staging DB: {POSTGRES}", f"admin:{POSTGRES_PASSWORD}@"),
+}
+ORDINARY = [
+    "The staging database listens on port 5433; deploys go out at noon.",
+    "Fixed by commit 3f2c1d0e9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e (short 3f2c1d0).",
+    "Request 123e4567-e89b-12d3-a456-426614174000 failed with a 502 at 2026-11-30T10:00Z.",
+    "Rotate the API key monthly; the password is in the team vault, never in a note.",
+    "Our public endpoint is https://api.example.com/v2/items?page=2 on 203.0.113.50.",
+    "Entry global-sem-0042 supersedes global-sem-0007; see docs/decisions/0003-sync-and-merge.md.",
+    "Install with `pip install -e '.[test]'` and run `pytest -q -k sync`.",
+    "The token bucket refills 40 requests per second; secret sauce is caching.",
+]
+
+
+def assert_refused(result: Result, kind: str, secret: str, root: Path, commits: int) -> None:
+    stderr = result.stderr
+    assert result.exit_code == 2, stderr
+    assert f"({kind})" in stderr and "line " in stderr and "--allow-secret" in stderr
+    assert secret not in stderr and secret not in result.stdout
+    assert len(stderr.strip().splitlines()) == 1
+    assert commit_count(root) == commits and git(root, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_remember_refuses_each_kind_and_never_shows_it(gm: Cli, kind: str) -> None:
+    text, secret = KINDS[kind]
+    before = commit_count(gm.root)
+    assert_refused(gm("remember", text, "--layer", "semantic"), kind, secret, gm.root, before)
+
+
+def test_the_store_git_token_is_refused_verbatim(gm: Cli) -> None:
+    before = commit_count(gm.root)
+    result = gm("remember", f"The remote wants {TOKEN} as password", "--layer", "semantic",
+                env={"GITMEM_GIT_TOKEN": TOKEN})
+    assert_refused(result, "the git token of this store", TOKEN, gm.root, before)
+
+
+def test_every_write_verb_that_takes_text_refuses(gm: Cli) -> None:
+    before = commit_count(gm.root)
+    line2 = f"first line\nsecond line has {GITHUB}"
+    for args in (("decision", "Use the bot account", "--rationale", line2),
+                 ("decision", f"Token {GITHUB}", "--rationale", "it works"),
+                 ("state", "CI", line2, "--workspace", "proj"),
+                 ("working", "--section", "Task", "--content", line2, "--workspace", "proj"),
+                 ("working", "--activity", f"pushed with {GITHUB}", "--workspace", "proj"),
+                 ("codebase", "ci", line2, "--workspace", "proj"),
+                 ("remember", "A safe body", "--layer", "semantic", "--title", f"Token {AWS}"),
+                 ("remember", "A safe body", "--layer", "semantic", "--source", POSTGRES)):
+        result = gm(*args)
+        assert result.exit_code == 2 and "(a likely secret)" not in result.stdout, args
+        assert "holds a likely secret" in result.stderr, (args, result.stderr)
+        assert GITHUB not in result.stderr and AWS not in result.stderr
+    assert "line 2" in gm("state", "CI", line2, "--workspace", "proj").stderr
+    assert commit_count(gm.root) == before
+
+
+def test_allow_secret_lets_one_write_through(gm: Cli) -> None:
+    text, _secret = KINDS["AWS Access Key"]
+    allowed = gm("remember", text, "--layer", "semantic", "--allow-secret")
+    assert allowed.exit_code == 0, allowed.stderr
+    assert AWS in (gm.root / "global/semantic/general.md").read_text()
+    again = gm("remember", text + " (again)", "--layer", "semantic")
+    assert again.exit_code == 2  # the flag was for that one write
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_notes_pass(gm: Cli, text: str) -> None:
+    result = gm("remember", text, "--layer", "semantic")
+    assert result.exit_code == 0, result.stderr
+
+
+def test_findings_name_kind_and_line_only() -> None:
+    found = find_secrets(f"one\ntwo {GITHUB}\nthree\n{PEM}")
+    assert [(f.kind, f.line) for f in found] == [("GitHub Token", 2), ("Private Key", 4)]
+    assert all(GITHUB not in str(f) for f in found)
+    assert [n for n, _ in added_lines("a\nb\n", "a\nnew\nb\n")] == [2]
+
+
+# -- hand edits and plain git ---------------------------------------------------------------------
+def test_a_hand_edit_holding_a_secret_is_not_committed_by_the_next_write(gm: Cli) -> None:
+    assert gm("remember", "Seed", "--layer", "semantic", "--topic", "ci").exit_code == 0
+    topic = gm.root / "global/semantic/ci.md"
+    with open(topic, "a", encoding="utf-8") as handle:
+        handle.write(f"\n## CI token\nPushes use {GITHUB}\n")
+    before = commit_count(gm.root)
+    result = gm("remember", "Another fact", "--layer", "semantic")
+    assert result.exit_code == 2 and "global/semantic/ci.md:" in result.stderr
+    assert "GITMEM_ALLOW_SECRET=1" in result.stderr and GITHUB not in result.stderr
+    assert commit_count(gm.root) == before and GITHUB in topic.read_text()  # the edit stays
+    allowed = gm("remember", "Another fact", "--layer", "semantic", env={"GITMEM_ALLOW_SECRET": "1"})
+    assert allowed.exit_code == 0 and commit_count(gm.root) == before + 2
+
+
+def test_plain_git_commit_of_a_secret_is_refused_by_the_hook(store: Store, gm: Cli) -> None:
+    assert gm("remember", "Seed", "--layer", "semantic", "--topic", "ci").exit_code == 0
+    assert gm("hooks", "install").exit_code == 0
+    topic = store.root / "global/semantic/ci.md"
+    with open(topic, "a", encoding="utf-8") as handle:
+        handle.write(f"\n## Bot\nThe alert bot posts with {SLACK}\n")
+    done = subprocess.run(["git", "commit", "-qam", "bot token"], cwd=store.root, capture_output=True,
+                          text=True)
+    assert done.returncode != 0
+    assert "global/semantic/ci.md:" in done.stderr and "(Slack Token)" in done.stderr
+    assert SLACK not in done.stderr and "GITMEM_ALLOW_SECRET=1" in done.stderr
+    forced = subprocess.run(["git", "commit", "-qam", "bot token, knowingly"], cwd=store.root,
+                            capture_output=True, text=True, env={**os.environ, "GITMEM_ALLOW_SECRET": "1"})
+    assert forced.returncode == 0, forced.stderr
+    # A secret already committed does not block later commits of the same file.
+    with open(topic, "a", encoding="utf-8") as handle:
+        handle.write("\n## Later\nAn ordinary note.\n")
+    later = subprocess.run(["git", "commit", "-qam", "later"], cwd=store.root, capture_output=True, text=True)
+    assert later.returncode == 0, later.stderr
+
+
+# -- read verbs never print a stored secret, and never load the detector ---------------------------
+def test_search_and_context_hide_secrets_already_stored(gm: Cli) -> None:
+    stored = [KINDS[k] for k in ("GitHub Token", "AWS Access Key", "OpenAI Token", "Slack Token",
+                                 "Basic Auth Credentials", "Private Key")]
+    for text, _secret in stored:
+        result = gm("remember", text, "--layer", "semantic", "--importance", "critical", "--allow-secret")
+        assert result.exit_code == 0, result.stderr
+    result = gm("remember", f"Remote password {TOKEN} for the mirror", "--layer", "semantic",
+                "--importance", "critical", "--allow-secret", env={"GITMEM_GIT_TOKEN": TOKEN})
+    assert result.exit_code == 0
+    outputs = []
+    for query in ("CI pushes", "backup job", "summaries API", "alert bot", "staging DB", "deploy key",
+                  "mirror"):
+        hits = gm("search", query, "--json")
+        assert hits.exit_code == 0, (query, hits.stderr)
+        outputs += [hits.stdout, gm("search", query).stdout]
+    outputs += [gm("context").stdout, gm("context", "--json").stdout]
+    everything = "\n".join(outputs)
+    for secret in (GITHUB, AWS, OPENAI, SLACK, f"admin:{POSTGRES_PASSWORD}@", "MIIEowIBAAKCAQEA7Zq3"):
+        assert secret not in everything, secret
+    assert "***" in everything and "CI pushes with" in everything
+    assert TOKEN not in gm("search", "mirror", env={"GITMEM_GIT_TOKEN": TOKEN}).stdout
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_hiding_leaves_ordinary_text_alone(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("gitmem.redaction._SECRETS", set())  # tokens other tests registered
+    assert hide_secrets(text) == text
+
+
+def test_help_and_read_verbs_never_load_the_detector(store: Store, gm: Cli) -> None:
+    assert gm("remember", "Deploys go out at noon", "--layer", "semantic").exit_code == 0
+    code = (
+        "import sys\nfrom gitmem.cli import cli\n"
+        "for argv in (['--help'], ['remember', '--help'], {reads}):\n"
+        "    try:\n        cli(['--root', {root!r}, *argv])\n    except SystemExit:\n        pass\n"
+        "print('detect_secrets' in sys.modules, 'requests' in sys.modules)\n"
+    ).format(root=str(store.root), reads=", ".join(repr(a) for a in (
+        ["search", "deploys"], ["context"], ["show", "global-sem-0001"], ["list"], ["status"],
+        ["conflicts"])))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip().splitlines()[-1] == "False False", done.stderr
+
+
+def test_runtime_items_and_documents_refuse_secrets_too(gm: Cli, tmp_path: Path) -> None:
+    before = commit_count(gm.root)
+    document = tmp_path / "runbook.md"
+    document.write_text(f"# Runbook\n\nStep 1.\nThe bot posts with {SLACK}\n", encoding="utf-8")
+    for args in (("runtime", "add", f"CI pushes with {GITHUB}"),
+                 ("doc", "add", str(document), "--title", "Runbook", "--scope", "global")):
+        result = gm(*args)
+        assert result.exit_code == 2 and "holds a likely secret" in result.stderr, (args, result.output)
+        assert GITHUB not in result.stderr and SLACK not in result.stderr
+    assert commit_count(gm.root) == before
+    assert gm("runtime", "add", "The CI runner is ubuntu-24.04").exit_code == 0
+    assert gm("runtime", "replace", "ubuntu", f"runner token {GITHUB}").exit_code == 2
+    assert gm("runtime", "replace", "ubuntu", f"runner token {GITHUB}", "--allow-secret").exit_code == 0
+    added = gm("doc", "add", str(document), "--title", "Runbook", "--scope", "global", "--allow-secret")
+    assert added.exit_code == 0, added.output
