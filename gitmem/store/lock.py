@@ -3,7 +3,8 @@
 Every gitmem process that changes the store or its git repository holds it; the kernel lets go
 of it when its holder dies, so a killed writer never leaves the store locked. A bare flock wakes
 its waiters in no order, and under load some waited for tens of seconds: here each waiter holds
-a ticket (a file named by its arrival time) and only the first live ticket's owner tries the lock.
+a place in line (a file named by its arrival time) and only the first live place's owner
+tries the lock.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from gitmem.errors import LockTimeoutError, ReadOnlyStoreError
 from gitmem.fsio import LOCK_FILE, FileLock, pid_alive, refuse_link
 
 LOCK_TIMEOUT_SECONDS = 120.0
-QUEUE_DIR = "state/lockq"  # one ticket per process waiting for the store lock
+QUEUE_DIR = "state/lockq"  # one place in line per process waiting for the lock
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
@@ -53,26 +54,26 @@ def _acquire_in_turn(lock: FileLock, queue: Path, timeout: float) -> None:
             return
     refuse_link(queue.parent.parent, QUEUE_DIR)
     queue.mkdir(parents=True, exist_ok=True)
-    ticket = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(3)}"
-    os.close(os.open(queue / ticket, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666))
+    place = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(3)}"
+    os.close(os.open(queue / place, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666))
     deadline = time.monotonic() + timeout
     try:
         while True:
-            first = _first_ticket(queue)
-            if first in (None, ticket) and lock.try_acquire():
+            first = _first_in_line(queue)
+            if first in (None, place) and lock.try_acquire():
                 return
             if time.monotonic() >= deadline:
                 os.close(lock.fd)
                 raise LockTimeoutError(f"the store lock was held by other processes for over "
                                        f"{timeout:.0f}s ({lock.path}); retry when they are done")
-            time.sleep(0.002 if first == ticket else 0.005)
+            time.sleep(0.002 if first == place else 0.005)
     finally:
         with contextlib.suppress(OSError):
-            os.unlink(queue / ticket)
+            os.unlink(queue / place)
 
 
-def _first_ticket(queue: Path) -> str | None:
-    """The oldest ticket of a live waiter (tickets of dead or long-gone waiters are removed)."""
+def _first_in_line(queue: Path) -> str | None:
+    """The oldest place of a live waiter (those of dead or long-gone waiters are removed)."""
     now = time.time_ns()
     for name in sorted(os.listdir(queue)):
         parts = name.split("-")
