@@ -199,8 +199,8 @@ def clear_stale_locks(root: Path, git_dir: Path, since: float,
         holders = _possible_holders(root)
         grant_next(root, announcements(root))  # a `git commit -a` holds the index for its hook
         for lock in locks:
-            if _is_stale(lock, since, holders):
-                removed.append(_remove_stale(root, lock))
+            if _is_stale(lock, since, holders) and (gone := _remove_stale(root, lock)):
+                removed.append(gone)
         locks = lock_files(git_dir)
         if not locks:
             break
@@ -238,10 +238,15 @@ def _is_stale(lock: Path, since: float, holders: list[GitProcess] | None) -> boo
     return mtime < since or age > 2.0
 
 
-def _remove_stale(root: Path, lock: Path) -> str:
+def _remove_stale(root: Path, lock: Path) -> str | None:
+    """Remove and log a stale lock file; None when it went away by itself meanwhile."""
     relpath = _rel(root, lock)
-    age = time.time() - os.lstat(lock).st_mtime
-    remove_file(lock)
+    try:
+        age = time.time() - os.lstat(lock).st_mtime
+    except FileNotFoundError:
+        return None
+    if not remove_file(lock):
+        return None
     log_event(root, {"event": "stale-lock-removed", "path": relpath, "age_seconds": round(age, 1)})
     return relpath
 
