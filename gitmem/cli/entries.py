@@ -14,6 +14,7 @@ from gitmem.cli.options import (
     json_option,
     print_write,
     scope_option,
+    text_argument,
     workspace_option,
 )
 
@@ -38,10 +39,11 @@ from gitmem.cli.options import (
 def remember(ctx: click.Context, text: str, layer: str, topic: str | None, title: str | None,
              importance: str | None, volatility: str | None, until: str | None, source: str | None,
              supersedes: str | None, force: bool, allow_secret: bool, scope: str, as_json: bool) -> None:
-    """Record TEXT as an entry and print its id (an identical live entry's id if it exists)."""
+    """Record TEXT (`-`: read it from stdin) as an entry and print its id (an identical live
+    entry's id if it exists)."""
     from gitmem.verbs.entries import remember as do_remember
 
-    result = do_remember(get_store(ctx), text, layer, topic=topic, title=title, importance=importance,
+    result = do_remember(get_store(ctx), text_argument(text), layer, topic=topic, title=title, importance=importance,
                          volatility=volatility, until=until, source=source, supersedes=supersedes,
                          scope=scope, force=force, allow_secret=allow_secret)
     print_write(result, as_json)
@@ -138,10 +140,11 @@ def verify(ctx: click.Context, entry_id: str, as_json: bool) -> None:
 def decision(ctx: click.Context, statement: str, rationale: str, context_text: str | None,
              alternatives: tuple[str, ...], consequences: str | None, topic: str | None,
              importance: str | None, allow_secret: bool, scope: str, as_json: bool) -> None:
-    """Record a settled choice (the heading) with context, rationale, alternatives, consequences."""
+    """Record a settled choice (the heading) with context, rationale, alternatives, consequences
+    (`--rationale -` reads the rationale from stdin)."""
     from gitmem.verbs.decisions import decision as do_decision
 
-    result = do_decision(get_store(ctx), statement, rationale=rationale, context=context_text,
+    result = do_decision(get_store(ctx), statement, rationale=text_argument(rationale), context=context_text,
                          alternatives=list(alternatives), consequences=consequences, topic=topic,
                          importance=importance, scope=scope, allow_secret=allow_secret)
     print_write(result, as_json)
@@ -158,10 +161,11 @@ def decision(ctx: click.Context, statement: str, rationale: str, context_text: s
 @click.pass_context
 def codebase(ctx: click.Context, topic: str, text: str, importance: str | None, allow_secret: bool,
              as_json: bool) -> None:
-    """Record what a path or subsystem (TOPIC) of the current workspace does; re-recording updates it."""
+    """Record what a path or subsystem (TOPIC) of the current workspace does (TEXT `-`: from
+    stdin); re-recording updates it."""
     from gitmem.verbs.entries import codebase as do_codebase
 
-    print_write(do_codebase(get_store(ctx), topic, text, importance=importance,
+    print_write(do_codebase(get_store(ctx), topic, text_argument(text), importance=importance,
                             allow_secret=allow_secret), as_json)
 
 

@@ -109,7 +109,7 @@ def list_entries(
     A file that cannot be read is left out and added to `skipped` (never an error)."""
     if layer is not None:
         L.layer_spec(layer)
-    with store.locked():
+    with store.reading():
         store.catch_up_catalog()
     records = []
     for scope in scopes or store.scope_keys():
