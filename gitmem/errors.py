@@ -1,6 +1,15 @@
-"""The single exception hierarchy of gitmem; each class carries its CLI exit code."""
+"""The single exception hierarchy of gitmem; each class carries its CLI exit code.
+
+Exit codes: 0 success; 1 not found (an id, a file, no search hit); 2 bad input or a store that
+cannot be used as it is; 3 a conflict, a git or network failure, or a lock held too long;
+4 an internal error (a bug in gitmem: please report it with the line it printed).
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+INTERNAL_ERROR_EXIT = 4
 
 
 class GitmemError(Exception):
@@ -43,6 +52,28 @@ class StoreStateError(GitmemError):
     """The store is missing, not initialised, or its committed files are inconsistent (exit 2)."""
 
     exit_code = 2
+
+
+class UnsafePathError(StoreStateError):
+    """A symbolic link where gitmem would write: gitmem never writes through a link (exit 2)."""
+
+    def __init__(self, link: str, relpath: str) -> None:
+        self.link = link
+        self.relpath = relpath
+        where = "" if link == relpath else f" (writing {relpath})"
+        super().__init__(
+            f"{link} is a symbolic link{where}: gitmem does not write through links; replace it "
+            "with a real file or folder (`gitmem check` lists every link in the store)"
+        )
+
+
+class ReadOnlyStoreError(StoreStateError):
+    """A write on a store this user can only read (exit 2)."""
+
+    def __init__(self, root: Path, reason: str) -> None:
+        self.root = root
+        super().__init__(f"the store at {root} is read-only for this user ({reason}): "
+                         "reading works, writing needs write access to the store folder")
 
 
 class SubagentWriteError(GitmemError):

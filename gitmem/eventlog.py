@@ -34,10 +34,13 @@ def log_event(root: Path, record: dict[str, Any]) -> None:
     try:
         path = root / LOG_FILE
         path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent.is_symlink():
+            return  # the log is never written through a link (gitmem check reports it)
         if path.exists() and path.stat().st_size > LOG_ROTATE_BYTES:
             os.replace(path, path.with_name(path.name + ".1"))
         line = json.dumps({"ts": now_iso(), **redact_value(record)}, ensure_ascii=False)
-        with open(path, "a", encoding="utf-8") as handle:
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        with os.fdopen(os.open(path, flags, 0o666), "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
     except OSError:
         pass

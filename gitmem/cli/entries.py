@@ -13,6 +13,7 @@ from gitmem.cli.options import (
     get_store,
     json_option,
     scope_option,
+    text_argument,
     workspace_option,
 )
 from gitmem.cli.targets import (
@@ -47,9 +48,11 @@ def remember(ctx: click.Context, text: str, layer: str, topic: str | None, title
              importance: str | None, volatility: str | None, until: str | None, source: str | None,
              supersedes: str | None, force: bool, paths: str | None, space: str | None,
              allow_secret: bool, scope: str, as_json: bool) -> None:
-    """Record TEXT as an entry and print its id (an identical live entry's id if it exists)."""
+    """Record TEXT (`-`: read it from stdin) as an entry and print its id (an identical live
+    entry's id if it exists)."""
     from gitmem.verbs.entries import remember as do_remember
 
+    text = text_argument(text)
     home, target = write_target(ctx, space, layer, topic, f"{title or ''}\n{text}")
     extra = {"Paths": _paths_value(paths)} if paths else None
     result = do_remember(target.store, text, layer, topic=topic, title=title, importance=importance,
@@ -171,9 +174,11 @@ def decision(ctx: click.Context, statement: str, rationale: str, context_text: s
              alternatives: tuple[str, ...], consequences: str | None, topic: str | None,
              importance: str | None, space: str | None, allow_secret: bool, scope: str,
              as_json: bool) -> None:
-    """Record a settled choice (the heading) with context, rationale, alternatives, consequences."""
+    """Record a settled choice (the heading) with context, rationale, alternatives, consequences
+    (`--rationale -` reads the rationale from stdin)."""
     from gitmem.verbs.decisions import decision as do_decision
 
+    rationale = text_argument(rationale)
     home, target = write_target(ctx, space, "decisions", topic,
                                 f"{statement}\n{context_text or ''}\n{rationale}")
     result = do_decision(target.store, statement, rationale=rationale, context=context_text,
@@ -195,9 +200,11 @@ def decision(ctx: click.Context, statement: str, rationale: str, context_text: s
 def codebase(ctx: click.Context, topic: str, text: str, importance: str | None, space: str | None,
              allow_secret: bool,
              as_json: bool) -> None:
-    """Record what a path or subsystem (TOPIC) of the current workspace does; re-recording updates it."""
+    """Record what a path or subsystem (TOPIC) of the current workspace does (TEXT `-`: from
+    stdin); re-recording updates it."""
     from gitmem.verbs.entries import codebase as do_codebase
 
+    text = text_argument(text)
     home, target = write_target(ctx, space, "codebase", topic, text)
     print_routed(home, target, do_codebase(target.store, topic, text, importance=importance,
                                            allow_secret=allow_secret), as_json)

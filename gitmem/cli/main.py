@@ -1,15 +1,42 @@
 """The `gitmem` click group: global options, and every error turned into one line and its exit
-code. The commands live in the modules of this folder; `gitmem.cli` registers them."""
+code (the one place where errors meet exit codes). The commands live in the modules of this
+folder; `gitmem.cli` registers them.
+
+Exit codes: 0 success, 1 not found, 2 bad input or unusable store, 3 conflict / git / lock,
+4 internal error (see gitmem/errors.py). With `--json` an error is also printed on stdout as
+`{"error": "...", "code": N}`.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
-from gitmem.errors import GitmemError
+from gitmem.errors import INTERNAL_ERROR_EXIT, GitmemError
+
+
+def _wants_json(args: list[str]) -> bool:
+    """`--json` among the arguments (before a `--` that ends the options)."""
+    return "--json" in (args[: args.index("--")] if "--" in args else args)
+
+
+def fail(message: str, code: int, as_json: bool) -> NoReturn:
+    """Print the error (one line on stderr; and a JSON object on stdout for --json) and exit."""
+    click.echo(message, err=True)
+    if as_json:
+        click.echo(json.dumps({"error": message, "code": code}, ensure_ascii=False))
+    sys.exit(code)
+
+
+def print_notes(ctx: click.Context) -> None:
+    """One-line notes the library left for the person (e.g. a search index that lags)."""
+    for store in (ctx.obj or {}).get("stores", []):
+        for note in dict.fromkeys(store.notes):
+            click.echo(f"gitmem: note: {note}", err=True)
 
 
 class GitmemGroup(click.Group):
@@ -17,49 +44,50 @@ class GitmemGroup(click.Group):
 
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, **extra: Any) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        as_json = _wants_json(argv)
         try:
-            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            result = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as exc:
             click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
             sys.exit(2)
         except click.ClickException as exc:
             ctx = getattr(exc, "ctx", None)
             where = ctx.command_path if isinstance(ctx, click.Context) else "gitmem"
-            click.echo(f"{where}: error: {exc.format_message()}", err=True)
-            sys.exit(exc.exit_code)
+            fail(f"{where}: error: {exc.format_message()}", exc.exit_code, as_json)
         except click.exceptions.Abort:
-            click.echo("gitmem: aborted", err=True)
-            sys.exit(1)
+            fail("gitmem: aborted", 130, as_json)
         if not standalone_mode:
             return result
         sys.exit(result if isinstance(result, int) else 0)
 
     def invoke(self, ctx: click.Context) -> Any:
+        as_json = _wants_json(list(ctx.args))
         try:
             return super().invoke(ctx)
         except GitmemError as exc:
-            click.echo(f"gitmem: error: {exc}", err=True)
-            sys.exit(exc.exit_code)
+            fail(f"gitmem: error: {exc}", exc.exit_code, as_json)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except KeyboardInterrupt:
-            click.echo("gitmem: interrupted", err=True)
-            sys.exit(130)
+            fail("gitmem: interrupted", 130, as_json)
         except Exception as exc:  # noqa: BLE001 - the promise is one line, never a traceback
             if os.environ.get("GITMEM_DEBUG"):
                 raise
             from gitmem.redaction import redact
 
-            click.echo(f"gitmem: internal error: {type(exc).__name__}: {redact(str(exc))}", err=True)
-            sys.exit(1)
+            fail(f"gitmem: internal error: {type(exc).__name__}: {redact(str(exc))} "
+                 "(a bug in gitmem; GITMEM_DEBUG=1 shows where)", INTERNAL_ERROR_EXIT, as_json)
+        finally:
+            print_notes(ctx)
 
 
 @click.group(cls=GitmemGroup)
-@click.option("--root", type=click.Path(file_okay=False), envvar="GITMEM_ROOT",
-              help="Store folder (default: $GITMEM_ROOT, else ~/.gitmem).")
+@click.option("--root", metavar="PATH",
+              help="Store folder (default: $GITMEM_ROOT, else the store you stand in, else ~/.gitmem).")
 @click.option("--workspace", "-w", help="Workspace key (default: from the current directory).")
 @click.version_option(package_name="gitmem")
 @click.pass_context
 def cli(ctx: click.Context, root: str | None, workspace: str | None) -> None:
     """gitmem: a git-native Markdown memory store for coding agents and the people who work with them."""
-    ctx.obj = {"root": root, "workspace": workspace}
+    ctx.obj = {"root": root, "workspace": workspace, "stores": []}

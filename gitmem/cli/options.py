@@ -35,7 +35,18 @@ def get_store(ctx: click.Context) -> Store:
     obj = ctx.find_root().obj
     if obj["workspace"] is not None:  # `--workspace ""` is refused, never "the current folder"
         validate_workspace_key(obj["workspace"])
-    return open_store(obj["root"], workspace=obj["workspace"])
+    store = open_store(obj["root"], workspace=obj["workspace"])
+    obj.setdefault("stores", []).append(store)  # the group prints the notes it leaves
+    return store
+
+
+def text_argument(value: str) -> str:
+    """A long text argument; `-` reads it from standard input."""
+    if value != "-":
+        return value
+    import sys
+
+    return sys.stdin.read()
 
 
 def _set_workspace(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:

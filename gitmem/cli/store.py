@@ -60,6 +60,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
         if data["problems"]:
             lines.append(f"problems: {len(data['problems'])} (skipped by reads; `gitmem check` lists all)")
             lines.extend(f"  {problem}" for problem in data["problems"])
+        lines += [f"attention: {item}" for item in data["leftovers"]]
         sync_state = data["sync"] or {}
         if sync_state:
             lines.append(f"sync: last attempt {sync_state.get('lastAttempt', '-')}, "

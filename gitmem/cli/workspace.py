@@ -12,6 +12,7 @@ from gitmem.cli.options import (
     get_store,
     json_option,
     print_write,
+    text_argument,
     workspace_option,
 )
 
@@ -24,10 +25,12 @@ from gitmem.cli.options import (
 @workspace_option
 @click.pass_context
 def state(ctx: click.Context, section: str, content: str, allow_secret: bool, as_json: bool) -> None:
-    """Replace one SECTION of the workspace's state.md with CONTENT (stamped Verified today)."""
+    """Replace one SECTION of the workspace's state.md with CONTENT (`-`: read it from stdin;
+    stamped Verified today)."""
     from gitmem.verbs.workfiles import record_state
 
-    print_write(record_state(get_store(ctx), section, content, allow_secret=allow_secret), as_json)
+    print_write(record_state(get_store(ctx), section, text_argument(content),
+                             allow_secret=allow_secret), as_json)
 
 
 @click.command()

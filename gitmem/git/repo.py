@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pygit2
@@ -22,7 +22,7 @@ from pygit2.enums import (
 )
 
 from gitmem.errors import GitLayerError, InvalidInputError, NotFoundError
-from gitmem.git import history, transport
+from gitmem.git import history, transport, worktree
 from gitmem.git.credentials import PushRejectedError, map_local_error, redact, strip_credentials
 from gitmem.git.history import CommitInfo
 from gitmem.git.history import clean_path as _clean_path
@@ -36,6 +36,7 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _GIT_ERRORS = (pygit2.GitError, KeyError, ValueError, OSError)
 # Commits made within one second share a timestamp; TOPOLOGICAL keeps children before parents.
 _LOG_ORDER = SortMode.TOPOLOGICAL | SortMode.TIME
+_LOCK_RETRIES = 20  # a lock file a plain git command took meanwhile: wait for it, this many times
 
 
 def _is_under(path: str, prefixes: list[str] | None) -> bool:
@@ -54,6 +55,10 @@ class GitRepo(RemoteOps):
     def __init__(self, root: Path, *, token_file: Path | None = None) -> None:
         self._root = Path(root).absolute()
         self.token_file = token_file
+        # Called before a write that moves HEAD (the store waits there for plain git and clears
+        # stale locks); `before_write(True)`, just before HEAD moves, says whether it waited.
+        self.before_write: Callable[[bool], bool] | None = None
+        self.after_head_move: Callable[[], None] | None = None  # told right after HEAD moved
         try:
             self._repo = pygit2.Repository(str(self._root), RepositoryOpenFlag.NO_SEARCH)
         except _GIT_ERRORS as exc:
@@ -85,6 +90,18 @@ class GitRepo(RemoteOps):
         """The work tree root."""
         return self._root
 
+    @property
+    def git_dir(self) -> Path:
+        """The repository folder (`.git`)."""
+        return Path(self._repo.path)
+
+    def _before_write(self, head_moves_next: bool) -> bool:
+        return self.before_write(head_moves_next) if self.before_write is not None else False
+
+    def _head_moved(self) -> None:
+        if self.after_head_move is not None:
+            self.after_head_move()
+
     # -- local state -------------------------------------------------------------------------
 
     def head_oid(self) -> str | None:
@@ -105,6 +122,7 @@ class GitRepo(RemoteOps):
         ref = f"refs/heads/{name}"
         if not pygit2.reference_is_valid_name(ref):
             raise InvalidInputError(f"not a valid branch name: {name!r}")
+        self._before_write(False)
         head = self.head_oid()
         existing = self._repo.references.get(ref)
         if existing is not None and str(existing.peel(pygit2.Commit).id) != head:
@@ -148,29 +166,32 @@ class GitRepo(RemoteOps):
         author: tuple[str, str] | None = None,
         allow_empty: bool = False,
     ) -> str | None:
-        """Stage exactly `paths` and commit them on HEAD; None when nothing changed."""
-        try:
-            index = self._repo.index
-            index.read(force=False)  # pick up commits made by plain git meanwhile
-            for rel in dict.fromkeys(_clean_path(p) for p in paths):
-                full = self._root / rel
-                if full.is_file() or full.is_symlink():
-                    index.add(rel)
-                elif rel in index:
-                    index.remove(rel)
-            tree = index.write_tree()
-            index.write()  # keep index == staged state even when no commit follows
-            head = None if self._repo.head_is_unborn else self._commit("HEAD")
-            head_tree = EMPTY_TREE if head is None else str(head.tree_id)
-            if str(tree) == head_tree and not allow_empty:
-                return None
-            parents = [] if head is None else [head.id]
-            sig = self._signature(author)
-            # "HEAD" follows the symbolic ref, so an unborn branch is created by this commit.
-            oid = self._repo.create_commit("HEAD", sig, sig, with_machine(message), tree, parents)
-        except _GIT_ERRORS as exc:
-            raise map_local_error(exc, "commit") from exc
-        return str(oid)
+        """Stage exactly `paths` and commit them (and only them) on HEAD; None when nothing changed."""
+        paths = list(paths)
+        for attempt in range(_LOCK_RETRIES):
+            self._before_write(False)
+            try:
+                clean = [_clean_path(p) for p in paths]
+                index = worktree.stage(self._repo, self._root, clean)
+                head = None if self._repo.head_is_unborn else self._commit("HEAD")
+                # Only these paths: what a person staged for their own commit is not taken along.
+                tree = worktree.tree_with(self._repo, head.tree if head else None, index, clean)
+                head_tree = EMPTY_TREE if head is None else str(head.tree_id)
+                if str(tree) == head_tree and not allow_empty:
+                    return None
+                if self._before_write(True):
+                    continue  # a plain git command moved HEAD meanwhile: stage again on top of it
+                parents = [] if head is None else [head.id]
+                sig = self._signature(author)
+                # "HEAD" follows the symbolic ref, so an unborn branch is created by this commit.
+                oid = self._repo.create_commit("HEAD", sig, sig, with_machine(message), tree, parents)
+                self._head_moved()
+                return str(oid)
+            except _GIT_ERRORS as exc:  # a lock file another git process took after we looked
+                if not ("locked" in str(exc) or ".lock" in str(exc)) or attempt == _LOCK_RETRIES - 1:
+                    raise map_local_error(exc, "commit") from exc
+                time.sleep(0.01 * (attempt + 1))
+        return None
 
     def stage_paths(self, paths: Iterable[str]) -> None:
         """Stage exactly `paths` as they are in the work tree (conflicts on them are settled in the
@@ -267,6 +288,7 @@ class GitRepo(RemoteOps):
 
     def fast_forward(self, target_oid: str) -> None:
         """Move the current branch, index and work tree forward to `target_oid`."""
+        self._before_write(False)
         target = self._commit(target_oid)
         ref = self._branch_ref()
         head = self.head_oid()
@@ -280,11 +302,13 @@ class GitRepo(RemoteOps):
             self._repo.references.create(ref, target.id, force=True)
         except _GIT_ERRORS as exc:
             raise map_local_error(exc, "fast-forward") from exc
+        self._head_moved()
 
     def commit_merge(self, files: dict[str, bytes | None], message: str, parents: list[str]) -> str:
         """Commit first parent's tree with `files` replaced (None deletes); sync work tree+index."""
         if not parents:
             raise InvalidInputError("commit_merge needs at least one parent")
+        self._before_write(False)
         commits = [self._commit(p) for p in parents]
         wanted = {_clean_path(p): data for p, data in files.items()}
         ref = self._branch_ref()
@@ -305,57 +329,12 @@ class GitRepo(RemoteOps):
             # Work tree first, ref last: a crash in between leaves merged files to commit, not lose.
             old = self._tree(self.head_oid())
             changed = set(wanted) | {d.new_file.path for d in old.diff_to_tree(tree).deltas}
-            self._sync_work_tree(tree, sorted(changed))
+            worktree.sync_work_tree(self._repo, self._root, tree, sorted(changed))
             self._repo.references.create(ref, oid, force=True)
         except _GIT_ERRORS as exc:
             raise map_local_error(exc, "merge commit") from exc
+        self._head_moved()
         return str(oid)
-
-    def _sync_work_tree(self, tree: pygit2.Tree, paths: list[str]) -> None:
-        """Make the work tree and index match `tree` at `paths`, keeping other index entries."""
-        index = self._repo.index
-        index.read(force=False)
-        for path in paths:
-            try:
-                obj = tree[path]
-            except KeyError:
-                obj = None
-            if isinstance(obj, pygit2.Blob):
-                executable = tree[path].filemode == FileMode.BLOB_EXECUTABLE
-                self._write_file(path, obj.data, executable)
-                index.add(path)
-            else:
-                self._remove_file(path)
-                if path in index:
-                    index.remove(path)
-        index.write()
-
-    def _write_file(self, rel: str, data: bytes, executable: bool) -> None:
-        """Atomically replace a work tree file (temp file + rename)."""
-        full = self._root / rel
-        full.parent.mkdir(parents=True, exist_ok=True)
-        mode = 0o755 if executable else (full.stat().st_mode & 0o777 if full.is_file() else 0o644)
-        fd, tmp = tempfile.mkstemp(dir=full.parent, prefix=f".{full.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, mode)
-            os.replace(tmp, full)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-
-    def _remove_file(self, rel: str) -> None:
-        """Delete a work tree file and any directories it leaves empty."""
-        full = self._root / rel
-        full.unlink(missing_ok=True)
-        parent = full.parent
-        while parent != self._root and parent.is_dir() and not any(parent.iterdir()):
-            parent.rmdir()
-            parent = parent.parent
 
     @staticmethod
     def clone(
@@ -367,18 +346,3 @@ class GitRepo(RemoteOps):
         if clean != url:
             repo.set_remote(clean)
         return repo
-
-
-def discover_repository(path: Path) -> tuple[Path, str | None] | None:
-    """The work tree containing `path` (searching upwards) and its `origin` URL, without secrets."""
-    try:  # opening searches upwards; pygit2.discover_repository() (1.21) releases None once per
-        repo = pygit2.Repository(str(path))  # miss, and a long-lived process then aborts
-    except _GIT_ERRORS:
-        return None
-    if repo.is_bare or repo.workdir is None:
-        return None
-    try:
-        url = repo.remotes["origin"].url
-    except (KeyError, ValueError, pygit2.GitError):
-        url = None
-    return Path(repo.workdir).resolve(), strip_credentials(url)[0] if url else None

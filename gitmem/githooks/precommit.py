@@ -34,21 +34,33 @@ def _relevant(path: str) -> bool:
 
 
 def pre_commit(root: Path) -> int:
-    """Normalize the staged memory files; 1 (commit refused) when an entry is malformed."""
+    """Normalize the staged memory files; 1 (commit refused) when an entry is malformed.
+
+    The hook tells gitmem writers that this `git commit` runs (they do not move HEAD until it
+    has moved HEAD itself or exited) and works while it holds the store: its lock, or the turn
+    a writer waiting for this commit grants it. A commit that started just as a gitmem write
+    moved HEAD is refused with a message to run it again (git's own update of HEAD would fail).
+    """
     if not (root / "memory.json").is_file():
         return 0
+    from gitmem.git.locks import committing_git
+    from gitmem.store import gitgate
+
+    git_pid = committing_git()
+    head = gitcli.rev_parse(root, "HEAD")
+    if git_pid is not None:
+        gitgate.announce(root, git_pid, head)
     warming = _warm_imports()  # the parser loads while git lists what is staged
     staged = gitcli.staged_changes(root)
     changes = [c for c in staged if _relevant(c.path)]
     runtime = sorted({scope for c in staged if (scope := _runtime_scope(c.path))})
-    if not changes and not runtime:
-        return 0
-    head = gitcli.rev_parse(root, "HEAD")
     blobs = gitcli.read_blobs(root, [c.oid for c in changes if c.status != "D"])
     warming.join()  # import nothing on this thread before the warming one is done
-    from gitmem.fsio import store_lock
-
-    with store_lock(root, timeout=LOCK_SECONDS):
+    with gitgate.hook_turn(root, git_pid, timeout=LOCK_SECONDS):
+        if gitgate.head_moved_under(root, git_pid, head, gitcli.rev_parse(root, "HEAD")):
+            say("a gitmem write moved HEAD just as this commit started; nothing was committed "
+                "and what you staged is unchanged: run the same `git commit` again")
+            return 1
         if runtime and _runtime_locked(root, runtime):
             return 1
         return _pre_commit_locked(root, changes, head, blobs) if changes else 0

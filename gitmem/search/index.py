@@ -71,10 +71,11 @@ MAX_REBUILD_PROCS = 4
 class SearchIndex:
     """The search index of one store root; lives in `root/index`."""
 
-    def __init__(self, root: Path, *, watch: bool = True) -> None:
-        """`watch=False` disables change notifications: every refresh stats every file."""
+    def __init__(self, root: Path, *, watch: bool = True, folder: Path | None = None) -> None:
+        """`watch=False` disables change notifications: every refresh stats every file;
+        `folder`: where the index lives (default: root/index)."""
         self.root = Path(root)
-        self.dir = self.root / INDEX_DIR
+        self.dir = folder or self.root / INDEX_DIR
         self._watch = watch
         self._watcher: ChangeWatcher | None = None  # created by the first refresh
         self._watching = False  # armed, and a full scan since then found the index in step
@@ -312,6 +313,11 @@ class SearchIndex:
                     self._remember(touched)
         except LockTimeoutError:  # another process is writing: answer from the current index
             self._pending.update(changed)
+            self._remember_in_memory(touched)
+            return []
+        except PermissionError:  # a read-only index serves while nothing changed (else: a fallback)
+            if changed:
+                raise
             self._remember_in_memory(touched)
             return []
         self._pending.difference_update(changed)

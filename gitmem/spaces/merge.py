@@ -69,7 +69,7 @@ def merge_spaces(home: Store, source: str, target: str, *, deactivate: bool = Tr
     if src.root.resolve() == dst.root.resolve():
         raise InvalidInputError(f"{source} and {target} are the same store")
     report = MergeReport(src_name, dst_name)
-    with src.locked():
+    with src.reading():
         src.catch_up_catalog()
         sources = [(p, src.read_file(p)) for p in src.all_topic_files()]
     with dst.writing("space merge") as txn:

@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Callable, Iterator
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.errors import StoreStateError
+from gitmem.errors import ReadOnlyStoreError, StoreStateError, UnsafePathError
 from gitmem.format.conflicts import keep_blocks
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.markdown import append_entry_text, render_topic_file
-from gitmem.fsio import read_text, store_lock, write_text_atomic
-from gitmem.store import journal, tree
+from gitmem.fsio import read_text, refuse_link, write_text_atomic
+from gitmem.store import gitgate, journal, tree
 from gitmem.store.catalog import Catalog
-from gitmem.store.paths import resolve_root
+from gitmem.store.lock import store_lock
+from gitmem.store.paths import locate_root, missing_store_message
 from gitmem.store.registry import Registry, load_registry
 from gitmem.store.txn import WriteTxn
 
@@ -37,15 +39,18 @@ class StoreBase:
         cwd: Path | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        self.root = resolve_root(root)
-        self.workspace_flag = workspace
         self.cwd = (cwd or Path.cwd()).absolute()
+        self.root, self.root_source = locate_root(root, self.cwd)
+        self.workspace_flag = workspace
         self.clock = clock or datetime.now
         self._git: GitRepo | None = None
         self._catalog: Catalog | None = None
         self._registry: Registry | None = None
         self._search_index: SearchIndex | None = None
         self._lock_depth = 0
+        self._locked_at = 0.0  # when this object took the store lock (time.time())
+        self.read_only = False  # set when a read found the store not writable for this user
+        self.notes: list[str] = []  # one-line notes for the person (e.g. the index lags behind)
 
     # -- lifecycle ---------------------------------------------------------------------------
     def exists(self) -> bool:
@@ -53,7 +58,7 @@ class StoreBase:
 
     def require(self) -> None:
         if not self.exists():
-            raise StoreStateError(f"no gitmem store at {self.root}: run `gitmem init` first")
+            raise StoreStateError(missing_store_message(self.root, self.root_source, self.cwd))
 
     @property
     def git(self) -> GitRepo:
@@ -62,13 +67,33 @@ class StoreBase:
 
             self.require()
             self._git = GitRepo(self.root, token_file=self.root / "state" / "git-token")
+            self._git.before_write = self._before_git_write
+            self._git.after_head_move = lambda: gitgate.note_head_moved(self.root)
         return self._git
 
     @property
     def catalog(self) -> Catalog:
         if self._catalog is None:
-            self._catalog = Catalog(self.root)
+            self._catalog = self._open_catalog()
         return self._catalog
+
+    def _open_catalog(self) -> Catalog:
+        """state/catalog.sqlite; for a reader who cannot write it, a catalog in memory."""
+        import sqlite3
+
+        if self.read_only:
+            return MemoryCatalog(self.root)
+        refuse_link(self.root, "state/catalog.sqlite")
+        try:
+            return Catalog(self.root)
+        except (PermissionError, sqlite3.OperationalError) as exc:
+            if not isinstance(exc, PermissionError) and "readonly" not in str(exc) \
+                    and "unable to open" not in str(exc):
+                raise
+            if self._lock_depth:
+                raise ReadOnlyStoreError(self.root, f"state/catalog.sqlite: {exc}") from None
+            self.read_only = True
+            return MemoryCatalog(self.root)
 
     @property
     def registry(self) -> Registry:
@@ -150,11 +175,45 @@ class StoreBase:
             return
         with store_lock(self.root):
             self._lock_depth = 1
+            self._locked_at = time.time()
             self._registry = None  # another process may have changed it while we waited
             try:
                 yield
             finally:
                 self._lock_depth = 0
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """The lock for a read that updates derived data (the catalog); a store this user
+        cannot write is read without it, from a catalog in memory."""
+        stack = contextlib.ExitStack()
+        if not self._lock_depth and not self.read_only:
+            try:
+                stack.enter_context(self.locked())
+            except (ReadOnlyStoreError, UnsafePathError):  # state/ not writable, or a link
+                self.read_only = True
+                if self._catalog is not None and not isinstance(self._catalog, MemoryCatalog):
+                    self._catalog.close()
+                    self._catalog = None
+        with stack:
+            yield
+
+    def _before_git_write(self, head_moves_next: bool) -> bool:
+        """Before gitmem writes to the repository: no plain git command that moves HEAD is
+        running, no stale lock file is left. Just before HEAD moves (head_moves_next), only the
+        first is looked at again. Returns whether it had to wait (HEAD may have moved)."""
+        if not self._lock_depth:
+            return False
+        # Before staging, the announced commits (cheap); just before HEAD moves, every git process.
+        waited = gitgate.wait_for_plain_git(self.root, self.git.git_dir, processes=head_moves_next)
+        if not head_moves_next:
+            self.clear_stale_git_locks()
+        return waited
+
+    def clear_stale_git_locks(self) -> None:
+        """Remove git lock files left by killed processes (under the store lock only)."""
+        if self._lock_depth:
+            gitgate.clear_stale_locks(self.root, self.git.git_dir, self._locked_at)
 
     def _journal(self, txn: WriteTxn, relpath: str) -> None:
         """Record, before the first byte changes, which files this verb is about to write."""
@@ -162,3 +221,11 @@ class StoreBase:
 
     def _clear_journal(self) -> None:
         journal.clear(self.root)
+
+
+class MemoryCatalog(Catalog):
+    """A catalog held in memory, for reading a store whose state/ this user cannot write."""
+
+    def __init__(self, root: Path) -> None:
+        self.path = Path(":memory:")
+        self.db = self._connect()

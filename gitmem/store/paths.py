@@ -13,14 +13,55 @@ from gitmem.format import layers as L
 DERIVED_DIRS: tuple[str, ...] = ("index", "state", "digests", "logs")
 
 
-def resolve_root(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """`--root`, else $GITMEM_ROOT, else ~/.gitmem."""
+def resolve_root(explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path:
+    """`--root`, else $GITMEM_ROOT, else the store the current folder lies in (found by walking
+    up to a folder holding memory.json and .git, as git finds its repository), else ~/.gitmem.
+    A root that cannot be a folder (a file, a path under a file) is refused."""
+    return locate_root(explicit, cwd)[0]
+
+
+def locate_root(explicit: str | os.PathLike[str] | None = None,
+                cwd: Path | None = None) -> tuple[Path, str]:
+    """(root, how it was found: "--root", "GITMEM_ROOT", "current folder" or "default")."""
     if explicit:
-        return Path(explicit).expanduser().absolute()
+        return usable_root(Path(explicit).expanduser().absolute(), "--root"), "--root"
     env = os.environ.get("GITMEM_ROOT")
     if env:
-        return Path(env).expanduser().absolute()
-    return (Path.home() / ".gitmem").absolute()
+        return usable_root(Path(env).expanduser().absolute(), "GITMEM_ROOT"), "GITMEM_ROOT"
+    here = (cwd or Path.cwd()).absolute()
+    for folder in (here, *here.parents):
+        if (folder / "memory.json").is_file() and (folder / ".git").exists():
+            return folder, "current folder"
+    return (Path.home() / ".gitmem").absolute(), "default"
+
+
+def usable_root(root: Path, source: str) -> Path:
+    """The root, or a one-line InvalidInputError naming why it cannot hold a store."""
+    for folder in (root, *root.parents):
+        try:
+            if not folder.exists():
+                continue
+        except OSError as exc:
+            raise InvalidInputError(f"{source} {root}: cannot be read ({exc.strerror})") from None
+        if not folder.is_dir():
+            where = "is a file, not a folder" if folder == root else f"lies under a file ({folder})"
+            raise InvalidInputError(f"{source} {root} {where}")
+        if folder == root and not os.access(root, os.R_OK | os.X_OK):
+            raise InvalidInputError(f"{source} {root}: cannot be read (permission denied)")
+        break
+    return root
+
+
+def missing_store_message(root: Path, source: str = "default", cwd: Path | None = None) -> str:
+    """What to say when there is no store at `root`: where gitmem looked and how to go on."""
+    if source == "--root":
+        return (f"no gitmem store at {root} (given by --root): create one there with `gitmem init` "
+                f"(`gitmem --root {root} init`)")
+    if source == "GITMEM_ROOT":
+        return f"no gitmem store at {root} (from GITMEM_ROOT): create one with `gitmem init`"
+    here = (cwd or Path.cwd()).absolute()
+    return (f"no gitmem store found: looked in {here} and the folders above it, then {root}; "
+            "create one with `gitmem init` (or name one with --root or GITMEM_ROOT)")
 
 
 def validate_workspace_key(key: str) -> str:

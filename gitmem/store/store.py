@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import InvalidInputError, NotFoundError
+from gitmem.eventlog import log_event
 from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
 from gitmem.format.normalize import Outcome
-from gitmem.fsio import read_text
+from gitmem.fsio import is_temp_name, read_text, refuse_link, sweep_temp
 from gitmem.observe.record import record
 from gitmem.resources import read_text as read_resource
 from gitmem.secrets.scan import refuse_hand_edit_secrets
@@ -52,6 +53,7 @@ class Store(StoreBase):
         with self.locked():
             _ = self.registry  # a broken memory.json stops every write before anything changes
             self.recover_interrupted()
+            self.ignore_temp_files()
             if absorb:
                 self.absorb_hand_edits()
             txn = WriteTxn(verb, changed_elsewhere=self.catch_up_catalog())
@@ -129,7 +131,11 @@ class Store(StoreBase):
                commit=oid, files=len(paths), message=summary)
 
     def recover_interrupted(self) -> None:
-        """Commit what a crashed write left behind, under that write's own name."""
+        """Clear what a killed write left behind: its temp files, and its changes, which are
+        committed under that write's own name (stale git lock files go in GitRepo.before_write)."""
+        for relpath in sweep_temp(self.root):
+            log_event(self.root, {"event": "temp-file-removed", "path": relpath})
+        self.clear_stale_git_locks()
         found = journal.pending(self.root)
         if found is None:
             return
@@ -143,11 +149,27 @@ class Store(StoreBase):
             self.record_write(verb, self.git.commit_paths(paths, message), paths, message)
         self._clear_journal()
 
+    def ignore_temp_files(self) -> None:
+        """A store made by an earlier version gets the .gitignore lines it lacks (temp files)."""
+        try:
+            current: str | None = read_text(self.path(".gitignore"))
+        except FileNotFoundError:
+            current = None
+        text = generated.with_missing_lines(current, generated.GITIGNORE)
+        if text is None:
+            return
+        txn = WriteTxn("gitignore")
+        self.write_file(txn, ".gitignore", text)
+        self.git.commit_paths([".gitignore"], "gitignore: temp files and derived folders")
+        self._clear_journal()
+
     def absorb_hand_edits(self) -> list[str]:
         """Commit changes someone made by hand (normalized) before our own write."""
-        dirty = self.git.dirty_paths()
+        dirty = [p for p in self.git.dirty_paths() if not is_temp_name(p)]
         if not dirty:
             return []
+        for relpath in dirty:  # a link made by hand is neither followed nor committed
+            refuse_link(self.root, relpath)
         refuse_hand_edit_secrets(self.root, dirty, lambda path: self.git.read_file_at("HEAD", path))
         outcomes = self.normalize_paths(dirty, fix=True)
         blocking = [p for o in outcomes for p in o.blocking]
@@ -228,17 +250,27 @@ class Store(StoreBase):
         return generated.regenerate_layer_indexes(self.root, self.catalog, relpaths)
 
     def update_search_index(self, relpaths: list[str]) -> None:
-        """Keep an existing search index current for these files (no index: nothing to do)."""
-        if not (self.root / "index").is_dir():
+        """Keep an existing search index current for these files (no index: nothing to do).
+
+        Never fails the write that called it: the commit has landed, and the next search
+        brings an index that missed an update up to date."""
+        index = self.root / "index"
+        if not index.is_dir() or index.is_symlink():
             return
-        self.search_index().update_paths(relpaths)
+        try:
+            self.search_index().update_paths(relpaths)
+        except Exception as exc:  # noqa: BLE001 - see the docstring
+            reason = f"{type(exc).__name__}: {exc}"
+            log_event(self.root, {"event": "index-update-failed", "error": reason})
+            self.notes.append(f"the search index could not be updated ({reason}); "
+                              "the next search brings it up to date")
 
     def search_index(self) -> SearchIndex:
         """The store's search index, kept open so later searches reuse its reader and manifest."""
         if self._search_index is None:
-            from gitmem.search.index import SearchIndex
+            from gitmem.search.guard import GuardedIndex
 
-            self._search_index = SearchIndex(self.root)
+            self._search_index = GuardedIndex(self.root, note=self.notes.append)
         return self._search_index
 
     def render_system_doc(self) -> str:
@@ -320,7 +352,7 @@ class Store(StoreBase):
         parsed = L.parse_id(entry_id)
         if parsed is None:
             raise InvalidInputError(f"malformed id {entry_id!r} (expected <scope>-<abbr>-<NNNN>)")
-        with self.locked():
+        with self.reading():
             self.catch_up_catalog()
         for relpath in self.catalog.locate(entry_id):
             topic = self.read_file(relpath)

@@ -16,7 +16,7 @@ def resolve_workspace_key(root: Path, explicit: str | None, cwd: Path) -> str:
     key = associated_key(root, cwd)
     if key:
         return validate_workspace_key(key)
-    from gitmem.git.repo import discover_repository
+    from gitmem.git.discover import discover_repository
 
     found = discover_repository(cwd)
     if found is not None and found[0].resolve() != root.resolve():

@@ -17,6 +17,7 @@ from gitmem.errors import ParseError
 from gitmem.format import layers as L
 from gitmem.format.normalize import Problem
 from gitmem.store import tree
+from gitmem.store.recovery import store_problems
 from gitmem.verbs.legacy import migrate_legacy_layer
 
 if TYPE_CHECKING:
@@ -73,11 +74,12 @@ def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
     """Report every problem; with fix, apply the safe fixes and commit them once."""
     store.require()
     report = CheckReport()
-    with store.locked():
+    with store.locked() if fix else store.reading():
         outcomes = store.normalize_paths(store.all_memory_files(), fix=fix, dates_from_history=fix)
         report.problems.extend(tree.invalid_scope_folders(store.root))
         for outcome in outcomes:
             report.problems.extend(outcome.problems)
+        report.problems.extend(store_problems(store))  # leftovers of crashes, links, temp files
         legacy, unreadable = legacy_layers(store)
         report.problems.extend(unreadable)
         for scope, layer in legacy:

@@ -244,7 +244,7 @@ def build_card(
     """Assemble sections in priority order until the budget is spent; say what was cut."""
     if max_chars < 200:
         raise InvalidInputError("--max-chars must be at least 200")
-    with store.locked():
+    with store.reading():
         store.catch_up_catalog()
     scopes = [workspace, L.GLOBAL] if workspace else [L.GLOBAL]
     card = Card(workspace)

@@ -21,6 +21,13 @@ from gitmem.verbs.base import (
 )
 from gitmem.verbs.blocks import open_held, save_held
 
+# How each single-file layer is written instead of with `remember`.
+_SINGLE_WAY_OUT = {
+    "state": "use `gitmem state SECTION CONTENT`",
+    "working": "use `gitmem working`",
+    "junk": "junk.md is edited by hand and never indexed",
+}
+
 
 def remember(
     store: Store,
@@ -46,7 +53,7 @@ def remember(
     Text that holds a likely secret is refused (exit 2) unless `allow_secret`."""
     spec = L.layer_spec(layer)
     if spec.shape != "topics":
-        raise InvalidInputError(f"layer {layer!r} is not written with remember (use `gitmem {layer}`)")
+        raise InvalidInputError(f"layer {layer!r} is not written with remember ({_SINGLE_WAY_OUT[layer]})")
     body = safe_body(check_text(text, allow_secret=allow_secret))
     for value, what in ((title, "title"), (source, "source")):
         if value:

@@ -132,7 +132,7 @@ def list_entries(
 
 def _store_entries(store: Store, layer: str | None, scopes: list[str] | None,
                    include_all: bool, skipped: set[str] | None) -> list[dict[str, Any]]:
-    with store.locked():
+    with store.reading():
         store.catch_up_catalog()
     records = []
     for scope in scopes or store.scope_keys():

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from gitmem.capture.report import memory_work
+from gitmem.errors import StoreStateError
+from gitmem.store.recovery import leftovers
 from gitmem.store.store import Store
 from gitmem.store.system_doc import system_doc_stale
 from gitmem.store.tree import scan_tree
@@ -14,7 +16,7 @@ from gitmem.sync.state import load_sync_state
 def status(store: Store) -> dict[str, Any]:
     """Where the store lives, what it holds, and whether anything needs attention."""
     store.require()
-    with store.locked():
+    with store.reading():
         store.catch_up_catalog()
     counts = store.catalog.counts()
     layers: dict[str, dict[str, dict[str, int]]] = {}
@@ -33,11 +35,20 @@ def status(store: Store) -> dict[str, Any]:
         "dirty": git.dirty_paths(),
         "entries": sum(entries for _, entries in counts.values()),
         "layers": layers,
-        "workspaces": sorted(store.registry.workspaces),
+        "workspaces": _workspaces(store),
         "system_doc_stale": system_doc_stale(store.root),
         "conflicts": on_disk.conflicted,
         "problems": sorted(problems),
         "sync": sync_state,
+        "leftovers": [str(p) for p in leftovers(store)],
     }
     data.update(memory_work(store.root))
     return data
+
+
+def _workspaces(store: Store) -> list[str]:
+    try:
+        return sorted(store.registry.workspaces)
+    except StoreStateError:
+        return []  # a broken memory.json is among the leftovers
+

@@ -93,7 +93,7 @@ def test_looking_for_a_repository_many_times_does_not_crash(tmp_path: Path) -> N
     import subprocess
     import sys
 
-    code = ("from pathlib import Path\nfrom gitmem.git.repo import discover_repository\n"
+    code = ("from pathlib import Path\nfrom gitmem.git.discover import discover_repository\n"
             f"for _ in range(20000):\n    assert discover_repository(Path({str(tmp_path)!r})) is None\n"
             "print('ok')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -1,0 +1,115 @@
+"""Work tree and index updates made alongside commits: a merge's files, and git's index lock."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import FileMode
+
+from gitmem.fsio import write_bytes_atomic
+
+
+@contextlib.contextmanager
+def index_held(git_dir: Path) -> Iterator[None]:
+    """Hold git's index lock (.git/index.lock) while the index is read and changed in memory,
+    as git itself does: a `git add` running meanwhile fails and is retried instead of being
+    overwritten. The lock is let go just before libgit2 takes it again to write the index;
+    a `FileExistsError` here means another git process holds it (the caller retries)."""
+    lock = git_dir / "index.lock"
+    fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        yield
+    finally:
+        os.close(fd)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(lock)
+
+
+def stage(repo: pygit2.Repository, root: Path, paths: list[str]) -> pygit2.Index:
+    """Stage exactly these paths as they are in the work tree (a missing file is unstaged).
+
+    Their contents go into the object store first; the index is then read, changed and
+    written while git's index lock is held only for that, so a plain `git add` running at the
+    same moment is neither overwritten nor kept waiting long (git does not wait for the lock)."""
+    present = [rel for rel in dict.fromkeys(paths)
+               if (root / rel).is_file() or (root / rel).is_symlink()]
+    for rel in present:
+        repo.create_blob_fromworkdir(rel)
+    index = repo.index
+    with index_held(Path(repo.path)):
+        index.read(force=True)
+        for rel in dict.fromkeys(paths):
+            if rel in present:
+                index.add(rel)
+            elif rel in index:
+                index.remove(rel)
+    index.write()  # the index stays what is staged, also when no commit follows
+    return index
+
+
+def tree_with(repo: pygit2.Repository, base: pygit2.Tree | None, index: pygit2.Index,
+              paths: list[str]) -> pygit2.Oid:
+    """The tree of `base` with `paths` as `index` has them (absent there: removed). Only the
+    trees on the way to those paths are rewritten, whatever the size of the store."""
+    changes: dict[str, tuple[pygit2.Oid, int] | None] = {}
+    for rel in dict.fromkeys(paths):
+        changes[rel] = (index[rel].id, index[rel].mode) if rel in index else None
+    return _rebuilt(repo, base, changes)
+
+
+def _rebuilt(repo: pygit2.Repository, tree: pygit2.Tree | None,
+             changes: dict[str, tuple[pygit2.Oid, int] | None]) -> pygit2.Oid:
+    builder = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
+    below: dict[str, dict[str, tuple[pygit2.Oid, int] | None]] = {}
+    for rel, value in changes.items():
+        name, _, rest = rel.partition("/")
+        if rest:
+            below.setdefault(name, {})[rest] = value
+        elif value is not None:
+            builder.insert(name, value[0], value[1])
+        elif builder.get(name) is not None:
+            builder.remove(name)
+    for name, inner in below.items():
+        current = tree[name] if tree is not None and name in tree else None
+        subtree = current if isinstance(current, pygit2.Tree) else None
+        oid = _rebuilt(repo, subtree, inner)
+        if len(repo[oid].peel(pygit2.Tree)):
+            builder.insert(name, oid, FileMode.TREE)
+        elif builder.get(name) is not None:
+            builder.remove(name)
+    return builder.write()
+
+
+def sync_work_tree(repo: pygit2.Repository, root: Path, tree: pygit2.Tree, paths: list[str]) -> None:
+    """Make the work tree and index match `tree` at `paths`, keeping other index entries."""
+    index = repo.index
+    with index_held(Path(repo.path)):
+        index.read(force=True)
+        for path in paths:
+            try:
+                obj = tree[path]
+            except KeyError:
+                obj = None
+            if isinstance(obj, pygit2.Blob):
+                executable = tree[path].filemode == FileMode.BLOB_EXECUTABLE
+                write_bytes_atomic(root / path, obj.data, mode=0o755 if executable else None)
+                index.add(path)
+            else:
+                remove_file(root, path)
+                if path in index:
+                    index.remove(path)
+    index.write()
+
+
+def remove_file(root: Path, rel: str) -> None:
+    """Delete a work tree file and any directories it leaves empty."""
+    full = root / rel
+    full.unlink(missing_ok=True)
+    parent = full.parent
+    while parent != root and parent.is_dir() and not any(parent.iterdir()):
+        parent.rmdir()
+        parent = parent.parent

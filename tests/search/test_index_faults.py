@@ -1,0 +1,97 @@
+"""A broken index folder never crashes search, and never fails a write that committed."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+from support import Cli, git
+
+
+def _seed(gm: Cli) -> None:
+    gm("remember", "The cache lives in redis", "-l", "semantic", "-t", "cache")
+    assert gm.json("search", "redis")  # index/ now exists
+
+
+def test_index_as_a_file_searches_a_private_index_with_a_note(gm: Cli) -> None:
+    _seed(gm)
+    shutil.rmtree(gm.root / "index")
+    (gm.root / "index").write_text("not a folder")
+    result = gm("search", "redis")
+    assert result.exit_code == 0 and "global-sem-0001" in result.stdout
+    assert "gitmem: note: the search index in index/ could not be used (index is a file" in result.stderr
+    assert (gm.root / "index").read_text() == "not a folder"
+    write = gm("remember", "Sessions live in memcached", "-l", "semantic")
+    assert write.exit_code == 0, write.output
+    assert "memcached" in git(gm.root, "show", "HEAD:global/semantic/general.md")
+    assert gm.json("search", "memcached")[0]["id"] == "global-sem-0002"  # type: ignore[index]
+    reindex = gm("reindex")
+    assert reindex.exit_code == 2 and "index is a file, not a folder: move it away" in reindex.stderr
+
+
+def test_index_linked_outside_is_never_written(gm: Cli, tmp_path: Path) -> None:
+    _seed(gm)
+    shutil.rmtree(gm.root / "index")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (gm.root / "index").symlink_to(outside)
+    assert gm("remember", "Queues live in rabbitmq", "-l", "semantic").exit_code == 0
+    result = gm("search", "rabbitmq")
+    assert result.exit_code == 0 and "symbolic link" in result.stderr
+    assert list(outside.iterdir()) == []
+
+
+def test_folders_where_the_index_keeps_files_are_repaired(gm: Cli) -> None:
+    _seed(gm)
+    for name in ("manifest.json", "write.lock"):
+        path = gm.root / "index" / name
+        path.unlink(missing_ok=True)
+        path.mkdir()
+        (path / "junk").write_text("x")
+    write = gm("remember", "Logs go to loki", "-l", "semantic")
+    assert write.exit_code == 0, write.output
+    assert "loki" in git(gm.root, "show", "HEAD:global/semantic/general.md")
+    assert gm.json("search", "loki")[0]["id"] == "global-sem-0002"  # type: ignore[index]
+    assert (gm.root / "index" / "manifest.json").is_file()
+
+
+def test_a_write_reports_success_when_the_index_update_fails(gm: Cli) -> None:
+    _seed(gm)
+    manifest = gm.root / "index" / "manifest.json"
+    manifest.unlink()
+    manifest.mkdir()
+    (manifest / "sub").mkdir()
+    (manifest / "sub" / "f").write_text("x")
+    (gm.root / "index" / "write.lock").unlink(missing_ok=True)
+    (gm.root / "index" / "write.lock").symlink_to(gm.root / "index" / "write.lock")  # a link loop
+    result = gm("remember", "Mail goes through postfix", "-l", "semantic")
+    assert result.exit_code == 0 and result.stdout.strip() == "global-sem-0002", result.output
+    assert "postfix" in git(gm.root, "show", "HEAD:global/semantic/general.md")
+    assert gm.json("search", "postfix")[0]["id"] == "global-sem-0002"  # type: ignore[index]
+
+
+def test_an_index_deleted_while_searching_never_fails_a_search(gm: Cli) -> None:
+    for n in range(12):
+        gm("remember", f"Service {n} answers on port {8000 + n}", "-l", "semantic", "-t", f"svc-{n % 4}")
+    from gitmem.store.store import Store
+
+    store = Store(gm.root)
+    stop = threading.Event()
+
+    def delete() -> None:
+        while not stop.wait(0.003):
+            shutil.rmtree(gm.root / "index", ignore_errors=True)
+
+    deleter = threading.Thread(target=delete)
+    deleter.start()
+    try:
+        from gitmem.verbs.search import search
+
+        answered = [search(store, f"port {8000 + n % 12}") for n in range(30)]
+    finally:
+        stop.set()
+        deleter.join()
+        store.close()
+    assert all(isinstance(hits, list) for hits in answered)
+    assert sum(1 for hits in answered if hits) >= 15
