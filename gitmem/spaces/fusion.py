@@ -9,7 +9,7 @@ their score relative to their space's best ("max" normalization), then by raw sc
 
 "max" (score / the space's best score) and "raw" (no normalization) are kept for measurement:
 on the retrieval fixture split across two and three spaces all three stay within 0.015 of one
-store's recall@5 and MRR (tests/spaces/test_fusion.py, docs/decisions/0009-spaces.md); rank
+store's recall@5 and MRR (tests/spaces/test_fusion.py, docs/decisions/0012-spaces.md); rank
 fusion is chosen because it assumes nothing about score scales.
 """
 

@@ -118,7 +118,7 @@ def test_the_fixture_split_across_spaces_keeps_recall_and_mrr(
     assert report.hidden_leaks == []
     assert report.rank1_failures == [], name
     # One store measured 0.951 recall@5 / 0.941 MRR; split, rank fusion measured 0.951-0.963 /
-    # 0.938-0.948 (docs/decisions/0009-spaces.md).
+    # 0.938-0.948 (docs/decisions/0012-spaces.md).
     assert report.recall(5) >= baseline.recall(5) - 0.02, (name, report.misses())
     assert report.mrr() >= baseline.mrr() - 0.02, name
 
