@@ -38,13 +38,16 @@ ALLOWED: dict[str, set[str]] = {
     "documents": {"store", "format", "search", "observe", "secrets"},
     "githooks": {"store", "merge", "git", "format", "observe", "runtime", "secrets"},
     "sync": {"store", "merge", "git", "githooks", "format", "observe", "runtime", "documents"},
-    "verbs": {"store", "sync", "format", "capture", "observe", "runtime", "documents", "secrets"},
+    "spaces": {"store", "sync", "format"},
+    "provenance": {"store", "git", "search", "format"},
+    "verbs": {"store", "sync", "format", "capture", "observe", "runtime", "documents", "secrets",
+              "spaces", "provenance"},
     "models": {"observe"},
     "capture": {"store", "format", "models", "observe"},
     "consolidate": {"store", "verbs", "format", "capture", "models", "observe"},
     "history": {"store", "verbs", "format", "git", "observe"},
     "cli": {"verbs", "store", "sync", "githooks", "format", "observe", "models", "capture",
-            "consolidate", "history", "runtime", "documents"},
+            "consolidate", "history", "runtime", "documents", "spaces", "provenance"},
 }
 # Ground modules: what each may import (nothing else of gitmem).
 GROUND_ALLOWED: dict[str, set[str]] = {

@@ -13,9 +13,12 @@ from gitmem.cli import (
     history,
     hooks,
     models,
+    provenance,
+    relations,
     resolve,
     runtime,
     search,
+    spaces,
     store,
     sync,
     workspace,
@@ -24,8 +27,8 @@ from gitmem.cli.main import cli
 
 __all__ = ["cli", "main"]
 
-for _module in (store, entries, workspace, search, sync, resolve, hooks, models, capture, history, activity,
-                runtime, documents):
+for _module in (store, entries, workspace, search, sync, resolve, hooks, models, capture, history,
+                activity, runtime, documents, spaces, relations, provenance):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

@@ -12,10 +12,16 @@ from gitmem.cli.options import (
     emit,
     get_store,
     json_option,
-    print_write,
     scope_option,
     text_argument,
     workspace_option,
+)
+from gitmem.cli.targets import (
+    entry_target,
+    print_entry_write,
+    print_routed,
+    space_option,
+    write_target,
 )
 
 
@@ -32,32 +38,49 @@ from gitmem.cli.options import (
 @click.option("--source", help="Where the fact comes from, e.g. session:4f2a.")
 @click.option("--supersedes", help="Id of the entry this one replaces (linked both ways).")
 @click.option("--force", is_flag=True, help="Add even if the same text was forgotten.")
+@click.option("--paths", help="Code the entry describes: paths in the workspace repository, comma-separated.")
+@space_option
 @allow_secret_option
 @scope_option
 @json_option
 @click.pass_context
 def remember(ctx: click.Context, text: str, layer: str, topic: str | None, title: str | None,
              importance: str | None, volatility: str | None, until: str | None, source: str | None,
-             supersedes: str | None, force: bool, allow_secret: bool, scope: str, as_json: bool) -> None:
+             supersedes: str | None, force: bool, paths: str | None, space: str | None,
+             allow_secret: bool, scope: str, as_json: bool) -> None:
     """Record TEXT (`-`: read it from stdin) as an entry and print its id (an identical live
     entry's id if it exists)."""
     from gitmem.verbs.entries import remember as do_remember
 
-    result = do_remember(get_store(ctx), text_argument(text), layer, topic=topic, title=title, importance=importance,
+    text = text_argument(text)
+    home, target = write_target(ctx, space, layer, topic, f"{title or ''}\n{text}")
+    extra = {"Paths": _paths_value(paths)} if paths else None
+    result = do_remember(target.store, text, layer, topic=topic, title=title, importance=importance,
                          volatility=volatility, until=until, source=source, supersedes=supersedes,
-                         scope=scope, force=force, allow_secret=allow_secret)
-    print_write(result, as_json)
+                         scope=scope, force=force, allow_secret=allow_secret, extra_fields=extra)
+    print_routed(home, target, result, as_json)
+
+
+def _paths_value(paths: str) -> str:
+    from gitmem.errors import InvalidInputError
+    from gitmem.format.references import parse_paths
+
+    good, bad = parse_paths(paths)
+    if bad or not good:
+        raise InvalidInputError(f"--paths: {', '.join(bad) or paths!r} is not a path inside the repository")
+    return ", ".join(good)
 
 
 @click.command()
 @click.argument("entry_id", metavar="ID")
+@space_option
 @json_option
 @click.pass_context
-def show(ctx: click.Context, entry_id: str, as_json: bool) -> None:
-    """Show one entry with its fields, location and freshness."""
+def show(ctx: click.Context, entry_id: str, space: str | None, as_json: bool) -> None:
+    """Show one entry (ID, or SPACE/ID) with its fields, location and freshness."""
     from gitmem.verbs.reads import show as read_show
 
-    record = read_show(get_store(ctx), entry_id)
+    record = read_show(get_store(ctx), entry_id, space=space)
 
     def text() -> str:
         conflict = record.get("conflict")
@@ -70,9 +93,11 @@ def show(ctx: click.Context, entry_id: str, as_json: bool) -> None:
                     f" `gitmem resolve {entry_id}`")
         fields = "\n".join(f"{k}: {v}" for k, v in record["fields"].items())
         label = f" {record['label']}" if record["label"] else ""
-        return (f"{record['title']}{label}\n{record['path']}:{record['line']}  "
-                f"[{record['scope']}/{record['layer']}, {record['status']}, {record['freshness']}]\n\n"
-                f"{record['body']}\n\n{fields}")
+        where = f"{record['space']}:" if record["ref"] != record["id"] else ""
+        suspect = "".join(f"\nSUSPECT: {reason}" for reason in record["suspect"])
+        return (f"{record['title']}{label}\n{where}{record['path']}:{record['line']}  "
+                f"[{record['scope']}/{record['layer']}, {record['status']}, {record['freshness']}]"
+                f"{suspect}\n\n{record['body']}\n\n{fields}")
 
     emit(record, as_json, text)
 
@@ -82,18 +107,21 @@ def show(ctx: click.Context, entry_id: str, as_json: bool) -> None:
 @click.option("--scope", type=click.Choice(["global", "workspace", "all"]), default="all", show_default=True,
               help="Which scope to list.")
 @click.option("--all", "include_all", is_flag=True, help="Include forgotten, superseded and expired entries.")
+@space_option
 @json_option
 @workspace_option
 @click.pass_context
-def list_cmd(ctx: click.Context, layer: str | None, scope: str, include_all: bool, as_json: bool) -> None:
-    """List entries (id, title, freshness), optionally of one layer."""
+def list_cmd(ctx: click.Context, layer: str | None, scope: str, include_all: bool, space: str | None,
+             as_json: bool) -> None:
+    """List entries (id, title, freshness) of the store and its active spaces, optionally of one layer."""
     from gitmem.verbs.reads import list_entries, skipped_note
 
     store = get_store(ctx)
     scopes = None if scope == "all" else [store.scope_for(scope)]
     skipped: set[str] = set()
-    records = list_entries(store, layer=layer, scopes=scopes, include_all=include_all, skipped=skipped)
-    lines = [f"{r['id'] or '-'}  {r['title']}{' ' + r['label'] if r['label'] else ''}" for r in records]
+    records = list_entries(store, layer=layer, scopes=scopes, include_all=include_all, space=space,
+                           skipped=skipped)
+    lines = [f"{r['ref'] or '-'}  {r['title']}{' ' + r['label'] if r['label'] else ''}" for r in records]
     emit(records, as_json, "\n".join(lines) or "no entries")
     if skipped:
         click.echo(f"gitmem: {skipped_note(skipped)}", err=True)
@@ -104,24 +132,28 @@ def list_cmd(ctx: click.Context, layer: str | None, scope: str, include_all: boo
 @click.command()
 @click.argument("entry_id", metavar="ID")
 @click.option("--undo", is_flag=True, help="Release a forgotten entry.")
+@space_option
 @json_option
 @click.pass_context
-def forget(ctx: click.Context, entry_id: str, undo: bool, as_json: bool) -> None:
+def forget(ctx: click.Context, entry_id: str, undo: bool, space: str | None, as_json: bool) -> None:
     """Forget an entry (soft: hidden from search and context, re-adding refused); --undo releases it."""
     from gitmem.verbs.entries import forget as do_forget
 
-    print_write(do_forget(get_store(ctx), entry_id, undo=undo), as_json)
+    home, ref = entry_target(ctx, entry_id, space)
+    print_entry_write(home, ref, do_forget(ref.store, ref.id, undo=undo), as_json)
 
 
 @click.command()
 @click.argument("entry_id", metavar="ID")
+@space_option
 @json_option
 @click.pass_context
-def verify(ctx: click.Context, entry_id: str, as_json: bool) -> None:
-    """Re-confirm an entry today (its freshness counts from now)."""
+def verify(ctx: click.Context, entry_id: str, space: str | None, as_json: bool) -> None:
+    """Re-confirm an entry today (its freshness counts from now; a suspect mark clears)."""
     from gitmem.verbs.entries import verify as do_verify
 
-    print_write(do_verify(get_store(ctx), entry_id), as_json)
+    home, ref = entry_target(ctx, entry_id, space)
+    print_entry_write(home, ref, do_verify(ref.store, ref.id), as_json)
 
 
 @click.command()
@@ -133,21 +165,26 @@ def verify(ctx: click.Context, entry_id: str, as_json: bool) -> None:
 @click.option("--topic", "-t", help="Topic within the decisions layer; default 'general'.")
 @click.option("--importance", type=click.Choice(["critical", "high", "normal", "low"]),
               help="How much the entry matters (default normal).")
+@space_option
 @allow_secret_option
 @scope_option
 @json_option
 @click.pass_context
 def decision(ctx: click.Context, statement: str, rationale: str, context_text: str | None,
              alternatives: tuple[str, ...], consequences: str | None, topic: str | None,
-             importance: str | None, allow_secret: bool, scope: str, as_json: bool) -> None:
+             importance: str | None, space: str | None, allow_secret: bool, scope: str,
+             as_json: bool) -> None:
     """Record a settled choice (the heading) with context, rationale, alternatives, consequences
     (`--rationale -` reads the rationale from stdin)."""
     from gitmem.verbs.decisions import decision as do_decision
 
-    result = do_decision(get_store(ctx), statement, rationale=text_argument(rationale), context=context_text,
+    rationale = text_argument(rationale)
+    home, target = write_target(ctx, space, "decisions", topic,
+                                f"{statement}\n{context_text or ''}\n{rationale}")
+    result = do_decision(target.store, statement, rationale=rationale, context=context_text,
                          alternatives=list(alternatives), consequences=consequences, topic=topic,
                          importance=importance, scope=scope, allow_secret=allow_secret)
-    print_write(result, as_json)
+    print_routed(home, target, result, as_json)
 
 
 @click.command()
@@ -155,18 +192,22 @@ def decision(ctx: click.Context, statement: str, rationale: str, context_text: s
 @click.argument("text")
 @click.option("--importance", type=click.Choice(["critical", "high", "normal", "low"]),
               help="How much the entry matters (default normal).")
+@space_option
 @allow_secret_option
 @json_option
 @workspace_option
 @click.pass_context
-def codebase(ctx: click.Context, topic: str, text: str, importance: str | None, allow_secret: bool,
+def codebase(ctx: click.Context, topic: str, text: str, importance: str | None, space: str | None,
+             allow_secret: bool,
              as_json: bool) -> None:
     """Record what a path or subsystem (TOPIC) of the current workspace does (TEXT `-`: from
     stdin); re-recording updates it."""
     from gitmem.verbs.entries import codebase as do_codebase
 
-    print_write(do_codebase(get_store(ctx), topic, text_argument(text), importance=importance,
-                            allow_secret=allow_secret), as_json)
+    text = text_argument(text)
+    home, target = write_target(ctx, space, "codebase", topic, text)
+    print_routed(home, target, do_codebase(target.store, topic, text, importance=importance,
+                                           allow_secret=allow_secret), as_json)
 
 
 COMMANDS = (remember, show, list_cmd, forget, verify, decision, codebase)

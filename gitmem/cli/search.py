@@ -8,15 +8,23 @@ from typing import Any
 import click
 
 from gitmem.cli.options import emit, get_store, json_option
+from gitmem.cli.targets import space_option
 
 
-def _hit_line(hit: dict[str, Any]) -> str:
+def _hit_line(hit: dict[str, Any], spaces: bool) -> str:
     marks = [m for m in (hit["freshness"] if hit["freshness"] not in ("fresh", "aging") else "",
                          "CONFLICT" if hit["conflicted"] else "",
+                         "SUSPECT" if hit.get("suspect") else "",
                          hit["status"] if hit["status"] != "live" else "") if m]
     flag = f" [{', '.join(marks)}]" if marks else ""
-    head = f"{hit['id'] or '-'}  {hit['title']}{flag}"
-    return f"{head}\n    {hit['path']}:{hit['line']}  {hit['scope']}/{hit['layer']}  {hit['snippet']}"
+    head = f"{hit.get('ref') or hit['id'] or '-'}  {hit['title']}{flag}"
+    where = f"{hit['space']}:" if spaces else ""
+    line = f"{head}\n    {where}{hit['path']}:{hit['line']}  {hit['scope']}/{hit['layer']}  {hit['snippet']}"
+    if hit.get("suspect"):
+        from gitmem.verbs.suspects import summary
+
+        line += f"\n    suspect: {summary(hit['suspect'])}"
+    return line
 
 
 @click.command()
@@ -27,19 +35,22 @@ def _hit_line(hit: dict[str, Any]) -> str:
 @click.option("--workspace", "-w", help="Search this workspace plus global.")
 @click.option("--limit", "-n", type=int, default=10, show_default=True, help="Most results to return.")
 @click.option("--all", "include_all", is_flag=True, help="Include forgotten, superseded and expired entries, and archived documents.")
+@space_option
 @json_option
 @click.pass_context
 def search(ctx: click.Context, query: str, layer: str | None, scope: str | None, workspace: str | None,
-           limit: int, include_all: bool, as_json: bool) -> None:
-    """Ranked full-text search with path:line citations; exit 1 when nothing matches."""
+           limit: int, include_all: bool, space: str | None, as_json: bool) -> None:
+    """Ranked full-text search over the store and its active spaces, with path:line citations;
+    exit 1 when nothing matches."""
     from gitmem.verbs.reads import skipped_note
     from gitmem.verbs.search import search as do_search
     from gitmem.verbs.search import skipped_files
 
     store = get_store(ctx)
     hits = do_search(store, query, scope=scope, workspace=workspace, layer=layer,
-                     limit=limit, include_all=include_all)
-    emit(hits, as_json, lambda: "\n".join(_hit_line(h) for h in hits) or "no matches")
+                     limit=limit, include_all=include_all, space=space)
+    spaces = len({h["space"] for h in hits}) > 1 or any(h["ref"] != h["id"] for h in hits)
+    emit(hits, as_json, lambda: "\n".join(_hit_line(h, spaces) for h in hits) or "no matches")
     skipped = skipped_files(store, scope, workspace)
     if skipped:
         click.echo(f"gitmem: {skipped_note(skipped)}", err=True)

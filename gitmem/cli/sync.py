@@ -1,4 +1,4 @@
-"""CLI commands for sharing one memory across machines: `gitmem sync [--dry-run]`,
+"""CLI commands for sharing one memory across machines: `gitmem sync [--dry-run] [--all]`,
 `gitmem remote set|show`, `gitmem conflicts` and the hidden `gitmem merge-driver` git calls.
 Parse, call the library, print.
 """
@@ -6,6 +6,7 @@ Parse, call the library, print.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -14,12 +15,18 @@ from gitmem.errors import ConflictError
 
 
 @click.command(name="sync")
+@click.option("--all", "all_spaces", is_flag=True, help="Sync every active space too, each with its remote.")
 @click.option("--dry-run", is_flag=True,
               help="Fetch and say what a sync would do; change nothing else.")
 @json_option
 @click.pass_context
-def sync(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
+def sync(ctx: click.Context, all_spaces: bool, dry_run: bool, as_json: bool) -> None:
     """Commit pending changes, fetch, merge entry by entry, push; exit 3 on conflicts or failure."""
+    if dry_run and all_spaces:
+        from gitmem.errors import InvalidInputError
+
+        raise InvalidInputError("--dry-run previews one store at a time: `gitmem --root PATH sync"
+                                " --dry-run` (`gitmem space list` shows each space's path)")
     if dry_run:
         from gitmem.sync.dryrun import dry_run as do_dry_run
 
@@ -33,6 +40,10 @@ def sync(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
         def progress(message: str) -> None:
             click.echo(f"sync: {message}...", err=True)
 
+    if all_spaces:
+        _sync_all(ctx, progress, as_json)
+        return
+
     report = do_sync(get_store(ctx), progress=progress)
     emit(report.as_json(), as_json, report.text())
     if report.conflicts:
@@ -42,6 +53,18 @@ def sync(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
             " conflicts` lists them, `gitmem resolve ID --ours|--theirs|--both` settles one (see"
             " state/CONFLICT.md)"
         )
+
+
+def _sync_all(ctx: click.Context, progress: Any, as_json: bool) -> None:
+    """`sync --all`: one line per space; exit 3 when any of them failed or left conflicts."""
+    from gitmem.spaces.syncall import sync_all
+
+    results = sync_all(get_store(ctx), progress)
+    lines = [f"{r.space}: {r.result}" + (f" ({r.error})" if r.error else "") for r in results]
+    emit([r.as_json() for r in results], as_json, "\n".join(lines))
+    failed = [r.space for r in results if r.exit_code]
+    if failed:
+        raise ConflictError(f"sync --all: {', '.join(failed)} did not sync cleanly (see above)")
 
 
 @click.group(name="remote")

@@ -11,14 +11,8 @@ from gitmem.git.credentials import strip_credentials
 _GIT_ERRORS = (pygit2.GitError, KeyError, ValueError, OSError)
 def discover_repository(path: Path) -> tuple[Path, str | None] | None:
     """The work tree containing `path` (searching upwards) and its `origin` URL, without secrets."""
-    try:
-        found = pygit2.discover_repository(str(path))
-    except _GIT_ERRORS:
-        return None
-    if not found:
-        return None
-    try:
-        repo = pygit2.Repository(found)
+    try:  # opening searches upwards; pygit2.discover_repository() (1.21) releases None once per
+        repo = pygit2.Repository(str(path))  # miss, and a long-lived process then aborts
     except _GIT_ERRORS:
         return None
     if repo.is_bare or repo.workdir is None:

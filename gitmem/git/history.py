@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 import pygit2
-from pygit2.enums import SortMode
+from pygit2.enums import DeltaStatus, RepositoryOpenFlag, SortMode
 
 from gitmem.errors import InvalidInputError, NotFoundError
 from gitmem.git.machine import split_machine
@@ -130,3 +130,170 @@ def log(repo: pygit2.Repository, limit: int = 20, path: str | None = None) -> li
         if len(out) >= limit:
             break
     return out
+
+
+def walk(repo: pygit2.Repository, rev: str = "HEAD") -> Iterator[CommitInfo]:
+    """Every commit reachable from `rev`, newest first (children before parents)."""
+    if repo.head_is_unborn:
+        return
+    for commit in repo.walk(resolve_commit(repo, rev).id, _LOG_ORDER):
+        yield commit_info(commit)
+
+
+def commit_before(repo: pygit2.Repository, rev: str, when: int) -> CommitInfo | None:
+    """The newest commit on `rev`'s first-parent line committed at or before `when` (epoch)."""
+    if repo.head_is_unborn:
+        return None
+    commit: pygit2.Commit | None = resolve_commit(repo, rev)
+    while commit is not None:
+        if commit.commit_time <= when:
+            return commit_info(commit)
+        commit = commit.parents[0] if commit.parents else None
+    return None
+
+
+class NeedleFinder:
+    """Finds the blobs holding a byte string in the trees of many commits, cheaply.
+
+    The first commit asked about is scanned (memoized per subtree and blob id). A commit asked
+    about next to one already known (`near`: its child or parent) is derived from that one
+    through the diff of their trees, so walking a long history costs the files each commit
+    changed, and each distinct blob is searched once.
+    """
+
+    def __init__(self, repo: pygit2.Repository, needle: bytes, *, under: tuple[str, ...] = (),
+                 suffix: str = ".md") -> None:
+        self._repo = repo
+        self._needle = needle
+        self._under = under
+        self._suffix = suffix
+        self._trees: dict[str, list[tuple[str, str]]] = {}
+        self._blobs: dict[str, bool] = {}
+        self._commits: dict[str, list[tuple[str, str]]] = {}
+
+    def at(self, rev: str, near: str | None = None) -> list[tuple[str, str]]:
+        """(path, blob id) of every file holding the needle in the tree of `rev`, sorted."""
+        commit = resolve_commit(self._repo, rev)
+        key = str(commit.id)
+        found = self._commits.get(key)
+        if found is None:
+            known = self._commits.get(near) if near else None
+            if known is not None and near is not None:
+                found = self._derive(resolve_commit(self._repo, near).tree, commit.tree, known)
+            else:
+                found = sorted(self._full(commit.tree))
+            self._commits[key] = found
+        return found
+
+    def _derive(self, old: pygit2.Tree, new: pygit2.Tree,
+                known: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        found = dict(known)
+        for delta in old.diff_to_tree(new).deltas:
+            found.pop(delta.old_file.path, None)
+            path = delta.new_file.path
+            found.pop(path, None)
+            if delta.status == DeltaStatus.DELETED or not self._wanted(path):
+                continue
+            oid = str(delta.new_file.id)
+            if self._holds(oid):
+                found[path] = oid
+        return sorted(found.items())
+
+    def _wanted(self, path: str) -> bool:
+        return path.endswith(self._suffix) and (
+            not self._under or any(path.startswith(f"{top}/") for top in self._under))
+
+    def _holds(self, oid: str) -> bool:
+        hit = self._blobs.get(oid)
+        if hit is None:
+            hit = self._blobs[oid] = self._needle in self._repo[oid].peel(pygit2.Blob).data
+        return hit
+
+    def _full(self, tree: pygit2.Tree) -> list[tuple[str, str]]:
+        if not self._under:
+            return self._scan(tree)
+        found: list[tuple[str, str]] = []
+        for top in self._under:
+            try:
+                sub = tree[top]
+            except KeyError:
+                continue
+            if isinstance(sub, pygit2.Tree):
+                found += [(f"{top}/{path}", oid) for path, oid in self._scan(sub)]
+        return found
+
+    def _scan(self, tree: pygit2.Tree) -> list[tuple[str, str]]:
+        key = str(tree.id)
+        cached = self._trees.get(key)
+        if cached is not None:
+            return cached
+        found: list[tuple[str, str]] = []
+        for item in tree:
+            if isinstance(item, pygit2.Tree):
+                found += [(f"{item.name}/{path}", oid) for path, oid in self._scan(item)]
+            elif isinstance(item, pygit2.Blob) and str(item.name).endswith(self._suffix):
+                oid = str(item.id)
+                if self._holds(oid):
+                    found.append((str(item.name), oid))
+        self._trees[key] = found
+        return found
+
+
+def read_blob(repo: pygit2.Repository, oid: str) -> bytes:
+    """The content of a blob."""
+    return repo[oid].peel(pygit2.Blob).data
+
+
+def export_tree(repo: pygit2.Repository, rev: str, dest: Path, *, under: tuple[str, ...],
+                suffix: str = ".md") -> int:
+    """Write the files of `rev` below the folders `under` (ending in `suffix`) into `dest`."""
+    tree = resolve_commit(repo, rev).tree
+    count = 0
+    for top in under:
+        try:
+            sub = tree[top]
+        except KeyError:
+            continue
+        if not isinstance(sub, pygit2.Tree):
+            continue
+        for path in walk_tree(sub, top):
+            if not path.endswith(suffix):
+                continue
+            target = dest / clean_path(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(tree[path].peel(pygit2.Blob).data)
+            count += 1
+    return count
+
+
+class RepoHistory:
+    """The history reads of one repository, for modules that must not hold pygit2 objects."""
+
+    def __init__(self, root: Path) -> None:
+        try:
+            self._repo = pygit2.Repository(str(root), RepositoryOpenFlag.NO_SEARCH)
+        except _GIT_ERRORS as exc:
+            raise NotFoundError(f"not a git repository: {root}") from exc
+
+    def walk(self, rev: str = "HEAD") -> list[CommitInfo]:
+        """Every commit reachable from `rev`, newest first."""
+        return list(walk(self._repo, rev))
+
+    def resolve(self, rev: str) -> CommitInfo:
+        """The commit a revision names (NotFoundError when there is none)."""
+        return commit_info(resolve_commit(self._repo, rev))
+
+    def commit_before(self, when: int, rev: str = "HEAD") -> CommitInfo | None:
+        """The newest first-parent commit of `rev` made at or before `when` (epoch seconds)."""
+        return commit_before(self._repo, rev, when)
+
+    def needle_finder(self, needle: bytes, under: tuple[str, ...] = ()) -> NeedleFinder:
+        """A finder of the Markdown files holding `needle`, memoized across commits."""
+        return NeedleFinder(self._repo, needle, under=under)
+
+    def read_blob(self, oid: str) -> bytes:
+        return read_blob(self._repo, oid)
+
+    def export_tree(self, rev: str, dest: Path, under: tuple[str, ...]) -> int:
+        """Write the Markdown files of `rev` below `under` into `dest`; returns how many."""
+        return export_tree(self._repo, rev, dest, under=under)

@@ -346,4 +346,3 @@ class GitRepo(RemoteOps):
         if clean != url:
             repo.set_remote(clean)
         return repo
-

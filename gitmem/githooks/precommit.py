@@ -157,6 +157,7 @@ def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str
         problems.extend(staged_secret_problems(root, staged, changes))
         outcomes = store.normalize_texts(staged, fix=True)
         problems.extend(p for o in outcomes for p in o.blocking)
+        problems.extend(_relation_problems(store, outcomes, changes))
         topics = [c.path for c in changes if L.classify_path(c.path).kind == "topic"]
         index_paths = sorted({L.layer_index_path(r.scope, r.layer)
                               for r in map(L.classify_path, topics)})
@@ -189,6 +190,17 @@ def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str
         return 0
     finally:
         store.close()
+
+
+def _relation_problems(store: Any, outcomes: list[Any], changes: list[gitcli.StagedChange]) -> list[Any]:
+    """Typed links of the staged files must name existing entries; legacy values are hints."""
+    from gitmem.store.relcheck import relation_findings
+
+    problems, hints = relation_findings(store.catalog, {o.path: o.text for o in outcomes},
+                                        [c.path for c in changes if c.status == "D"])
+    for hint in hints:
+        say(f"hint: {hint}")
+    return problems
 
 
 def _legacy_entries(relpath: str, text: str) -> list[Any]:

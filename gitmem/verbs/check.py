@@ -62,6 +62,14 @@ def legacy_layers(store: Store) -> tuple[list[tuple[str, str]], list[Problem]]:
     return found, problems
 
 
+def add_relation_findings(store: Store, report: CheckReport) -> None:
+    """Related and Paths fields: unknown types and dangling links fail; legacy values are hints."""
+    from gitmem.verbs.relations import relation_report
+
+    problems, hints = relation_report(store)
+    report.problems.extend(problems + hints)
+
+
 def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
     """Report every problem; with fix, apply the safe fixes and commit them once."""
     store.require()
@@ -78,6 +86,7 @@ def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
             report.problems.append(Problem(L.layer_index_path(scope, layer), 1,
                                            "legacy layer file holds entries: they belong in topic files",
                                            fixable=True))
+        add_relation_findings(store, report)
         if not fix:
             return report
         with store.writing("check --fix", absorb=False) as txn:

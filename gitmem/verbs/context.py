@@ -65,7 +65,7 @@ def skipped_files(store: Store, workspace: str | None, scopes: list[str]) -> lis
 
 def _entry_line(record: dict[str, Any]) -> str:
     label = f" {record['label']}" if record["label"] else ""
-    return f"- {record['title']}{label} ({record['id']})"
+    return f"- {record['title']}{label} ({record.get('ref') or record['id']})"
 
 
 def _ranked(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -212,11 +212,20 @@ def documents_section(store: Store, workspace: str | None, scopes: list[str]) ->
                    cut_line="- _{n} more active document(s): `gitmem doc list`_")
 
 
+def suspect_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
+    """Facts whose code changed in the workspace's repository after they were verified."""
+    from gitmem.verbs.suspects import suspect_lines
+
+    lines = suspect_lines(store, workspace, lambda: list_entries(store, scopes=[workspace or ""]))
+    return Section("Suspect: code changed since verified", lines) if lines else None
+
+
 PROVIDERS: list[Provider] = [
     conflict_section,
     runtime_section,
     state_section,
     working_section,
+    suspect_section,
     _layer_section("Decisions in force", "decisions", 15),
     _layer_section("Learnings", "learnings", 15),
     codebase_section,

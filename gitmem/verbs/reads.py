@@ -52,14 +52,20 @@ def entry_record(found: Located, store: Store) -> dict[str, Any]:
     return record
 
 
-def show(store: Store, entry_id: str) -> dict[str, Any]:
-    """One entry; an entry in conflict is shown with every version and status "conflicted"."""
-    found = store.locate(entry_id)
-    record = entry_record(found, store)
-    conflict = conflict_of(store, found.path, entry_id)
+def show(store: Store, entry_id: str, *, space: str | None = None) -> dict[str, Any]:
+    """One entry by `ID` or `SPACE/ID` (the store's own first, else the active space holding
+    it); an entry in conflict is shown with every version and status "conflicted"."""
+    from gitmem.spaces.lookup import resolve_ref
+    from gitmem.verbs.suspects import mark_records
+
+    ref, found = resolve_ref(store, entry_id, space=space)
+    record = entry_record(found, ref.store)
+    record.update(space=ref.space, ref=ref.qualified, root=str(ref.store.root))
+    conflict = conflict_of(ref.store, found.path, ref.id)
     if conflict is not None:
         record["status"] = "conflicted"
         record["conflict"] = conflict
+    mark_records(store, [record])
     return record
 
 
@@ -102,13 +108,30 @@ def list_entries(
     layer: str | None = None,
     scopes: list[str] | None = None,
     include_all: bool = False,
+    space: str | None = None,
     skipped: set[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Entries of the given layer/scopes, in file order; hidden ones only with include_all.
+    """Entries of the given layer/scopes of the store and its active spaces (or of the one
+    `space` names), in file order; hidden ones only with include_all.
 
     A file that cannot be read is left out and added to `skipped` (never an error)."""
+    from gitmem.spaces.lookup import qualify
+    from gitmem.spaces.mounts import reading_targets
+
     if layer is not None:
         L.layer_spec(layer)
+    records = []
+    targets, _problems = reading_targets(store, space)
+    for name, target in targets:
+        for record in _store_entries(target, layer, scopes, include_all, skipped):
+            record.update(space=name, ref=qualify(name, target is store, record["id"]),
+                          root=str(target.root))
+            records.append(record)
+    return records
+
+
+def _store_entries(store: Store, layer: str | None, scopes: list[str] | None,
+                   include_all: bool, skipped: set[str] | None) -> list[dict[str, Any]]:
     with store.reading():
         store.catch_up_catalog()
     records = []

@@ -1,0 +1,181 @@
+"""`gitmem space ...`: mount other stores as spaces, list them, switch them on and off, route
+writes to them, merge one into another."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from gitmem.cli.options import LAYER_HELP, emit, get_store, json_option
+
+
+def _row(info: dict[str, Any]) -> str:
+    state = "home" if info["home"] else ("active" if info["active"] else "inactive")
+    if info["status"] != "ok":
+        state += f", {info['status']}"
+    own = f" (calls itself {info['own_name']})" if info.get("own_name") not in (None, info["name"]) else ""
+    text = f"{info['name']}  [{state}]  {info['path']}{own}"
+    if info.get("description"):
+        text += f"\n    {info['description']}"
+    if info.get("keywords"):
+        text += f"\n    keywords: {', '.join(info['keywords'])}"
+    for rule in info.get("routes") or []:
+        text += "\n    route: " + ", ".join(f"{k} {v}" for k, v in rule.items() if k != "space")
+    if info.get("problem"):
+        text += f"\n    {info['problem']}"
+    return text
+
+
+@click.group(name="space")
+def space() -> None:
+    """Other gitmem stores mounted as spaces: read together, written by choice or routing."""
+
+
+@space.command(name="add")
+@click.argument("name")
+@click.argument("location", metavar="PATH|URL")
+@click.option("--description", "-d", help="What belongs in the space (saved in its memory.json).")
+@click.option("--keyword", "-k", "keywords", multiple=True,
+              help="A routing keyword of the space: writes mentioning it go there (repeatable).")
+@click.option("--inactive", is_flag=True, help="Mount it switched off (not read until activated).")
+@click.option("--branch", default="main", show_default=True, help="Branch to clone from a URL.")
+@json_option
+@click.pass_context
+def space_add(ctx: click.Context, name: str, location: str, description: str | None,
+              keywords: tuple[str, ...], inactive: bool, branch: str, as_json: bool) -> None:
+    """Mount the gitmem store at PATH, or clone one from URL, as space NAME (on this machine)."""
+    from gitmem.spaces.manage import add_space
+
+    info = add_space(get_store(ctx), name, location, description=description,
+                     keywords=list(keywords), inactive=inactive, branch=branch)
+    emit(info, as_json, lambda: _row(info))
+
+
+@space.command(name="list")
+@json_option
+@click.pass_context
+def space_list(ctx: click.Context, as_json: bool) -> None:
+    """The store itself and every mounted space, with state, description and routing."""
+    from gitmem.spaces.manage import list_spaces
+
+    rows = list_spaces(get_store(ctx))
+    emit(rows, as_json, lambda: "\n".join(_row(r) for r in rows))
+
+
+@space.command(name="activate")
+@click.argument("name")
+@json_option
+@click.pass_context
+def space_activate(ctx: click.Context, name: str, as_json: bool) -> None:
+    """Switch a space on: searches, lists, shows and the context card read it."""
+    from gitmem.spaces.manage import set_active
+
+    info = set_active(get_store(ctx), name, True)
+    emit(info, as_json, lambda: _row(info))
+
+
+@space.command(name="deactivate")
+@click.argument("name")
+@json_option
+@click.pass_context
+def space_deactivate(ctx: click.Context, name: str, as_json: bool) -> None:
+    """Switch a space off: no read covers it and no routing rule sends writes there."""
+    from gitmem.spaces.manage import set_active
+
+    info = set_active(get_store(ctx), name, False)
+    emit(info, as_json, lambda: _row(info))
+
+
+@space.command(name="remove")
+@click.argument("name")
+@json_option
+@click.pass_context
+def space_remove(ctx: click.Context, name: str, as_json: bool) -> None:
+    """Unmount a space; its folder is left as it is (nothing is deleted)."""
+    from gitmem.spaces.manage import remove_space
+
+    info = remove_space(get_store(ctx), name)
+    emit(info, as_json, f"unmounted {name}; its store stays at {info['path']}")
+
+
+@space.command(name="describe")
+@click.argument("name")
+@click.option("--description", "-d", help="What belongs in the space.")
+@click.option("--keyword", "-k", "keywords", multiple=True, help="A routing keyword (repeatable).")
+@click.option("--name", "own_name", help="The name the store gives itself (default 'home').")
+@json_option
+@click.pass_context
+def space_describe(ctx: click.Context, name: str, description: str | None, keywords: tuple[str, ...],
+                   own_name: str | None, as_json: bool) -> None:
+    """Set a space's own description, keywords or name, in its memory.json (one commit there)."""
+    from gitmem.errors import InvalidInputError
+    from gitmem.spaces.manage import describe_space
+    from gitmem.spaces.mounts import check_name, get_mount, is_home, load_mounts, open_mount
+
+    home = get_store(ctx)
+    store = home if is_home(home, name) else open_mount(home, get_mount(home, name))
+    if own_name and store is home and own_name in load_mounts(home.root):
+        raise InvalidInputError(f"{own_name!r} already names a mounted space")
+    changed = describe_space(store, check_name(own_name) if own_name else name, description,
+                             list(keywords), rename=own_name is not None)
+    emit({"space": name, "changed": changed}, as_json,
+         f"{name}: described" if changed else f"{name}: already so; nothing changed")
+
+
+@space.command(name="route")
+@click.argument("name")
+@click.option("--layer", "-l", help=f"Writes to this layer go to NAME: {LAYER_HELP}.")
+@click.option("--topic", "-t", help="Writes to this topic (a glob, e.g. 'deploy*') go to NAME.")
+@click.option("--keyword", "-k", help="Writes mentioning this word go to NAME.")
+@click.option("--clear", is_flag=True, help="Remove every routing rule of NAME.")
+@json_option
+@click.pass_context
+def space_route(ctx: click.Context, name: str, layer: str | None, topic: str | None,
+                keyword: str | None, clear: bool, as_json: bool) -> None:
+    """Add a routing rule sending writes to space NAME (every given condition must hold)."""
+    from gitmem.errors import InvalidInputError
+    from gitmem.format.layers import layer_spec
+    from gitmem.spaces.mounts import get_mount
+    from gitmem.spaces.routing import Rule, add_rule, clear_rules
+
+    home = get_store(ctx)
+    if clear:
+        routes = clear_rules(home, name)
+    else:
+        if not (layer or topic or keyword):
+            raise InvalidInputError("give at least one of --layer, --topic, --keyword (or --clear)")
+        if layer:
+            layer_spec(layer)
+        get_mount(home, name)
+        routes = add_rule(home, Rule(name, layer, topic, keyword))
+    lines = [", ".join(f"{k} {v}" for k, v in r.items()) for r in routes]
+    emit(routes, as_json, "\n".join(lines) or "no routing rules")
+
+
+@space.command(name="merge")
+@click.argument("source", metavar="FROM")
+@click.argument("target", metavar="INTO")
+@click.option("--keep-active", is_flag=True, help="Leave FROM active after the merge.")
+@json_option
+@click.pass_context
+def space_merge(ctx: click.Context, source: str, target: str, keep_active: bool, as_json: bool) -> None:
+    """Import every entry of space FROM into space INTO (one commit there); ids renumbered where
+    they collide; FROM is deactivated, never changed."""
+    from gitmem.spaces.merge import merge_spaces
+
+    report = merge_spaces(get_store(ctx), source, target, deactivate=not keep_active)
+
+    def text() -> str:
+        lines = [f"merged {len(report.imported)} entries from {report.source} into {report.target}"]
+        lines += [f"  {old} -> {new} (renumbered)" for old, new in sorted(report.renumbered.items())]
+        if report.duplicates:
+            lines.append(f"  {len(report.duplicates)} already there, not copied")
+        if report.deactivated:
+            lines.append(f"  {report.source} is now inactive")
+        return "\n".join(lines)
+
+    emit(report.as_json(), as_json, text)
+
+
+COMMANDS = (space,)

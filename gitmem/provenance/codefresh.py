@@ -1,0 +1,203 @@
+"""Code-bound freshness: an entry about code is `suspect` once that code changed after the entry
+was last verified.
+
+An entry names its code with `**Paths:** src/api/, src/db/schema.py` (paths in its workspace's
+repository); a codebase entry without Paths uses its topic when the topic names a file or folder
+of the repository. A commit of that repository made on a later day than the entry's Verified day
+and touching one of those paths makes the entry suspect; `gitmem verify ID` clears it.
+
+Cost: one `git log --since` per workspace repository per call (search, show, card), cached in
+state/code-changes.json by the repository's HEAD, so an unchanged repository costs a
+`git rev-parse HEAD`. Where the workspace's repository is not known on this machine (no
+`gitmem associate`, not the current directory's repository), no entry is suspect.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+from gitmem.errors import GitmemError
+from gitmem.format import layers as L
+from gitmem.format.freshness import parse_day
+from gitmem.format.references import parse_paths, path_matches
+from gitmem.fsio import read_regular_file, write_json_atomic
+from gitmem.git import workrepo
+from gitmem.git.workrepo import CodeCommit
+
+CACHE_FILE = "state/code-changes.json"
+MAX_NAMED = 10  # commits named per suspect entry
+
+
+@dataclass(frozen=True)
+class Suspicion:
+    """One commit that changed an entry's code after it was verified."""
+
+    file: str
+    commit: str
+    days: int
+    more_files: int = 0
+
+    def text(self) -> str:
+        more = f" (and {self.more_files} more file(s))" if self.more_files else ""
+        unit = "day" if self.days == 1 else "days"
+        return f"{self.file}{more} changed in {self.commit}, {self.days} {unit} after this was verified"
+
+
+@dataclass(frozen=True)
+class Bound:
+    """What the check needs to know about one entry."""
+
+    key: object  # the caller's handle for the entry
+    scope: str
+    paths: tuple[str, ...]
+    verified: date
+
+
+def entry_paths(fields: dict[str, str], layer: str, topic: str, repo: Path | None) -> list[str]:
+    """The code paths an entry is about: its Paths field, else a codebase topic naming a path."""
+    paths, _bad = parse_paths(fields.get("Paths", ""))
+    if paths or layer != "codebase" or repo is None:
+        return paths
+    candidate = topic.strip().strip("/")
+    if candidate and ".." not in candidate.split("/") and (repo / candidate).exists():
+        return [candidate + ("/" if (repo / candidate).is_dir() else "")]
+    return []
+
+
+class CodeWatch:
+    """Suspect marks for entries of the workspaces whose repositories this machine knows."""
+
+    def __init__(self, store_root: Path, cwd: Path) -> None:
+        self.root = store_root
+        self.cwd = cwd
+        self._repos: dict[str, Path | None] = {}
+        self._cwd: tuple[str | None, Path | None] | None = None
+        self._associations: dict[str, str] | None = None
+        self._cache: dict[str, dict[str, object]] | None = None
+
+    # -- where the code is --------------------------------------------------------------------
+    def repo_for(self, scope: str) -> Path | None:
+        """The local repository of a workspace: an associated folder, else the current one."""
+        if scope == L.GLOBAL or not scope:
+            return None
+        if scope not in self._repos:
+            self._repos[scope] = self._find_repo(scope)
+        return self._repos[scope]
+
+    def _find_repo(self, key: str) -> Path | None:
+        from gitmem.store.registry import load_associations
+
+        if self._associations is None:
+            self._associations = load_associations(self.root)
+        store = self.root.resolve()
+        for folder, owner in sorted(self._associations.items()):
+            if owner == key and Path(folder).is_dir():
+                top = workrepo.toplevel(Path(folder))
+                if top is not None and top != store:
+                    return top
+        if self._cwd is None:
+            self._cwd = self._cwd_workspace()
+        return self._cwd[1] if self._cwd[0] == key else None
+
+    def _cwd_workspace(self) -> tuple[str | None, Path | None]:
+        """(workspace key, repository) of the current folder's repository, keyed as
+        gitmem.store.workspaces keys it (origin URL, else folder name); through the git binary,
+        so a search does not load pygit2 for this."""
+        from gitmem.redaction import strip_credentials
+        from gitmem.store.paths import key_from_remote_url, sanitize_workspace_key
+        from gitmem.store.registry import associated_key
+
+        if associated_key(self.root, self.cwd):
+            return None, None  # an associated folder: found through its association
+        top = workrepo.toplevel(self.cwd)
+        if top is None or top == self.root.resolve():
+            return None, None
+        url = workrepo.origin_url(top)
+        try:
+            key = key_from_remote_url(strip_credentials(url)[0]) if url else sanitize_workspace_key(top.name)
+        except GitmemError:
+            return None, None
+        return key, top
+
+    def bound(self, key: object, scope: str, layer: str, topic: str,
+              fields: dict[str, str]) -> Bound | None:
+        """The entry as the check needs it, or None when it is not bound to known code."""
+        repo = self.repo_for(scope)
+        if repo is None:
+            return None
+        paths = entry_paths(fields, layer, topic, repo)
+        verified = parse_day(fields.get("Verified", "")) or parse_day(fields.get("Created", ""))
+        if not paths or verified is None:
+            return None
+        return Bound(key, scope, tuple(paths), verified)
+
+    # -- the check ----------------------------------------------------------------------------
+    def check(self, items: Iterable[Bound]) -> dict[object, list[Suspicion]]:
+        """Suspicions per entry key (entries with none are left out)."""
+        by_repo: dict[Path, list[Bound]] = {}
+        for item in items:
+            repo = self.repo_for(item.scope)
+            if repo is not None:
+                by_repo.setdefault(repo, []).append(item)
+        found: dict[object, list[Suspicion]] = {}
+        for repo, bound in by_repo.items():
+            commits = self._commits(repo, min(b.verified for b in bound))
+            if commits is None:
+                continue
+            for item in bound:
+                marks = suspicions(item, commits)
+                if marks:
+                    found[item.key] = marks
+        return found
+
+    def _commits(self, repo: Path, since: date) -> list[CodeCommit] | None:
+        head = workrepo.head(repo)
+        if head is None:
+            return None
+        cache = self._load_cache()
+        record = cache.get(str(repo)) or {}
+        cached_since = parse_day(str(record.get("since", "")))
+        if record.get("head") == head and cached_since is not None and cached_since <= since:
+            rows = record.get("commits") or []
+            assert isinstance(rows, list)
+            return [CodeCommit(r[0], int(r[1]), tuple(r[2])) for r in rows]
+        try:
+            commits = workrepo.commits_since(repo, since)
+        except GitmemError:
+            return None  # a repository git cannot read marks nothing, and breaks nothing
+        cache[str(repo)] = {"head": head, "since": since.isoformat(),
+                            "commits": [[c.oid, c.time, list(c.files)] for c in commits]}
+        with contextlib.suppress(OSError):  # only a cache: a read-only store still answers
+            write_json_atomic(self.root / CACHE_FILE, cache)
+        return commits
+
+    def _load_cache(self) -> dict[str, dict[str, object]]:
+        if self._cache is None:
+            try:
+                data = json.loads(read_regular_file(self.root / CACHE_FILE).decode("utf-8"))
+                self._cache = data if isinstance(data, dict) else {}
+            except (OSError, ValueError):
+                self._cache = {}
+        return self._cache
+
+
+def suspicions(item: Bound, commits: list[CodeCommit]) -> list[Suspicion]:
+    """The commits (newest first, at most MAX_NAMED) that touched the entry's paths later than
+    the day it was verified."""
+    out: list[Suspicion] = []
+    for commit in commits:
+        day = datetime.fromtimestamp(commit.time).date()
+        if day <= item.verified:
+            continue
+        touched = [f for f in commit.files if any(path_matches(p, f) for p in item.paths)]
+        if touched:
+            out.append(Suspicion(touched[0], commit.oid[:7], (day - item.verified).days,
+                                 len(touched) - 1))
+            if len(out) >= MAX_NAMED:
+                break
+    return out

@@ -1,0 +1,155 @@
+"""`gitmem space add|list|activate|deactivate|remove`: the mounted list of this machine."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gitmem.errors import GitmemError, InvalidInputError
+from gitmem.spaces.mounts import (
+    CLONES_DIR,
+    HOME,
+    Mount,
+    check_name,
+    get_mount,
+    home_name,
+    identity,
+    load_mounts,
+    open_mount,
+    save_mounts,
+)
+from gitmem.spaces.routing import stored_rules
+from gitmem.store.txn import refuse_subagent
+
+if TYPE_CHECKING:
+    from gitmem.store.store import Store
+
+_SCP_RE = re.compile(r"^[\w.-]+@[\w.-]+:")
+
+
+def looks_like_url(location: str) -> bool:
+    return "://" in location or bool(_SCP_RE.match(location))
+
+
+def _is_bare_repo(path: Path) -> bool:
+    return path.is_dir() and (path / "HEAD").is_file() and (path / "objects").is_dir()
+
+
+def _place(home: Store, name: str, location: str, branch: str) -> tuple[Path, str | None]:
+    """(folder of the store, the clean URL it was cloned from or None)."""
+    from gitmem.store.store import Store
+    from gitmem.sync.remote import init_store, split_url_secret
+
+    folder = Path(location).expanduser()
+    if not looks_like_url(location) and (folder / "memory.json").is_file():
+        return folder.resolve(), None
+    if not (looks_like_url(location) or _is_bare_repo(folder)):
+        if folder.is_dir():
+            raise InvalidInputError(
+                f"{location} is not a gitmem store: create one with `gitmem --root {location} init`"
+            )
+        raise InvalidInputError(f"{location} is neither a gitmem store folder nor a git URL")
+    clean, _secret = split_url_secret(location)
+    target = home.root / CLONES_DIR / name
+    if target.exists() and any(target.iterdir()):
+        raise InvalidInputError(f"{target} already exists: remove it or choose another name")
+    init_store(Store(target, cwd=home.cwd), remote=location, branch=branch)
+    return target.resolve(), clean
+
+
+def add_space(home: Store, name: str, location: str, *, description: str | None = None,
+              keywords: list[str] | None = None, inactive: bool = False,
+              branch: str = "main") -> dict[str, Any]:
+    """Mount a store by path, or clone it from a URL into state/spaces/NAME, and mount it."""
+    refuse_subagent("space add")
+    home.require()
+    check_name(name)
+    if name in (HOME, home_name(home)):
+        raise InvalidInputError(f"{name!r} names this store itself; choose another name")
+    mounts = load_mounts(home.root)
+    if name in mounts:
+        raise InvalidInputError(f"space {name!r} is already mounted at {mounts[name].path}")
+    folder, url = _place(home, name, location, branch)
+    if folder == home.root.resolve():
+        raise InvalidInputError("a store cannot mount itself as a space")
+    for other in mounts.values():
+        if Path(other.path).resolve() == folder:
+            raise InvalidInputError(f"{folder} is already mounted as space {other.name!r}")
+    mount = Mount(name, str(folder), not inactive, url, home.today().isoformat())
+    with home.locked():
+        mounts = load_mounts(home.root)
+        mounts[name] = mount
+        save_mounts(home.root, mounts)
+    if description is not None or keywords:
+        describe_space(open_mount(home, mount), name, description, keywords or [])
+    return space_info(home, mount)
+
+
+def describe_space(space: Store, name: str, description: str | None, keywords: list[str], *,
+                   rename: bool = False) -> bool:
+    """Set a store's own space description and keywords (and, with rename, its name) in its
+    memory.json; one commit there when anything changed."""
+    with space.writing("space describe") as txn:
+        registry = space.registry
+        record = registry.data.get("spaces")
+        if not isinstance(record, dict):
+            record = registry.data["spaces"] = {}
+        if rename or not record.get("name"):
+            record["name"] = name
+        if description is not None:
+            record["description"] = " ".join(description.split())
+        if keywords:
+            known = [str(k) for k in record.get("keywords") or []]
+            record["keywords"] = sorted(set(known) | {k.strip() for k in keywords if k.strip()})
+        space.save_registry(txn, registry)
+        txn.message = f"space describe: {record['name']}"
+        return bool(txn.touched)
+
+
+def set_active(home: Store, name: str, active: bool) -> dict[str, Any]:
+    refuse_subagent("space activate" if active else "space deactivate")
+    with home.locked():
+        mounts = load_mounts(home.root)
+        mount = get_mount(home, name)
+        mount.active = active
+        mounts[name] = mount
+        save_mounts(home.root, mounts)
+    return space_info(home, mount)
+
+
+def remove_space(home: Store, name: str) -> dict[str, Any]:
+    """Unmount a space; its folder (a clone too) is left as it is: nothing is deleted."""
+    refuse_subagent("space remove")
+    with home.locked():
+        mounts = load_mounts(home.root)
+        mount = get_mount(home, name)
+        del mounts[name]
+        save_mounts(home.root, mounts)
+    return {"name": name, "path": mount.path, "removed": True}
+
+
+def space_info(home: Store, mount: Mount) -> dict[str, Any]:
+    """A mounted space as `space list` shows it, with what its memory.json says of itself."""
+    info: dict[str, Any] = {**mount.as_json(), "home": False, "status": "ok"}
+    try:
+        own = identity(open_mount(home, mount))
+        info.update(own_name=own.name, description=own.description, keywords=list(own.keywords))
+    except GitmemError as exc:
+        info.update(status="unavailable", problem=str(exc), own_name=None, description="",
+                    keywords=[])
+    info["routes"] = [r.as_json() for r in stored_rules(home) if r.space == mount.name]
+    return info
+
+
+def list_spaces(home: Store) -> list[dict[str, Any]]:
+    """The store itself first, then every mounted space (active or not)."""
+    home.require()
+    own = identity(home)
+    rows: list[dict[str, Any]] = [{
+        "name": own.name, "path": str(home.root), "active": True, "url": None, "added": "",
+        "home": True, "status": "ok", "own_name": own.name, "description": own.description,
+        "keywords": list(own.keywords), "routes": [],
+    }]
+    rows += [space_info(home, m) for _name, m in sorted(load_mounts(home.root).items())]
+    return rows
