@@ -6,8 +6,8 @@ Markdown (docs/writing-by-hand.md lists it for people):
 
 - "\\r\\n" line endings become "\\n"; a "\\r" inside a line is kept (it is no line ending
   here), one at the end of a line or of the text goes with the line ending;
-- blank lines at the start and at the end, and spaces at the very end, are dropped; the first
-  line keeps its indentation;
+- blank lines (spaces, tabs, "\\r" only) at the start and at the end, and spaces and "\\r" at
+  the very end, are dropped; the first line keeps its indentation;
 - a line that would read as a field (`**Id:** ...`, any known field name) gets one leading
   space: a field line starts at column 0, and Markdown shows the line the same;
 - outside code fences, a line that would read as an entry heading (`##` at column 0, or after up
@@ -31,13 +31,15 @@ def clean_text(text: str) -> str:
     """Line endings to "\\n", blank lines at both ends and trailing spaces dropped."""
     lines = [line.rstrip("\r") for line in text.split("\n")]
     start, end = 0, len(lines)
-    while start < end and not lines[start].strip(" \t"):
+    while start < end and not lines[start].strip(" \t\r"):
         start += 1
-    while end > start and not lines[end - 1].strip(" \t"):
+    while end > start and not lines[end - 1].strip(" \t\r"):
         end -= 1
     kept = lines[start:end]
     if kept:
-        kept[-1] = kept[-1].rstrip(" \t")
+        # "\r" and spaces both count as the end of the text: stripping only one of them could
+        # bring the other to the end, and a second pass would strip again.
+        kept[-1] = kept[-1].rstrip(" \t\r")
     return "\n".join(kept)
 
 

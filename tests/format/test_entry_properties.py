@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from entrygen import (
@@ -106,6 +106,8 @@ def _documented_change(original: str, safe: str) -> bool:
 
 @FAST
 @given(markdown_bodies())
+@example("    \r ")  # a "\r" that reaches the end only once the spaces after it are dropped
+@example("a\r \n\r \r\n")
 def test_safe_text_changes_only_what_is_documented(text: str) -> None:
     safe = safe_text(text)
     assert safe_text(safe) == safe  # idempotent
