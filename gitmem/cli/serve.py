@@ -70,6 +70,7 @@ def _tzset_if_changed(before: str | None, force: bool = False) -> None:
 def make_runner(group: click.Group) -> Any:
     """The server's runner: one forwarded call through `group`, captured."""
     from gitmem.serve import wire
+    from gitmem.store import warm
 
     def run(request: dict[str, Any]) -> dict[str, Any]:
         argv = [str(a) for a in request.get("argv") or []]
@@ -89,6 +90,7 @@ def make_runner(group: click.Group) -> Any:
                 code = 1
             sys.stdout.flush()
             sys.stderr.flush()
+            warm.settle()
             out, err = streams
             return {"code": code, "stdout": wire.pack(out.getvalue()),
                     "stderr": wire.pack(err.getvalue())}
@@ -157,6 +159,10 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
     ])
     server.claim()
     server.stop_on_signals()
+    from gitmem.store import parsecache, warm
+
+    parsecache.enable()
+    warm.enable()
     click.echo(f"gitmem: serving {store.root} on {server.socket_path} (pid {os.getpid()})", err=True)
     server.serve_forever()
 

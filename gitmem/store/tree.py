@@ -21,6 +21,7 @@ from gitmem.format.entry import TopicFile
 from gitmem.format.markdown import conflict_marker_lines, decode_memory_bytes, parse_topic_file
 from gitmem.format.normalize import Outcome, Problem
 from gitmem.fsio import NotRegularFileError, read_regular_file
+from gitmem.store import parsecache
 
 
 def _workspace_folders(root: Path) -> list[str]:
@@ -105,7 +106,7 @@ def read_topic(root: Path, relpath: str) -> TopicFile | None:
         text = read_memory_text(root, relpath)
     except FileNotFoundError:
         return None
-    return parse_topic_file(text, relpath)
+    return parsecache.parse(str(root), relpath, text, parse_topic_file)
 
 
 def read_lenient(root: Path, relpath: str) -> TopicFile | None:

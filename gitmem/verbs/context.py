@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
-from gitmem.format.entry import IMPORTANCE_RANK
+from gitmem.format.entry import IMPORTANCE_RANK, Entry
 from gitmem.format.freshness import grade_working
 from gitmem.redaction import hide_secrets
 from gitmem.verbs.reads import list_entries, read_or_skip, skipped_note
@@ -167,13 +167,14 @@ def codebase_section(store: Store, workspace: str | None, scopes: list[str]) -> 
     return Section("Mapped codebase topics", [", ".join(t.title for t in topics)])
 
 
+def _important(entry: Entry) -> bool:
+    return entry.fields.get("Importance") in ("critical", "high")
+
+
 def critical_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
     records = []
     for layer in ("semantic", "procedural", "episodic"):
-        records += [
-            r for r in _live(list_entries(store, layer=layer, scopes=scopes))
-            if r["fields"].get("Importance") in ("critical", "high")
-        ]
+        records += _live(list_entries(store, layer=layer, scopes=scopes, where=_important))
     if not records:
         return None
     return Section("Critical facts", [_entry_line(r) for r in _ranked(records)[:20]])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -110,9 +110,11 @@ def list_entries(
     include_all: bool = False,
     space: str | None = None,
     skipped: set[str] | None = None,
+    where: Callable[[Entry], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """Entries of the given layer/scopes of the store and its active spaces (or of the one
-    `space` names), in file order; hidden ones only with include_all.
+    `space` names), in file order; hidden ones only with include_all; only those `where`
+    accepts when it is given (tested before the record is built, which is the costly part).
 
     A file that cannot be read is left out and added to `skipped` (never an error)."""
     from gitmem.spaces.lookup import qualify
@@ -123,7 +125,7 @@ def list_entries(
     records = []
     targets, _problems = reading_targets(store, space)
     for name, target in targets:
-        for record in _store_entries(target, layer, scopes, include_all, skipped):
+        for record in _store_entries(target, layer, scopes, include_all, skipped, where):
             record.update(space=name, ref=qualify(name, target is store, record["id"]),
                           root=str(target.root))
             records.append(record)
@@ -131,7 +133,8 @@ def list_entries(
 
 
 def _store_entries(store: Store, layer: str | None, scopes: list[str] | None,
-                   include_all: bool, skipped: set[str] | None) -> list[dict[str, Any]]:
+                   include_all: bool, skipped: set[str] | None,
+                   where: Callable[[Entry], bool] | None = None) -> list[dict[str, Any]]:
     with store.reading():
         store.catch_up_catalog()
     records = []
@@ -143,6 +146,8 @@ def _store_entries(store: Store, layer: str | None, scopes: list[str] | None,
             role = L.classify_path(relpath)
             topic = str(document.meta.get("topic") or role.slug)
             for entry in document.entries:
+                if where is not None and not where(entry):
+                    continue
                 record = entry_record(Located(entry, relpath, role.scope, role.layer, topic), store)
                 if include_all or record["status"] == "live":
                     records.append(record)
