@@ -1,37 +1,71 @@
-"""Parsed memory files kept between calls in a long-lived process (the warm server).
+"""What a long-lived process (the warm server) keeps about memory files between calls.
 
-Keyed by the file's whole text, read afresh every time: a file edited in any way, however soon
-after the last read and whatever its timestamps say, is parsed again. Only the parsing is
-saved. Callers get their own copy of the file's entry list and metadata, so changing what they
-got never changes what the next caller sees (entries themselves are immutable).
+- Parsed files, keyed by the file's whole text, read afresh every time: a file edited in any
+  way, however soon after the last read and whatever its timestamps say, is parsed again. Only
+  the parsing is saved. Callers get their own copy of the entry list and metadata, so changing
+  what they got never changes what the next caller sees (entries themselves are immutable).
+- The result of scanning a file for conflict markers, keyed by what lstat says of it (inode,
+  size, modification and change times), as git's index trusts an unchanged stat. A file whose
+  change time is less than SETTLE_NS old is scanned again on every call, so an edit made in the
+  same clock tick as the scan is never missed (the change time cannot be set by hand).
 Off unless `enable()` is called: a one-shot CLI process would only fill it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import threading
+import time
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 from gitmem.format.entry import TopicFile
 
 MAX_FILES = 50_000  # past this, the oldest are dropped first
+SETTLE_NS = 2_000_000_000  # change times closer to now than this are not trusted yet
 
+T = TypeVar("T")
 _cache: dict[tuple[str, str], tuple[str, TopicFile]] | None = None
+_scans: dict[tuple[str, str], tuple[tuple[int, ...], Any]] | None = None
 _guard = threading.Lock()
 
 
 def enable() -> None:
-    global _cache
+    global _cache, _scans
     with _guard:
         if _cache is None:
-            _cache = {}
+            _cache, _scans = {}, {}
 
 
 def disable() -> None:
-    global _cache
+    global _cache, _scans
     with _guard:
-        _cache = None
+        _cache = _scans = None
+
+
+def by_stat(root: str, relpath: str, scan: Callable[[], T]) -> T:
+    """scan(), or what it returned before for this file when lstat shows the same settled file."""
+    scans = _scans
+    if scans is None:
+        return scan()
+    try:
+        info = os.lstat(os.path.join(root, relpath))
+    except OSError:
+        return scan()
+    signature = (info.st_mode, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
+                 info.st_ctime_ns)
+    key = (root, relpath)
+    known = scans.get(key)
+    if known is not None and known[0] == signature:
+        return known[1]
+    result = scan()
+    if time.time_ns() - max(info.st_ctime_ns, info.st_mtime_ns) > SETTLE_NS:
+        with _guard:
+            scans[key] = (signature, result)
+            while len(scans) > MAX_FILES:
+                scans.pop(next(iter(scans)))
+    return result
 
 
 def parse(root: str, relpath: str, text: str, parser: Callable[[str, str], TopicFile]) -> TopicFile:

@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from gitmem.errors import ParseError
@@ -196,14 +197,10 @@ def scan_tree(root: Path) -> TreeScan:
     """Read every memory file once (bytes only, no parsing): conflicts and unreadable files."""
     found = TreeScan(problems=invalid_scope_folders(root))
     for relpath in all_memory_files(root):
-        try:
-            text = read_memory_text(root, relpath)
-        except FileNotFoundError:
-            continue
-        except ParseError as exc:
-            found.problems.append(Problem(relpath, exc.line, exc.reason))
-            continue
-        if conflict_marker_lines(text):
+        outcome = parsecache.by_stat(str(root), relpath, partial(_scan_file, root, relpath))
+        if isinstance(outcome, Problem):
+            found.problems.append(outcome)
+        elif outcome:
             found.conflicted.append(relpath)
     for relpath in document_copies(root):
         try:
@@ -218,6 +215,17 @@ def scan_tree(root: Path) -> TreeScan:
             found.conflicted.append(relpath)
     found.conflicted.sort()
     return found
+
+
+def _scan_file(root: Path, relpath: str) -> Problem | bool:
+    """Whether a memory file holds conflict markers, or why it cannot be read (gone: False)."""
+    try:
+        text = read_memory_text(root, relpath)
+    except FileNotFoundError:
+        return False
+    except ParseError as exc:
+        return Problem(relpath, exc.line, exc.reason)
+    return bool(conflict_marker_lines(text))
 
 
 def conflicted_files(root: Path) -> list[str]:
