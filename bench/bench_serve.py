@@ -1,7 +1,8 @@
 """The warm server: CLI calls through `gitmem serve` against the same calls in their own process,
 the library in-process, and `git grep -l -i -w WORD` over the same store as the reference.
 
-For each size: build a store (synthetic entries, one commit, search index built), then time, in
+Every call runs from inside a code repository (a fresh `git init` with an origin), as an agent's
+does. For each size: build a store (synthetic entries, one commit, search index built), then time, in
 one run and interleaved per round so the machine's load falls on every line alike:
 `git grep`, CLI `search` without the server (GITMEM_SERVE=off), CLI `search` through the server,
 in-process search (library, one warm store), CLI `context` and `remember` both ways.
@@ -36,6 +37,7 @@ _SCRIPT = Path(sys.executable).with_name("gitmem")
 GITMEM = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "gitmem"]
 WORDS = ["deploy", "rollback", "postgres", "latency", "cache", "schema", "token", "migration",
          "timeout", "staging", "replica", "webhook"]
+CODE = Path(tempfile.mkdtemp(prefix="gitmem-bench-code-"))  # where every call runs from
 GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "bench",
            "GIT_COMMITTER_EMAIL": "b@x"}
 
@@ -47,7 +49,7 @@ def ms(action: Callable[[], object]) -> float:
 
 
 def run(args: list[str], env: dict[str, str] | None = None) -> None:
-    subprocess.run(args, capture_output=True, check=False, env=env)
+    subprocess.run(args, capture_output=True, check=False, env=env, cwd=CODE)
 
 
 def run_ms(args: list[str], env: dict[str, str] | None = None) -> float:
@@ -129,12 +131,18 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=25, help="timed calls of each kind per size")
     parser.add_argument("--quick", action="store_true", help="1,000 entries, 8 rounds")
     args = parser.parse_args()
+    subprocess.run(["git", "init", "-q", str(CODE)], check=True)
+    subprocess.run(["git", "-C", str(CODE), "remote", "add", "origin", "git@example.com:acme/shop.git"],
+                   check=True)
+    os.chdir(CODE)
+    time.sleep(2.5)  # its files settle: a warm server trusts git config files older than 2 s
     sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
     rounds = 8 if args.quick else args.rounds
     results = {}
     for size in sizes:
         print(f"measuring {size:,} entries ...", file=sys.stderr, flush=True)
         results[size] = measure(size, rounds)
+    shutil.rmtree(CODE, ignore_errors=True)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load:.2f}, {rounds} rounds")
     print("| median (p90) | " + " | ".join(f"{s:,} entries" for s in sizes) + " |")

@@ -159,9 +159,8 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
     ])
     server.claim()
     server.stop_on_signals()
-    from gitmem.store import parsecache, warm
+    from gitmem.store import warm
 
-    parsecache.enable()
     warm.enable()
     click.echo(f"gitmem: serving {store.root} on {server.socket_path} (pid {os.getpid()})", err=True)
     server.serve_forever()

@@ -35,15 +35,27 @@ class Parts:
 
 
 def enable() -> None:
+    """Keep open parts, parsed files (store/parsecache.py) and git's answers about code
+    repositories (git/probecache.py) between calls."""
     global _kept
+    from gitmem.git import probecache
+    from gitmem.store import parsecache
+
+    parsecache.enable()
+    probecache.enable()
     with _guard:
         if _kept is None:
             _kept = {}
 
 
 def disable() -> None:
-    """Forget (and close) every kept part."""
+    """Forget (and close) every kept part; stop keeping anything."""
     global _kept
+    from gitmem.git import probecache
+    from gitmem.store import parsecache
+
+    parsecache.disable()
+    probecache.disable()
     with _guard:
         kept, _kept = _kept, None
     for parts in (kept or {}).values():
