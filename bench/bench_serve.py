@@ -104,7 +104,7 @@ def measure(size: int, rounds: int) -> dict[str, list[float]]:
             run([*base, "search", word, "--json"], env_on)
             run([*base, "context"], env_on)
             search(warm, word)
-        for n in range(rounds):
+        for n in range(rounds):  # reads, interleaved; nothing writes meanwhile
             word = WORDS[n % len(WORDS)]
             add("python -c pass", run_ms([sys.executable, "-c", "pass"]))
             add("git grep -l -i -w WORD", run_ms(["git", "-C", str(root), "grep", "-l", "-i", "-w", word]))
@@ -113,10 +113,17 @@ def measure(size: int, rounds: int) -> dict[str, list[float]]:
             add("search, in-process (library, warm store)", ms(partial(search, warm, word)))
             add("context, CLI without the server", run_ms([*base, "context"], env_off))
             add("context, CLI through the server", run_ms([*base, "context"], env_on))
+        write = ["remember", "--layer", "semantic", "--topic", "bench"]
+        for n in range(rounds):  # writes, each way; then searches that follow a write
+            word = WORDS[n % len(WORDS)]
             text = f"Bench fact {n} {time.time_ns()} about the {word} path"
-            write = ["remember", "--layer", "semantic", "--topic", "bench"]
             add("remember, CLI without the server", run_ms([*base, *write, text], env_off))
             add("remember, CLI through the server", run_ms([*base, *write, text + " again"], env_on))
+        for n in range(rounds):
+            word = WORDS[n % len(WORDS)]
+            run([*base, *write, f"Agent note {n} {time.time_ns()} on {word}"], env_on)
+            add("search right after a remember, both through the server",
+                run_ms([*base, "search", word, "--json"], env_on))
     finally:
         warm.close()
         stop_server(root)

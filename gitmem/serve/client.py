@@ -128,7 +128,7 @@ def _exchange(sock: _socket.socket, argv: list[str], cwd: str, verbose: bool) ->
     if not reply.get("ran"):
         _fall_back(verbose, f"the server did not run the command: {reply.get('reason')}", stdin)
         return None
-    _note(verbose, f"answered by the gitmem server (pid {reply.get('pid')})")
+    _note(verbose, f"answered by the gitmem server (pid {reply.get('pid')}, {reply.get('ms')} ms)")
     sys.stdout.buffer.write(wire.unpack(reply.get("stdout", "")))
     sys.stdout.flush()
     sys.stderr.buffer.write(wire.unpack(reply.get("stderr", "")))

@@ -164,6 +164,7 @@ class Server:
                        f"waited {self.wait_seconds:.0f} s, try again shortly\n")
             return {"ran": True, "code": LockTimeoutError.exit_code, "stdout": "",
                     "stderr": message, "pid": os.getpid()}
+        start = time.perf_counter()
         try:
             self.busy_with = "a command"
             self.requests += 1
@@ -171,7 +172,8 @@ class Server:
         finally:
             self.busy_with = ""
             self.turn.release()
-        return {"ran": True, "pid": os.getpid(), **reply}
+        ms = round((time.perf_counter() - start) * 1000, 1)
+        return {"ran": True, "pid": os.getpid(), "ms": ms, **reply}
 
     # -- the schedule ------------------------------------------------------------------------
     def _schedule_loop(self) -> None:
