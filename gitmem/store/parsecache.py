@@ -28,6 +28,7 @@ SETTLE_NS = 2_000_000_000  # change times closer to now than this are not truste
 T = TypeVar("T")
 _cache: dict[tuple[str, str], tuple[str, TopicFile]] | None = None
 _scans: dict[tuple[str, str], tuple[tuple[int, ...], Any]] | None = None
+_derived: dict[tuple[str, str], tuple[str, object, Any]] = {}
 _guard = threading.Lock()
 
 
@@ -42,6 +43,24 @@ def disable() -> None:
     global _cache, _scans
     with _guard:
         _cache = _scans = None
+        _derived.clear()
+
+
+def derived(root: str, relpath: str, key: object, build: Callable[[], T]) -> T:
+    """build(), or what it returned for the text parse() last read of this file under an equal
+    `key` (e.g. the day, for values that age). Call it right after reading the file."""
+    cache = _cache
+    known = cache.get((root, relpath)) if cache is not None else None
+    if known is None:
+        return build()
+    text = known[0]
+    earlier = _derived.get((root, relpath))
+    if earlier is not None and earlier[0] is text and earlier[1] == key:
+        return earlier[2]
+    value = build()
+    with _guard:
+        _derived[(root, relpath)] = (text, key, value)
+    return value
 
 
 def by_stat(root: str, relpath: str, scan: Callable[[], T]) -> T:

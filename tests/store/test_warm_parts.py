@@ -86,3 +86,20 @@ def test_parts_of_a_store_made_again_are_dropped(store: Store, tmp_path: Path, c
     assert again._catalog is None and again._git is None  # nothing borrowed from the old store
     assert search(again, "Before") == []
     warm.settle()
+
+
+def test_listed_records_follow_the_text_and_the_day(store: Store, caching: None) -> None:
+    from datetime import datetime
+
+    from gitmem.verbs.reads import list_entries
+
+    remember(store, "Records age with the calendar", "semantic", topic="age")
+    today = open_store(store.root, clock=lambda: datetime(2026, 12, 2, 12))
+    later = open_store(store.root, clock=lambda: datetime(2027, 12, 2, 12))
+    first = list_entries(today, layer="semantic")
+    first[0]["fields"] = {}  # a caller changing its record changes nobody else's
+    assert list_entries(today, layer="semantic")[0]["fields"]["Id"] == "global-sem-0001"
+    assert list_entries(later, layer="semantic")[0]["age_days"] > list_entries(today, layer="semantic")[0]["age_days"]
+    path = store.root / "global" / "semantic" / "age.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("calendar", "seasons"), encoding="utf-8")
+    assert list_entries(today, layer="semantic")[0]["title"] == "Records age with the seasons"
