@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from datetime import date
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -111,11 +111,9 @@ def list_entries(
     include_all: bool = False,
     space: str | None = None,
     skipped: set[str] | None = None,
-    where: Callable[[Entry], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """Entries of the given layer/scopes of the store and its active spaces (or of the one
-    `space` names), in file order; hidden ones only with include_all; only those `where`
-    accepts when it is given (tested before the record is built, which is the costly part).
+    `space` names), in file order; hidden ones only with include_all.
 
     A file that cannot be read is left out and added to `skipped` (never an error)."""
     from gitmem.spaces.lookup import qualify
@@ -126,7 +124,7 @@ def list_entries(
     records = []
     targets, _problems = reading_targets(store, space)
     for name, target in targets:
-        for record in _store_entries(target, layer, scopes, include_all, skipped, where):
+        for record in _store_entries(target, layer, scopes, include_all, skipped):
             record.update(space=name, ref=qualify(name, target is store, record["id"]),
                           root=str(target.root))
             records.append(record)
@@ -134,8 +132,7 @@ def list_entries(
 
 
 def _store_entries(store: Store, layer: str | None, scopes: list[str] | None,
-                   include_all: bool, skipped: set[str] | None,
-                   where: Callable[[Entry], bool] | None = None) -> list[dict[str, Any]]:
+                   include_all: bool, skipped: set[str] | None) -> list[dict[str, Any]]:
     with store.reading():
         store.catch_up_catalog()
     from gitmem.store import parsecache
@@ -150,17 +147,15 @@ def _store_entries(store: Store, layer: str | None, scopes: list[str] | None,
             # A warm server builds a file's records once per text and day (else: every time).
             built = parsecache.derived(str(store.root), relpath, day,
                                        partial(_file_records, store, relpath, document))
-            for entry, record in built:
-                if where is not None and not where(entry):
-                    continue
+            for record in built:
                 if include_all or record["status"] == "live":
                     records.append(dict(record))
     return records
 
 
-def _file_records(store: Store, relpath: str, document: TopicFile) -> list[tuple[Entry, dict[str, Any]]]:
-    """Every entry of a file with its record (the costly part of listing)."""
+def _file_records(store: Store, relpath: str, document: TopicFile) -> list[dict[str, Any]]:
+    """The record of every entry of a file (the costly part of listing)."""
     role = L.classify_path(relpath)
     topic = str(document.meta.get("topic") or role.slug)
-    return [(entry, entry_record(Located(entry, relpath, role.scope, role.layer, topic), store))
+    return [entry_record(Located(entry, relpath, role.scope, role.layer, topic), store)
             for entry in document.entries]
