@@ -94,20 +94,10 @@ def context(ctx: click.Context, cwd: str | None, max_chars: int | None, subagent
     """Print the context card an agent gets at the start of a session."""
     from pathlib import Path
 
-    from gitmem.errors import InvalidInputError
-    from gitmem.verbs.context import build_card
+    from gitmem.verbs.context import card_for
 
-    store = get_store(ctx)
-    if cwd:
-        store.cwd = Path(cwd).resolve()  # the workspace's git branch decides what runtime memory shows
-    workspace = None
-    try:
-        workspace = store.resolve_workspace(cwd=Path(cwd).resolve() if cwd else None)
-    except InvalidInputError:
-        if store.workspace_flag:
-            raise
-    budget = max_chars or int(store.registry.setting("contextMaxChars") or 6000)
-    card = build_card(store, workspace=workspace, max_chars=budget, subagent=subagent)
+    card = card_for(get_store(ctx), cwd=Path(cwd) if cwd else None, max_chars=max_chars,
+                    subagent=subagent)
     emit(card.as_json(), as_json, card.text.rstrip("\n"))
 
 
