@@ -46,10 +46,11 @@ ALLOWED: dict[str, set[str]] = {
     "capture": {"store", "format", "models", "observe"},
     "consolidate": {"store", "verbs", "format", "capture", "models", "observe"},
     "history": {"store", "verbs", "format", "git", "observe"},
+    "integrate": {"verbs", "store", "capture", "observe"},
     "mcp": {"verbs", "store", "sync", "format", "capture", "history", "runtime", "documents",
             "spaces"},
     "cli": {"verbs", "store", "sync", "githooks", "format", "observe", "models", "capture",
-            "consolidate", "history", "runtime", "documents", "spaces", "provenance", "mcp"},
+            "consolidate", "history", "runtime", "documents", "spaces", "provenance", "mcp", "integrate"},
 }
 # Ground modules: what each may import (nothing else of gitmem).
 GROUND_ALLOWED: dict[str, set[str]] = {

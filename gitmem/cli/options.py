@@ -80,3 +80,36 @@ def print_write(result: Any, as_json: bool) -> None:
     """The id (or path) a write verb produced; the whole result with --json."""
     data = {"id": result.id, "path": result.path, "changed": result.changed, "note": result.note}
     emit(data, as_json, result.id or (result.path if result.changed else f"{result.path}: {result.note or 'unchanged'}"))
+
+
+def hook_option(func: F) -> F:
+    return click.option("--hook", is_flag=True,
+                        help="Run as an agent hook: read the hook's JSON on stdin, answer in the "
+                             "hook's JSON; never block the agent.")(func)
+
+
+def run_hook(ctx: click.Context, answer: Callable[[Any, str | None, str | None], str], *,
+             error_exit: int = 0, error_as_context: str | None = None) -> None:
+    """Read the hook payload from stdin, print what `answer(payload, root, workspace)` returns.
+
+    An error is one line on stderr and exit `error_exit` (never 2: for Claude Code exit 2 blocks
+    the prompt or the compaction); with `error_as_context` (the event), the line also reaches the
+    model as context, so it knows memory was not loaded.
+    """
+    import sys
+
+    from gitmem.errors import GitmemError
+    from gitmem.integrate.hookio import additional_context, parse
+
+    obj = ctx.find_root().obj
+    try:
+        payload = parse(sys.stdin.read() if not sys.stdin.isatty() else "")
+        output = answer(payload, obj["root"], obj["workspace"])
+    except GitmemError as exc:
+        message = f"gitmem: error: {exc}"
+        click.echo(message, err=True)
+        if error_as_context:
+            click.echo(additional_context(error_as_context, f"gitmem memory was not loaded: {message}"))
+        sys.exit(error_exit)
+    if output:
+        click.echo(output)
