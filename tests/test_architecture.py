@@ -224,6 +224,11 @@ def test_only_the_mcp_wing_imports_the_mcp_sdk() -> None:
                  if {"mcp", "mcp_types", "pydantic"} & _imports(name, path, modules)[1]
                  and _folder(name) != "mcp"]
     assert offenders == []
+    # ... and only `gitmem mcp` reaches the server: every other verb runs without the SDK.
+    servers = [name for name, path in modules.items()
+               if any(_folder(t) == "mcp" for t in _imports(name, path, modules)[0])
+               and _folder(name) != "mcp" and name != "cli.mcp"]
+    assert servers == []
 
 
 def test_cli_imports_heavy_libraries_lazily() -> None:

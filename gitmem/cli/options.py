@@ -90,26 +90,18 @@ def hook_option(func: F) -> F:
 
 def run_hook(ctx: click.Context, answer: Callable[[Any, str | None, str | None], str], *,
              error_exit: int = 0, error_as_context: str | None = None) -> None:
-    """Read the hook payload from stdin, print what `answer(payload, root, workspace)` returns.
-
-    An error is one line on stderr and exit `error_exit` (never 2: for Claude Code exit 2 blocks
-    the prompt or the compaction); with `error_as_context` (the event), the line also reaches the
-    model as context, so it knows memory was not loaded.
-    """
+    """Read the hook payload from stdin, print what `answer(payload, root, workspace)` returns;
+    an error is one line and exit `error_exit` (see gitmem/integrate/hookrun.py)."""
     import sys
 
-    from gitmem.errors import GitmemError
-    from gitmem.integrate.hookio import additional_context, parse
+    from gitmem.integrate.hookrun import answer_hook
 
     obj = ctx.find_root().obj
-    try:
-        payload = parse(sys.stdin.read() if not sys.stdin.isatty() else "")
-        output = answer(payload, obj["root"], obj["workspace"])
-    except GitmemError as exc:
-        message = f"gitmem: error: {exc}"
-        click.echo(message, err=True)
-        if error_as_context:
-            click.echo(additional_context(error_as_context, f"gitmem memory was not loaded: {message}"))
-        sys.exit(error_exit)
-    if output:
-        click.echo(output)
+    reply = answer_hook(sys.stdin.read() if not sys.stdin.isatty() else "", answer, obj["root"],
+                        obj["workspace"], error_exit=error_exit, error_as_context=error_as_context)
+    if reply.stdout:
+        click.echo(reply.stdout)
+    if reply.stderr:
+        click.echo(reply.stderr, err=True)
+    if reply.exit_code:
+        sys.exit(reply.exit_code)

@@ -134,3 +134,18 @@ def _wait_for(probe, seconds: float = 60.0):
             return found
         time.sleep(0.2)
     return probe()
+
+
+def test_the_quick_path_answers_as_the_command_line_does(store: Store, gm: Cli, project: Path) -> None:
+    from gitmem.integrate.hookrun import quick_argv
+
+    assert quick_argv(["--root", "/s", "search", "--hook"]) == ("/s", None)
+    assert quick_argv(["-w", "k", "search", "--hook"]) == (None, "k")
+    assert quick_argv(["search", "--hook", "--json"]) is None
+    assert quick_argv(["search", "deploy"]) is None
+    gm("remember", "The VPN must be up before running the deploy script.", "--layer", "procedural")
+    stdin = payload("user_prompt_submit", project)
+    quick = run_gitmem("--root", str(store.root), "search", "--hook", input_text=stdin)
+    through_click = hook(store, "search", "--hook", stdin=stdin)
+    assert quick.returncode == 0 and quick.stdout == through_click.stdout
+    assert "VPN must be up" in quick.stdout
