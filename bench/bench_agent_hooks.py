@@ -9,8 +9,10 @@ the search index, then measures with prompts drawn like the search benchmark's q
   - the same hook as Claude Code runs it: `python -m gitmem search --hook` with the payload on
     stdin, wall clock per prompt;
   - the SessionStart hook `gitmem context --hook`, wall clock;
-  - references in the same run: `python -c pass`, `python -m gitmem --version` and
-    `python -m gitmem search PROMPT --json`.
+  - the MCP server: spawn to initialized (the SDK's stdio client), and a `search` tool call
+    (limit 3) round trip over stdio;
+  - references in the same run: `python -c pass`, `python -m gitmem --version`,
+    `python -c "import mcp.server.mcpserver"` and `python -m gitmem search PROMPT --json`.
 Prints median and p95 in milliseconds.
 """
 
@@ -97,7 +99,40 @@ def measure(root: Path, prompts: list[str], cli_runs: int) -> list[dict[str, flo
                         [run_cli(["-m", "gitmem", "--version"]) for _ in cli_prompts]))
     rows.append(summary("reference: `gitmem search PROMPT --json`",
                         [run_cli([*base, "search", p, "--json"]) for p in cli_prompts]))
+    rows.append(summary("reference: import mcp.server.mcpserver",
+                        [run_cli(["-c", "import mcp.server.mcpserver"]) for _ in range(5)]))
+    rows += measure_mcp(root, prompts)
     return rows
+
+
+def measure_mcp(root: Path, prompts: list[str]) -> list[dict[str, float | str]]:
+    """Server start (spawn to initialized) and `search` tool calls over stdio."""
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "gitmem", "--root", str(root), "mcp"], cwd=str(root))
+    starts: list[float] = []
+    calls: list[float] = []
+
+    async def session(call: bool) -> None:
+        start = time.perf_counter()
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            starts.append((time.perf_counter() - start) * 1000)
+            if call:
+                await client.call_tool("search", {"query": prompts[0], "limit": 3})
+                for prompt in prompts:
+                    begin = time.perf_counter()
+                    result = await client.call_tool("search", {"query": prompt, "limit": 3})
+                    calls.append((time.perf_counter() - begin) * 1000)
+                    assert not result.is_error, result.content
+
+    for n in range(5):
+        anyio.run(session, n == 0)
+    return [summary("MCP server: spawn to initialized", starts),
+            summary("MCP `search` tool call (limit 3), stdio round trip", calls)]
 
 
 def main() -> None:
