@@ -29,22 +29,21 @@ def _gitmem(ctx: click.Context) -> list[str]:
 
 def _finish(changes: list[Change], dry_run: bool, as_json: bool) -> None:
     """Write the changes (unless dry_run) and say what was (or would be) done."""
-    todo = [c for c in changes if c.changed]
-    if not dry_run:
-        for change in todo:
-            change.apply()
+    from gitmem.integrate.files import apply_all
+
+    todo = apply_all(changes, dry_run=dry_run)
     data = {"dryRun": dry_run, "changes": [
-        {"path": str(c.path), "action": c.describe().split(" ", 1)[0],
-         **({"content": c.after} if dry_run else {})} for c in todo]}
+        {"path": str(c.path), "action": c.action, **({"content": c.after} if dry_run else {})}
+        for c in todo]}
 
     def text() -> str:
         if not todo:
             return "nothing to change: " + ", ".join(str(c.path) for c in changes)
         if not dry_run:
-            return "\n".join(f"{c.describe().split(' ', 1)[0]}d {c.path}" for c in todo)
+            return "\n".join(f"{c.action}d {c.path}" for c in todo)
         parts = []
         for change in todo:
-            parts.append(f"would {change.describe()}")
+            parts.append(f"would {change.action} {change.path}")
             if change.after is not None:
                 parts.append(change.after.rstrip("\n"))
         return "\n".join(parts)

@@ -94,11 +94,11 @@ def run_hook(ctx: click.Context, answer: Callable[[Any, str | None, str | None],
     an error is one line and exit `error_exit` (see gitmem/integrate/hookrun.py)."""
     import sys
 
-    from gitmem.integrate.hookrun import answer_hook
+    from gitmem.integrate.hookrun import answer_hook, stdin_text
 
     obj = ctx.find_root().obj
-    reply = answer_hook(sys.stdin.read() if not sys.stdin.isatty() else "", answer, obj["root"],
-                        obj["workspace"], error_exit=error_exit, error_as_context=error_as_context)
+    reply = answer_hook(stdin_text(), answer, obj["root"], obj["workspace"],
+                        error_exit=error_exit, error_as_context=error_as_context)
     if reply.stdout:
         click.echo(reply.stdout)
     if reply.stderr:

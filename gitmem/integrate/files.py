@@ -29,10 +29,11 @@ class Change:
     def changed(self) -> bool:
         return self.before != self.after
 
-    def describe(self) -> str:
+    @property
+    def action(self) -> str:
         if self.before is None:
-            return f"create {self.path}"
-        return f"remove {self.path}" if self.after is None else f"update {self.path}"
+            return "create"
+        return "remove" if self.after is None else "update"
 
     def apply(self) -> None:
         if not self.changed:
@@ -42,6 +43,16 @@ class Change:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(self.path, self.after)
+
+
+def apply_all(changes: list[Change], *, dry_run: bool = False) -> list[Change]:
+    """The changes that change something, written unless `dry_run` (every file was planned,
+    and so checked, before the first is written)."""
+    todo = [c for c in changes if c.changed]
+    if not dry_run:
+        for change in todo:
+            change.apply()
+    return todo
 
 
 def current(path: Path) -> str | None:

@@ -24,6 +24,13 @@ class HookReply:
     exit_code: int
 
 
+def stdin_text() -> str:
+    """The hook payload as sent; nothing when a person runs the command at a terminal."""
+    import sys
+
+    return "" if sys.stdin.isatty() else sys.stdin.read()
+
+
 def answer_hook(stdin_text: str, answer: Answer, root: str | None, workspace: str | None, *,
                 error_exit: int = 0, error_as_context: str | None = None) -> HookReply:
     """What the hook prints and returns. An error is one line on stderr and exit `error_exit`
@@ -59,8 +66,7 @@ def run_quick(root: str | None, workspace: str | None) -> int:
 
     from gitmem.integrate.hooks import search_hook
 
-    reply = answer_hook(sys.stdin.read() if not sys.stdin.isatty() else "", search_hook, root,
-                        workspace)
+    reply = answer_hook(stdin_text(), search_hook, root, workspace)
     if reply.stdout:
         print(reply.stdout)
     if reply.stderr:

@@ -98,7 +98,11 @@ def register(server: MCPServer, session: Session) -> None:
                 return dict(do_dry_run(store).as_json())
             from gitmem.sync.run import sync as do_sync
 
-            return dict(do_sync(store).as_json())
+            report = do_sync(store)
+            if report.conflicts:
+                store.notes.append(f"{len(report.conflicts)} conflict(s): both versions are kept; "
+                                   "the conflicts tool lists them and how to settle each")
+            return dict(report.as_json())
 
         return reply(await session.call(work, verb=None if dry_run else "sync"))
 
