@@ -160,3 +160,21 @@ def test_hand_edits_between_calls_are_seen_as_the_cli_sees_them(world) -> None:
     topic.write_text(topic.read_text().replace("port 9443", "port 7443"))
     git(world.root, "commit", "-q", "-am", "hand edit")
     assert "7443" in client.ok("search", {"query": "staging port"})["results"][0]["snippet"]
+
+
+def test_memory_json_edited_between_calls_is_read_again(world) -> None:
+    """Settings, workspaces and routing live in memory.json: each call reads it afresh."""
+    import json
+
+    client = world.client
+    assert "Cut to fit" not in _text(client.call("context"))
+    settings_file = world.root / "memory.json"
+    original = settings_file.read_text()
+    data = json.loads(original)
+    data.setdefault("settings", {})["contextMaxChars"] = 300
+    settings_file.write_text(json.dumps(data, indent=2) + "\n")
+    try:
+        assert "Cut to fit" in _text(client.call("context"))
+    finally:
+        settings_file.write_text(original)
+    assert "Cut to fit" not in _text(client.call("context"))
