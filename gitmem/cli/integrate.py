@@ -22,9 +22,17 @@ def _home() -> Path:
 
 
 def _gitmem(ctx: click.Context) -> list[str]:
+    """The command the agent will run. The store is named with --root unless it is the default
+    (~/.gitmem): one found through GITMEM_ROOT or the folder integrate ran in may not be what the
+    agent's environment and folder point at."""
     from gitmem.integrate.files import gitmem_command
+    from gitmem.store.paths import locate_root
 
-    return gitmem_command(ctx.find_root().obj["root"])
+    root, source = locate_root(ctx.find_root().obj["root"])
+    if not (root / "memory.json").is_file():
+        click.echo(f"gitmem: note: no gitmem store at {root} yet; `gitmem --root {root} init` "
+                   "creates it (until then the hooks say memory was not loaded)", err=True)
+    return gitmem_command(None if source == "default" else str(root))
 
 
 def _finish(changes: list[Change], dry_run: bool, as_json: bool) -> None:

@@ -85,8 +85,7 @@ class Session:
             self._store = Store(self.root, workspace=self.workspace, cwd=self.cwd)
         store = self._store
         store.require()
-        store._registry = None  # memory.json may have been edited or synced since the last call
-        store.notes.clear()
+        store.reload()  # memory.json may have been edited or synced since the last call
         store.cwd = self.cwd
         return store
 

@@ -139,3 +139,20 @@ def test_the_written_hook_commands_answer(gm: Cli, store: Store, project: Path) 
         assert done.returncode == 0, done.stderr
         answer = json.loads(done.stdout)["hookSpecificOutput"]
         assert answer["hookEventName"] == event and marker in answer["additionalContext"]
+
+
+def test_the_store_is_named_unless_it_is_the_default(store: Store, project: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from gitmem.cli import cli
+
+    monkeypatch.setenv("GITMEM_ROOT", str(store.root))
+    CliRunner().invoke(cli, ["integrate", "claude-code", "--project", str(project)])
+    args = read(project / ".mcp.json")["mcpServers"]["gitmem"]["args"]
+    assert args[-3:] == ["--root", str(store.root), "mcp"]
+    monkeypatch.delenv("GITMEM_ROOT")
+    done = CliRunner().invoke(cli, ["integrate", "claude-code", "--project", str(project)])
+    assert read(project / ".mcp.json")["mcpServers"]["gitmem"]["args"] == ["-m", "gitmem", "mcp"]
+    assert "no gitmem store at" in done.stderr and ".gitmem" in done.stderr
+    assert all("--root" not in c for c in ours(read(project / ".claude" / "settings.json"), "SessionStart"))
