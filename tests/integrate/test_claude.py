@@ -156,3 +156,25 @@ def test_the_store_is_named_unless_it_is_the_default(store: Store, project: Path
     assert read(project / ".mcp.json")["mcpServers"]["gitmem"]["args"] == ["-m", "gitmem", "mcp"]
     assert "no gitmem store at" in done.stderr and ".gitmem" in done.stderr
     assert all("--root" not in c for c in ours(read(project / ".claude" / "settings.json"), "SessionStart"))
+
+
+def test_the_written_server_entry_starts_a_server(gm: Cli, store: Store, project: Path) -> None:
+    """Start the server exactly as .mcp.json says, with the SDK's client, and read the card."""
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    gm("integrate", "claude-code", "--project", str(project))
+    entry = read(project / ".mcp.json")["mcpServers"]["gitmem"]
+    params = StdioServerParameters(command=entry["command"], args=entry["args"], cwd=str(project),
+                                   env={"HOME": os.environ["HOME"], **entry["env"]})
+
+    async def card() -> str:
+        async with stdio_client(params) as (read_stream, write_stream), \
+                ClientSession(read_stream, write_stream) as session:
+            await session.initialize()
+            result = await session.call_tool("context", {})
+            assert not result.is_error, result.content
+            return str(result.content[0].text)
+
+    assert anyio.run(card).startswith("## gitmem memory")
