@@ -6,6 +6,7 @@ to mounted spaces (gitmem/verbs/routed.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp_types import CallToolResult
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
     from gitmem.mcp.session import Session
     from gitmem.store.store import Store
+    from gitmem.verbs.base import WriteResult
 
 Layer = Literal["semantic", "episodic", "procedural", "learnings", "decisions", "codebase", "history"]
 Importance = Literal["critical", "high", "normal", "low"]
@@ -171,7 +173,8 @@ def register(server: MCPServer, session: Session) -> None:
         return reply(await session.call(work, verb="codebase"))
 
 
-def _entry_write(ref: str, space: str | None, write: Any) -> Any:
+def _entry_write(ref: str, space: str | None,
+                 write: Callable[[Store, str], WriteResult]) -> Callable[[Store], dict[str, Any]]:
     """The work of a write to one entry found by reference (`write(store, id)`)."""
     from gitmem.verbs.routed import entry_ref, entry_write_report
 

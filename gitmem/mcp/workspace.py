@@ -17,11 +17,12 @@ if TYPE_CHECKING:
 
     from gitmem.mcp.session import Session
     from gitmem.store.store import Store
+    from gitmem.verbs.context import Card
 
 AllowSecret = Annotated[bool, Field(description=rules.ALLOW_SECRET)]
 
 
-def card(store: Store, *, max_chars: int | None = None, subagent: bool = False) -> Any:
+def card(store: Store, *, max_chars: int | None = None, subagent: bool = False) -> Card:
     """The context card of the session's workspace (as `gitmem context` builds it)."""
     from gitmem.verbs.context import card_for
 
