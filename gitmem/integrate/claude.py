@@ -68,7 +68,7 @@ def plan(gitmem: list[str], *, project: Path | None, user: bool, home: Path,
         set_server(data, servers, None if remove else server_entry(gitmem))
 
     def edit_hooks(data: dict[str, Any]) -> None:
-        set_hooks(data, {h.event: h for h in wanted}, events, gitmem)
+        set_hooks(data, settings, {h.event: h for h in wanted}, events, gitmem)
 
     return [json_change(servers, edit_servers), json_change(settings, edit_hooks)]
 
@@ -124,7 +124,7 @@ def hook_of(item: Any) -> tuple[str, ...] | None:
     return tuple(words)
 
 
-def set_hooks(data: dict[str, Any], wanted: dict[str, Hook], events: tuple[str, ...],
+def set_hooks(data: dict[str, Any], path: Path, wanted: dict[str, Hook], events: tuple[str, ...],
               gitmem: list[str]) -> None:
     """Make gitmem's hooks for `events` exactly `wanted` (an event absent from `wanted` loses
     gitmem's hooks); the person's hooks, and their order, stay as they are."""
@@ -134,14 +134,14 @@ def set_hooks(data: dict[str, Any], wanted: dict[str, Hook], events: tuple[str, 
             return
         hooks = data["hooks"] = {}
     if not isinstance(hooks, dict):
-        raise InvalidInputError("settings: hooks is not an object; gitmem does not overwrite it")
+        raise InvalidInputError(f"{path}: hooks is not an object; gitmem does not overwrite it")
     for event in events:
         hook = wanted.get(event)
         groups = hooks.get(event)
         if groups is None:
             groups = []
         if not isinstance(groups, list):
-            raise InvalidInputError(f"settings: hooks.{event} is not a list; gitmem does not overwrite it")
+            raise InvalidInputError(f"{path}: hooks.{event} is not a list; gitmem does not overwrite it")
         item = None if hook is None else {"type": "command",
                                           "command": shell_line([*gitmem, *hook.args]),
                                           "timeout": hook.timeout}
