@@ -10,17 +10,22 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "main", "run_in_process"]
 
 
 def main() -> None:
+    """The command: through the store's warm server when one runs, else in this process."""
     from gitmem.serve.client import forward
 
     code = forward(sys.argv[1:])
     if code is not None:
         sys.exit(code)
-    group = _group()
-    group(prog_name="gitmem")
+    run_in_process()
+
+
+def run_in_process() -> None:
+    """The command line itself, in this process (gitmem.__main__ asked the server already)."""
+    _group()(prog_name="gitmem")
 
 
 def _group() -> Any:

@@ -112,7 +112,7 @@ def forward(argv: list[str]) -> int | None:
 
 
 def _exchange(sock: _socket.socket, argv: list[str], cwd: str, verbose: bool) -> int | None:
-    stdin = sys.stdin.buffer.read() if "-" in argv and sys.stdin is not None else b""
+    stdin = sys.stdin.buffer.read() if _reads_stdin(argv) else b""
     request = {
         "op": "run", "protocol": wire.PROTOCOL, "identity": identity(), "argv": argv,
         "cwd": cwd, "env": dict(os.environ), "stdin": wire.pack(stdin),
@@ -134,6 +134,14 @@ def _exchange(sock: _socket.socket, argv: list[str], cwd: str, verbose: bool) ->
     sys.stderr.buffer.write(wire.unpack(reply.get("stderr", "")))
     sys.stderr.flush()
     return int(reply.get("code", 0))
+
+
+def _reads_stdin(argv: list[str]) -> bool:
+    """Whether the command reads standard input: a `-` text argument, or a hook's payload
+    (which a hook reads only when stdin is not a terminal)."""
+    if sys.stdin is None:
+        return False
+    return "-" in argv or ("--hook" in argv and not _isatty(sys.stdin))
 
 
 def _fall_back(verbose: bool, why: str, stdin: bytes) -> None:

@@ -129,3 +129,15 @@ def test_a_stale_socket_is_ignored(store: Store) -> None:
     finally:
         stop(proc)
     assert not path.exists()
+
+
+def test_agent_hooks_get_their_payload_through_the_server(served: Path) -> None:
+    assert run_gitmem("--root", str(served), "remember", "Staging listens on port 5433",
+                      "--layer", "semantic").returncode == 0
+    payload = json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "s1",
+                          "prompt": "which port does staging listen on?"})
+    for args in (["search", "--hook"], ["context", "--hook"]):
+        served_run, alone = both(served, *args, input_text=payload)
+        assert (served_run.returncode, served_run.stdout) == (alone.returncode, alone.stdout), args
+    hooked = run_gitmem("--root", str(served), "search", "--hook", input_text=payload)
+    assert "5433" in hooked.stdout
