@@ -212,24 +212,31 @@ class Store(StoreBase):
         return unreadable + handedits.normalize_texts(
             self.catalog, texts, today=self.today().isoformat(), fix=fix, created=created)
 
-    def normalize_texts(self, texts: dict[str, str], *, fix: bool) -> list[Outcome]:
-        """Normalize given texts (working-tree or staged copies), ids allocated consistently.
+    def normalize_texts(self, texts: dict[str, str], *, fix: bool,
+                        gone: list[str] | None = None) -> list[Outcome]:
+        """Normalize given texts (working-tree or staged copies), ids allocated consistently;
+        `gone` are files deleted in the commit being made.
 
         The caller brings the catalog up to date first (see catch_up_catalog_from).
         """
-        return handedits.normalize_texts(self.catalog, texts, today=self.today().isoformat(), fix=fix)
+        return handedits.normalize_texts(self.catalog, texts, today=self.today().isoformat(), fix=fix,
+                                         gone=gone or [])
 
     def _read_lenient(self, relpath: str) -> TopicFile | None:
         """Parse for the catalog: never fatal; an unreadable file carries its problem."""
         return tree.read_lenient(self.root, relpath)
 
     def catch_up_catalog(self) -> list[str]:
-        """Bring the catalog up to HEAD: re-read only files changed since it last looked.
+        """Bring the catalog up to HEAD, then to the working tree (files renamed, moved or edited
+        by hand and not yet committed): re-read only files changed since it last looked.
 
         Returns the topic files that changed underneath it (pulls, plain-git commits), so a
         write can regenerate their layer indexes too.
         """
-        return self.catch_up_catalog_from(self.git.head_oid(), self.git.changed_between)
+        changed = self.catch_up_catalog_from(self.git.head_oid(), self.git.changed_between)
+        catchup.reconcile(self.catalog, self.root, self.git.dirty_paths(under=L.SCOPE_ROOTS),
+                          self._read_lenient)
+        return changed
 
     def catch_up_catalog_from(self, head: str | None, changed_between: catchup.ChangedBetween) -> list[str]:
         """catch_up_catalog for a caller that knows HEAD and diffs commits itself (git hooks)."""
