@@ -13,6 +13,7 @@ from gitmem.cli import (
     history,
     hooks,
     models,
+    moves,
     provenance,
     relations,
     resolve,
@@ -28,7 +29,7 @@ from gitmem.cli.main import cli
 __all__ = ["cli", "main"]
 
 for _module in (store, entries, workspace, search, sync, resolve, hooks, models, capture, history,
-                activity, runtime, documents, spaces, relations, provenance):
+                activity, runtime, documents, spaces, relations, provenance, moves):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

@@ -7,12 +7,13 @@ an entry moved by hand is found where it is now, and the path it left holds noth
 
 from __future__ import annotations
 
+import hashlib
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 from gitmem.format import layers as L
+from gitmem.fsio import read_regular_file
 from gitmem.store.catalog import Catalog, FileReader
 
 # changed_between(old, new): the paths that differ (old None: every file of new); raises when
@@ -41,13 +42,13 @@ def catch_up(catalog: Catalog, head: str | None, changed_between: ChangedBetween
     return [p for p in changed if L.classify_path(p).kind == "topic"]
 
 
-def _stamp(root: Path, relpath: str) -> list[int]:
-    """Size and modification time of a file ([] when it is gone): did it change since?"""
+def _stamp(root: Path, relpath: str) -> str:
+    """A digest of a file's bytes ('' when it cannot be read): did it change since? (Size and
+    mtime are not enough: two writes of one size within a clock tick look alike.)"""
     try:
-        info = os.lstat(root / relpath)
+        return hashlib.sha1(read_regular_file(root / relpath)).hexdigest()
     except OSError:
-        return []
-    return [info.st_size, info.st_mtime_ns]
+        return ""
 
 
 def reconcile(catalog: Catalog, root: Path, dirty: list[str], read: FileReader) -> None:
@@ -55,7 +56,7 @@ def reconcile(catalog: Catalog, root: Path, dirty: list[str], read: FileReader) 
     HEAD now. They are read as they are (a deleted one is dropped), and so are the files that
     differed last time and no longer do (an edit undone, a rename moved back)."""
     try:
-        before: dict[str, list[int]] = json.loads(catalog.get_meta("worktree") or "{}")
+        before: dict[str, str] = json.loads(catalog.get_meta("worktree") or "{}")
     except ValueError:
         before = {}
     now = {p: _stamp(root, p) for p in dirty if L.classify_path(p).kind == "topic"}
