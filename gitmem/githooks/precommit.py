@@ -187,10 +187,23 @@ def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str
 
             store.catalog.refresh(topics, read)
             store.regenerate_layer_indexes(topics)
-        _stage(root, whole + index_paths)
+        _stage(root, whole + index_paths + _kept_marks(root, store))
         return 0
     finally:
         store.close()
+
+
+def _kept_marks(root: Path, store: Any) -> list[str]:
+    """ids.json, when this commit takes the highest entry of a layer out of the files."""
+    from gitmem.format.idmarks import MARKS_PATH
+    from gitmem.fsio import write_text_atomic
+    from gitmem.store import marks
+
+    text = marks.wanted(store.catalog, root)
+    if text is None:
+        return []
+    write_text_atomic(root / MARKS_PATH, text)
+    return [MARKS_PATH]
 
 
 def _relation_problems(store: Any, outcomes: list[Any], changes: list[gitcli.StagedChange]) -> list[Any]:

@@ -36,6 +36,10 @@ CREATE TABLE IF NOT EXISTS problems (
     path TEXT NOT NULL, line INTEGER NOT NULL, reason TEXT NOT NULL, unreadable INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS problems_path ON problems (path);
+CREATE TABLE IF NOT EXISTS seen (
+    id_scope TEXT NOT NULL, id_layer TEXT NOT NULL, num INTEGER NOT NULL,
+    PRIMARY KEY (id_scope, id_layer)
+);
 """
 
 # Reads a repo-relative file: returns the parsed file, or None when the file is gone. A file that
@@ -98,7 +102,7 @@ class Catalog:
             row = None
         if row is None or row[0] != SCHEMA_VERSION:
             db.executescript("DELETE FROM files; DELETE FROM entries; DELETE FROM problems; "
-                             "DELETE FROM meta;")
+                             "DELETE FROM meta; DELETE FROM seen;")
             db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
         return db
 
@@ -213,19 +217,51 @@ class Catalog:
                                "WHERE problems.unreadable = 1 ORDER BY problems.path")
         return [str(r[0]) for r in rows if scopes is None or r[1] in scopes]
 
+    # -- the highest numbers ever handed out (see format/idmarks.py) -----------------------------
+    def note_seen(self) -> None:
+        """Remember the highest number of each scope+layer in the files now; it never goes down,
+        so a number stays taken after its entry is deleted (kept across catalog rebuilds)."""
+        self.db.execute(
+            "INSERT INTO seen (id_scope, id_layer, num) SELECT id_scope, id_layer, MAX(num) "
+            "FROM entries WHERE num IS NOT NULL GROUP BY id_scope, id_layer "
+            "ON CONFLICT (id_scope, id_layer) DO UPDATE SET num = MAX(num, excluded.num)")
+
+    def note_marks(self, marks: dict[tuple[str, str], int]) -> None:
+        """Take the store's committed marks (ids.json) as seen."""
+        self.db.executemany(
+            "INSERT INTO seen (id_scope, id_layer, num) VALUES (?, ?, ?) "
+            "ON CONFLICT (id_scope, id_layer) DO UPDATE SET num = MAX(num, excluded.num)",
+            [(scope, layer, number) for (scope, layer), number in marks.items()])
+
+    def lost_tops(self) -> dict[tuple[str, str], int]:
+        """Scope+layers whose highest number handed out is no longer in any file: the number the
+        store must keep in ids.json so that no machine hands it out again."""
+        rows = self.db.execute(
+            "SELECT id_scope, id_layer, num FROM seen WHERE num > COALESCE((SELECT MAX(e.num) "
+            "FROM entries e WHERE e.id_scope = seen.id_scope AND e.id_layer = seen.id_layer), 0)")
+        return {(str(r[0]), str(r[1])): int(r[2]) for r in rows}
+
+    def _seen(self, scope: str, layer: str) -> int:
+        row = self.db.execute("SELECT num FROM seen WHERE id_scope=? AND id_layer=?",
+                              (scope, layer)).fetchone()
+        return int(row[0]) if row else 0
+
     # -- queries -----------------------------------------------------------------------------
     def max_number(self, scope: str, layer: str) -> int:
+        """The highest number taken in a scope+layer: in the files, or ever handed out."""
         row = self.db.execute(
             "SELECT MAX(num) FROM entries WHERE id_scope=? AND id_layer=?", (scope, layer)
         ).fetchone()
-        return int(row[0] or 0)
+        return max(int(row[0] or 0), self._seen(scope, layer))
 
     def numbers(self, scope: str, layer: str) -> set[int]:
+        """Numbers taken in a scope+layer (the highest ever handed out included)."""
         rows = self.db.execute(
             "SELECT num FROM entries WHERE id_scope=? AND id_layer=? AND num IS NOT NULL",
             (scope, layer),
         )
-        return {int(r[0]) for r in rows}
+        seen = self._seen(scope, layer)
+        return {int(r[0]) for r in rows} | ({seen} if seen else set())
 
     def find_text(self, scope: str, layer: str, digest: str) -> list[CatalogHit]:
         rows = self.db.execute(

@@ -14,12 +14,13 @@ from gitmem.errors import InvalidInputError, NotFoundError
 from gitmem.eventlog import log_event
 from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
+from gitmem.format.idmarks import MARKS_PATH
 from gitmem.format.normalize import Outcome
 from gitmem.fsio import is_temp_name, read_text, refuse_link, sweep_temp
 from gitmem.observe.record import record
 from gitmem.resources import read_text as read_resource
 from gitmem.secrets.scan import refuse_hand_edit_secrets
-from gitmem.store import catchup, generated, handedits, journal, tree
+from gitmem.store import catchup, generated, handedits, journal, marks, tree
 from gitmem.store.base import StoreBase
 from gitmem.store.registry import Registry, load_registry, save_registry
 from gitmem.store.txn import Located, WriteTxn, refuse_subagent
@@ -114,6 +115,7 @@ class Store(StoreBase):
         self.catalog.refresh([p for p in txn.touched if p not in txn.cataloged], read)
         for relpath in self.regenerate_layer_indexes(txn.touched + txn.changed_elsewhere):
             txn.note(relpath)
+        self.keep_marks(txn)
         message = txn.message or f"{txn.verb}"
         oid = self.git.commit_paths(txn.touched, message)
         self.catalog.set_meta("head", self.git.head_oid())
@@ -121,6 +123,12 @@ class Store(StoreBase):
         self.update_search_index(txn.touched)
         self.record_write(txn.verb, oid, txn.touched, message)
         return oid
+
+    def keep_marks(self, txn: WriteTxn) -> None:
+        """A number whose entry left the files stays handed out: ids.json, in this commit."""
+        text = marks.wanted(self.catalog, self.root)
+        if text is not None:
+            self.write_file(txn, MARKS_PATH, text)
 
     def record_write(self, verb: str, oid: str | None, paths: list[str], message: str) -> None:
         """Every commit the store makes is logged, counted and shown by `gitmem log` from here."""
@@ -186,6 +194,7 @@ class Store(StoreBase):
         self._register_hand_made_workspaces(txn, dirty)
         normalized = {o.path: o.topic for o in outcomes if o.topic is not None}
         self.catalog.refresh(dirty, lambda p: normalized.get(p) or self._read_lenient(p))
+        self.keep_marks(txn)
         paths = sorted(set(dirty) | set(self.regenerate_layer_indexes(dirty)) | set(txn.touched))
         listing = "\n".join(f"- {p}" for p in paths)
         oid = self.git.commit_paths(paths, f"hand edit: {len(paths)} file(s)\n\n{listing}\n")
@@ -240,8 +249,10 @@ class Store(StoreBase):
 
     def catch_up_catalog_from(self, head: str | None, changed_between: catchup.ChangedBetween) -> list[str]:
         """catch_up_catalog for a caller that knows HEAD and diffs commits itself (git hooks)."""
-        return catchup.catch_up(self.catalog, head, changed_between, self.all_topic_files,
-                                self._read_lenient)
+        changed = catchup.catch_up(self.catalog, head, changed_between, self.all_topic_files,
+                                   self._read_lenient)
+        marks.take_in(self.catalog, self.root)
+        return changed
 
     def all_topic_files(self) -> list[str]:
         return tree.all_topic_files(self.root)
