@@ -276,6 +276,17 @@ class Catalog:
         rows = self.db.execute("SELECT path FROM entries WHERE id=? ORDER BY path", (entry_id,))
         return [str(r[0]) for r in rows]
 
+    def duplicates(self) -> dict[str, list[str]]:
+        """Ids held by more than one topic file -> those files."""
+        rows = self.db.execute(
+            "SELECT id, path FROM entries WHERE id IN (SELECT id FROM entries WHERE id IS NOT NULL "
+            "GROUP BY id HAVING COUNT(DISTINCT path) > 1) ORDER BY id, path")
+        found: dict[str, list[str]] = {}
+        for ident, path in rows:
+            if path not in found.setdefault(str(ident), []):
+                found[str(ident)].append(str(path))
+        return found
+
     def topics(self, scope: str, layer: str) -> list[TopicSummary]:
         rows = self.db.execute(
             "SELECT slug, title, count, updated FROM files WHERE scope=? AND layer=? ORDER BY slug",
