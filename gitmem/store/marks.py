@@ -17,13 +17,15 @@ def _current(root: Path) -> str | None:
         return None
 
 
-def take_in(catalog: Catalog, root: Path) -> None:
-    """Make the committed marks, and the numbers in the files now, count as handed out."""
+def take_in(catalog: Catalog, root: Path, changed: bool) -> None:
+    """Make the committed marks, and the numbers in the files now (when `changed`: the catalog
+    just read files), count as handed out."""
     text = _current(root)
     if text is not None and text != catalog.get_meta("marks"):
         catalog.note_marks(parse_marks(text))
         catalog.set_meta("marks", text)
-    catalog.note_seen()
+    if changed:
+        catalog.note_seen()
 
 
 def wanted(catalog: Catalog, root: Path) -> str | None:

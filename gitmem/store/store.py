@@ -251,7 +251,7 @@ class Store(StoreBase):
         """catch_up_catalog for a caller that knows HEAD and diffs commits itself (git hooks)."""
         changed = catchup.catch_up(self.catalog, head, changed_between, self.all_topic_files,
                                    self._read_lenient)
-        marks.take_in(self.catalog, self.root)
+        marks.take_in(self.catalog, self.root, changed=bool(changed))
         return changed
 
     def all_topic_files(self) -> list[str]:
