@@ -100,3 +100,15 @@ def test_the_pre_commit_hook_no_longer_blocks_after_the_merge(machines: tuple[Cl
     done = sh_git(b.root, "commit", "-qam", "by hand")
     assert done.returncode == 0, done.stderr
     assert "global-sem-0004" in (b.root / "global/semantic/staging.md").read_text()
+
+
+def test_sync_names_the_new_id_in_its_merge_commit_and_rewrites_no_commit(machines: tuple[Cli, Cli]) -> None:
+    a, b = machines
+    local = git(b.root, "rev-parse", "HEAD").strip()
+    published = git(a.root, "rev-parse", "HEAD").strip()
+    ok(b, "sync")
+    body = git(b.root, "log", "-1", "--format=%B")
+    assert body.startswith("sync: merge origin/main") and "- global-sem-0002 -> global-sem-0003" in body
+    assert git(b.root, "rev-parse", "HEAD^1").strip() == local  # this machine's commit, as made
+    assert git(b.root, "rev-parse", "HEAD^2").strip() == published
+    assert_settled(b)
