@@ -84,10 +84,19 @@ def test_check_fix_renumbers_after_a_pull_without_hooks(machines: tuple[Cli, Cli
 
 def test_check_fix_renumbers_after_a_pull_with_rebase(machines: tuple[Cli, Cli]) -> None:
     _a, b = machines
-    install_hooks(b.root)
     pulled = sh_git(b.root, "pull", "-q", "--rebase", "origin", "main")
     assert pulled.returncode == 0, pulled.stderr
     assert b.json("check", "--fix")["renumbered"] == {"global-sem-0002": "global-sem-0003"}  # type: ignore[index]
+    assert_settled(b)
+
+
+def test_the_post_rewrite_hook_renumbers_after_a_pull_with_rebase(machines: tuple[Cli, Cli]) -> None:
+    _a, b = machines
+    install_hooks(b.root)
+    pulled = sh_git(b.root, "pull", "-q", "--rebase", "origin", "main")
+    assert pulled.returncode == 0, pulled.stderr
+    assert "this machine's entry (global/semantic/staging.md) is now global-sem-0003" in pulled.stderr
+    assert git(b.root, "log", "-1", "--format=%s").startswith("renumber: global-sem-0002 -> global-sem-0003")
     assert_settled(b)
 
 
