@@ -81,6 +81,10 @@ def settle_collisions(store: Store, published: str | None, *, absorb: bool = Tru
     settled = Settled()
     if published is None:
         return settled
+    with store.reading():
+        store.catch_up_catalog()
+    if not store.catalog.duplicates():
+        return settled  # the common case: no write, no hand edit committed along
     with store.writing("renumber", absorb=absorb) as txn:
         duplicates = store.catalog.duplicates()
         if not duplicates:

@@ -76,9 +76,6 @@ def settle_duplicates(store: Store) -> dict[str, str]:
     machine's entry is renumbered, in a commit of its own (githooks/collisions.py)."""
     from gitmem.githooks.collisions import published_ref, settle_collisions
 
-    store.catch_up_catalog()
-    if not store.catalog.duplicates():
-        return {}
     return settle_collisions(store, published_ref(store), absorb=False).renumbered
 
 

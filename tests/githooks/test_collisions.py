@@ -121,3 +121,40 @@ def test_sync_names_the_new_id_in_its_merge_commit_and_rewrites_no_commit(machin
     assert git(b.root, "rev-parse", "HEAD^1").strip() == local  # this machine's commit, as made
     assert git(b.root, "rev-parse", "HEAD^2").strip() == published
     assert_settled(b)
+
+
+def test_a_merge_without_collisions_commits_nothing_of_its_own(tmp_path: Path, bare_remote: Path) -> None:
+    clis = []
+    for name in ("a", "b"):
+        store = Store(tmp_path / name, cwd=tmp_path)
+        init_store(store, remote=str(bare_remote), branch="main")
+        store.close()
+        clis.append(Cli(tmp_path / name, CliRunner()))
+        if name == "a":
+            ok(clis[0], "remember", "Staging runs Postgres 15", "-l", "semantic", "-t", "db")
+            ok(clis[0], "sync")
+    a, b = clis
+    ok(b, "sync")
+    install_hooks(b.root)
+    ok(a, "remember", "Deploys go through CI", "-l", "semantic", "-t", "ci")
+    assert sh_git(a.root, "push", "-q", "origin", "main").returncode == 0
+    ok(b, "remember", "Lunch is at noon", "-l", "episodic", "-t", "life")
+    with open(b.root / "global/semantic/db.md", "a", encoding="utf-8") as handle:
+        handle.write("\nStill being written.\n")  # a hand edit left uncommitted
+    pulled = sh_git(b.root, "pull", "-q", "--no-rebase", "origin", "main")
+    assert pulled.returncode == 0, pulled.stderr
+    assert git(b.root, "log", "-1", "--format=%s").startswith("Merge")
+    assert git(b.root, "status", "--porcelain").strip() == "M global/semantic/db.md"
+
+
+def test_an_id_no_published_commit_holds_is_left_for_a_person(machines: tuple[Cli, Cli]) -> None:
+    _a, b = machines
+    copy = (b.root / "global/semantic/staging.md").read_text(encoding="utf-8")
+    (b.root / "global/semantic/copy.md").write_text(copy.replace("Postgres 16", "Postgres 17"),
+                                                   encoding="utf-8")
+    subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "add", "-A"], cwd=b.root, check=True)
+    subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "commit", "-qm", "copy"], cwd=b.root,
+                   check=True, env={**os.environ, **GIT_ENV})
+    fixed = b("check", "--fix")
+    assert fixed.exit_code == 2 and "duplicate Id global-sem-0002" in fixed.output
+    assert "renumbered" not in fixed.output
