@@ -121,8 +121,8 @@ def move_topic(store: Store, old: str, new: str, *, scope: str = "global",
         if source == target:
             raise InvalidInputError(f"{source} and {new!r} are the same file; nothing was written")
         if before.scope != after.scope:
-            raise InvalidInputError(f"{target} is in another scope than {source}: move its "
-                                    "entries with `gitmem mv ID --topic T` instead")
+            raise InvalidInputError(f"{target} is in another scope than {source}: a topic moves "
+                                    "within its scope; nothing was written")
         if store.path(target).exists() or store.path(target).is_symlink():
             raise InvalidInputError(f"{target} already exists; nothing was written "
                                     "(move entries into it with `gitmem mv ID --topic T`)")

@@ -90,6 +90,7 @@ def test_mv_topic_renames_a_file_and_its_title(gm: Cli, facts: tuple[str, str]) 
     (("mv-topic", "semantic/db", "state/x"), 2, "has no topic files"),
     (("mv-topic", "semantic/db", "db"), 2, "name a topic as LAYER/TOPIC"),
     (("mv-topic", "semantic/db", "semantic/con"), 2, "reserved file name on Windows"),
+    (("mv-topic", "semantic/db", "workspaces/proj/semantic/db.md"), 2, "is in another scope than"),
     (("mv", "global-sem-0001", "--topic", "db"), 2, "is already in global/semantic/db.md"),
     (("mv", "global-sem-0001", "--topic", "x", "--layer", "working"), 2, "has no topic files"),
     (("mv", "global-sem-0001", "--topic", "x", "--layer", "nope"), 2, "nope"),
