@@ -161,6 +161,20 @@ class StoreBase:
         txn.note(relpath)
         return True
 
+    def remove_file(self, txn: WriteTxn, relpath: str) -> bool:
+        """Delete a memory file (its removal is committed with the write); False when absent.
+        A file holding a conflict block is never removed this way."""
+        refuse_link(self.root, relpath)
+        try:
+            old = read_text(self.path(relpath))
+        except FileNotFoundError:
+            return False
+        keep_blocks(relpath, old, "")
+        self._journal(txn, relpath)
+        self.path(relpath).unlink()
+        txn.note(relpath)
+        return True
+
     def append_entry(self, txn: WriteTxn, relpath: str, entry: Entry) -> bool:
         """Append an entry to an existing topic file without parsing it; False when there is no
         such file (or the catalog does not know it) and the caller must build the file."""
