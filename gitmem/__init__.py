@@ -10,11 +10,13 @@ The public API is loaded on first use, so `gitmem --help` and the git hooks star
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from gitmem.errors import GitmemError
-
+# Neither `typing` nor gitmem.errors is imported here: every CLI call imports this package
+# first, and the warm server's client must start in a few milliseconds.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
+    from gitmem.errors import GitmemError
     from gitmem.format.entry import Entry, TopicFile
     from gitmem.store.store import Store, open_store
     from gitmem.sync.remote import init_store, remote_set
@@ -33,6 +35,7 @@ __version__ = "0.1.0"
 # Public name -> the module that defines it. `search` and `sync` are not here: those names are
 # the subpackages gitmem.search and gitmem.sync (use gitmem.verbs.search / gitmem.sync.run).
 _LAZY = {
+    "GitmemError": "errors",
     "Entry": "format.entry", "TopicFile": "format.entry",
     "Store": "store.store", "open_store": "store.store",
     "init_store": "sync.remote", "remote_set": "sync.remote",

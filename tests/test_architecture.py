@@ -41,16 +41,19 @@ ALLOWED: dict[str, set[str]] = {
     "spaces": {"store", "sync", "format"},
     "provenance": {"store", "git", "search", "format"},
     "verbs": {"store", "sync", "githooks", "format", "capture", "observe", "runtime", "documents",
-              "secrets", "spaces", "provenance"},
+              "secrets", "spaces", "provenance", "serve"},
     "models": {"observe"},
     "capture": {"store", "format", "models", "observe"},
     "consolidate": {"store", "verbs", "format", "capture", "models", "observe"},
     "history": {"store", "verbs", "format", "git", "observe"},
+    # serve/: the warm server, its thin client and its schedule (the client imports wire only).
+    "serve": {"store", "sync", "history", "consolidate", "capture", "models", "observe"},
     "integrate": {"verbs", "store", "capture", "observe"},
     "mcp": {"verbs", "store", "sync", "format", "capture", "history", "runtime", "documents",
             "spaces"},
     "cli": {"verbs", "store", "sync", "githooks", "format", "observe", "models", "capture",
-            "consolidate", "history", "runtime", "documents", "spaces", "provenance", "mcp", "integrate"},
+            "consolidate", "history", "runtime", "documents", "spaces", "provenance", "mcp",
+            "integrate", "serve"},
 }
 # Ground modules: what each may import (nothing else of gitmem).
 GROUND_ALLOWED: dict[str, set[str]] = {

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from gitmem.cli.main import cli
+from gitmem.cli import cli
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 

@@ -1,6 +1,6 @@
 """The `gitmem` click group: global options, and every error turned into one line and its exit
 code (the one place where errors meet exit codes). The commands live in the modules of this
-folder; `gitmem.cli` registers them.
+folder and are registered at the end of this module.
 
 Exit codes: 0 success, 1 not found, 2 bad input or unusable store, 3 conflict / git / lock,
 4 internal error (see gitmem/errors.py). With `--json` an error is also printed on stdout as
@@ -86,8 +86,27 @@ class GitmemGroup(click.Group):
 @click.option("--root", metavar="PATH",
               help="Store folder (default: $GITMEM_ROOT, else the store you stand in, else ~/.gitmem).")
 @click.option("--workspace", "-w", help="Workspace key (default: from the current directory).")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Say whether the store's warm server answered (`gitmem serve`); also GITMEM_VERBOSE=1.")
 @click.version_option(package_name="gitmem")
 @click.pass_context
-def cli(ctx: click.Context, root: str | None, workspace: str | None) -> None:
+def cli(ctx: click.Context, root: str | None, workspace: str | None, verbose: bool) -> None:
     """gitmem: a git-native Markdown memory store for coding agents and the people who work with them."""
     ctx.obj = {"root": root, "workspace": workspace, "stores": []}
+
+
+# The command modules, in the order their commands were added (the help lists them sorted).
+COMMAND_MODULES = ("store", "entries", "workspace", "search", "sync", "resolve", "hooks", "models",
+                   "capture", "history", "activity", "runtime", "documents", "spaces", "relations",
+                   "provenance", "mcp", "integrate", "moves", "serve")
+
+
+def _register() -> None:
+    from importlib import import_module
+
+    for name in COMMAND_MODULES:
+        for command in import_module(f"gitmem.cli.{name}").COMMANDS:
+            cli.add_command(command)
+
+
+_register()

@@ -35,7 +35,10 @@ def get_store(ctx: click.Context) -> Store:
     obj = ctx.find_root().obj
     if obj["workspace"] is not None:  # `--workspace ""` is refused, never "the current folder"
         validate_workspace_key(obj["workspace"])
+    from gitmem.store.warm import adopt
+
     store = open_store(obj["root"], workspace=obj["workspace"])
+    adopt(store)  # in the warm server: its open repository, catalog and index (else nothing)
     obj.setdefault("stores", []).append(store)  # the group prints the notes it leaves
     return store
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -69,9 +70,24 @@ def status(ctx: click.Context, as_json: bool) -> None:
             if sync_state.get("error"):
                 lines.append(f"sync error: {sync_state['error']}")
         lines += memory_work_lines(data)
+        lines += _server_lines(data["server"])
         return "\n".join(lines)
 
     emit(data, as_json, text)
+
+
+def _server_lines(server: dict[str, Any]) -> list[str]:
+    """Whether the warm server runs, and when each scheduled job runs next."""
+    if not server["up"]:
+        return ["server: not running (`gitmem serve` keeps the store warm and in sync)"]
+    lines = [f"server: up (pid {server['pid']}, since {server['started']})"]
+    for name, job in server["jobs"].items():
+        if not job.get("next"):
+            lines.append(f"  {name}: off")
+            continue
+        last = f"; last {job['last']}: {job['result']}" if job.get("last") else ""
+        lines.append(f"  {name}: next {job['next']}{last}")
+    return lines
 
 
 @click.command()

@@ -381,5 +381,7 @@ def new_topic_file(meta: dict[str, Any], heading: str, newline: str = "\n") -> T
 
 def conflict_marker_lines(text: str) -> list[int]:
     """1-based line numbers of git conflict markers in `text`."""
+    if "<<<<<<<" not in text and "=======" not in text and ">>>>>>>" not in text:
+        return []  # the common case, found without walking every line
     return [text.count("\n", 0, match.start()) + 1 for match in CONFLICT_MARKER_RE.finditer(text)]
 

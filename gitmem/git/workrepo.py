@@ -13,6 +13,7 @@ from datetime import date
 from pathlib import Path
 
 from gitmem.errors import GitLayerError
+from gitmem.git import probecache
 from gitmem.git.binary import run
 
 _FOREIGN_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
@@ -45,8 +46,13 @@ def head(repo: Path) -> str | None:
 
 def toplevel(path: Path) -> Path | None:
     """The work tree holding `path`, or None (no repository, or git cannot read it)."""
-    if not any((folder / ".git").exists() for folder in (path, *path.parents)):
+    nearest = next((folder for folder in (path, *path.parents) if (folder / ".git").exists()), None)
+    if nearest is None:
         return None  # not inside a work tree: no process started
+    return probecache.answer(f"toplevel {path}", nearest, lambda: _ask_toplevel(path))
+
+
+def _ask_toplevel(path: Path) -> Path | None:
     try:
         out = run(path, ["rev-parse", "--show-toplevel"], env=_env(), check=False)
     except GitLayerError:
@@ -57,6 +63,10 @@ def toplevel(path: Path) -> Path | None:
 
 def origin_url(repo: Path) -> str | None:
     """The configured URL of the repository's `origin` remote, or None."""
+    return probecache.answer("origin", repo, lambda: _ask_origin_url(repo))
+
+
+def _ask_origin_url(repo: Path) -> str | None:
     try:
         out = run(repo, ["config", "--get", "remote.origin.url"], env=_env(), check=False)
     except GitLayerError:

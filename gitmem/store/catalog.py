@@ -87,7 +87,9 @@ class Catalog:
         self.db = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+        # check_same_thread off: the warm server hands the catalog from one call's thread to
+        # the next (store/warm.py); calls never overlap.
+        db = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
         try:
             # A cache that is rebuilt when lost: durability is not worth an fsync per write.
             db.execute("PRAGMA journal_mode=WAL")
@@ -97,7 +99,7 @@ class Catalog:
         except sqlite3.DatabaseError:
             db.close()
             self.path.unlink(missing_ok=True)  # corrupt: it is only a cache, start over
-            db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            db = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
             db.executescript(_SCHEMA)
             row = None
         if row is None or row[0] != SCHEMA_VERSION:

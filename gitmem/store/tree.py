@@ -13,6 +13,7 @@ import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from gitmem.errors import ParseError
@@ -22,6 +23,7 @@ from gitmem.format.entry import TopicFile
 from gitmem.format.markdown import conflict_marker_lines, decode_memory_bytes, parse_topic_file
 from gitmem.format.normalize import Outcome, Problem
 from gitmem.fsio import NotRegularFileError, read_regular_file
+from gitmem.store import parsecache
 
 
 def _workspace_folders(root: Path) -> list[str]:
@@ -106,7 +108,7 @@ def read_topic(root: Path, relpath: str) -> TopicFile | None:
         text = read_memory_text(root, relpath)
     except FileNotFoundError:
         return None
-    return parse_topic_file(text, relpath)
+    return parsecache.parse(str(root), relpath, text, parse_topic_file)
 
 
 def read_lenient(root: Path, relpath: str) -> TopicFile | None:
@@ -203,14 +205,10 @@ def scan_tree(root: Path) -> TreeScan:
 
 def _scan_memory_files(root: Path, relpaths: list[str], found: TreeScan) -> None:
     for relpath in relpaths:
-        try:
-            text = read_memory_text(root, relpath)
-        except FileNotFoundError:
-            continue
-        except ParseError as exc:
-            found.problems.append(Problem(relpath, exc.line, exc.reason))
-            continue
-        if conflict_marker_lines(text):
+        outcome = parsecache.by_stat(str(root), relpath, partial(_scan_file, root, relpath))
+        if isinstance(outcome, Problem):
+            found.problems.append(outcome)
+        elif outcome:
             found.conflicted.append(relpath)
 
 
@@ -226,6 +224,17 @@ def _scan_copies_and_records(root: Path, found: TreeScan) -> None:
     for relpath in record_files(root):
         if has_record_conflict((root / relpath).read_text(encoding="utf-8", errors="replace")):
             found.conflicted.append(relpath)
+
+
+def _scan_file(root: Path, relpath: str) -> Problem | bool:
+    """Whether a memory file holds conflict markers, or why it cannot be read (gone: False)."""
+    try:
+        text = read_memory_text(root, relpath)
+    except FileNotFoundError:
+        return False
+    except ParseError as exc:
+        return Problem(relpath, exc.line, exc.reason)
+    return bool(conflict_marker_lines(text))
 
 
 # Answers, for topic files, which of them hold conflict markers (a stat-checked cache).

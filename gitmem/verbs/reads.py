@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import date
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import ParseError
@@ -134,16 +135,27 @@ def _store_entries(store: Store, layer: str | None, scopes: list[str] | None,
                    include_all: bool, skipped: set[str] | None) -> list[dict[str, Any]]:
     with store.reading():
         store.catch_up_catalog()
+    from gitmem.store import parsecache
+
     records = []
+    day = (store.today().isoformat(), sorted(store.registry.freshness_windows().items()))
     for scope in scopes or store.scope_keys():
         for relpath in store.catalog.files(scope, layer):
             document = read_or_skip(store, relpath, skipped)
             if document is None:
                 continue
-            role = L.classify_path(relpath)
-            topic = str(document.meta.get("topic") or role.slug)
-            for entry in document.entries:
-                record = entry_record(Located(entry, relpath, role.scope, role.layer, topic), store)
+            # A warm server builds a file's records once per text and day (else: every time).
+            built = parsecache.derived(str(store.root), relpath, day,
+                                       partial(_file_records, store, relpath, document))
+            for record in built:
                 if include_all or record["status"] == "live":
-                    records.append(record)
+                    records.append(dict(record))
     return records
+
+
+def _file_records(store: Store, relpath: str, document: TopicFile) -> list[dict[str, Any]]:
+    """The record of every entry of a file (the costly part of listing)."""
+    role = L.classify_path(relpath)
+    topic = str(document.meta.get("topic") or role.slug)
+    return [entry_record(Located(entry, relpath, role.scope, role.layer, topic), store)
+            for entry in document.entries]

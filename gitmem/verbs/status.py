@@ -6,6 +6,7 @@ from typing import Any
 
 from gitmem.capture.report import memory_work
 from gitmem.errors import StoreStateError
+from gitmem.serve.state import describe as describe_server
 from gitmem.store.recovery import leftovers
 from gitmem.store.store import Store
 from gitmem.store.system_doc import system_doc_stale
@@ -43,6 +44,7 @@ def status(store: Store) -> dict[str, Any]:
         "leftovers": [str(p) for p in leftovers(store)],
     }
     data.update(memory_work(store.root))
+    data["server"] = describe_server(store.root)
     return data
 
 

@@ -1,0 +1,88 @@
+"""The scheduled jobs, as library calls: sync, history ingest, consolidation of pending digests.
+
+Each returns a one-line result (what the server logs and shows in `gitmem status`) and raises
+when the run failed, so the schedule backs off. A job with nothing to do says so and succeeds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gitmem.store.store import open_store
+
+
+def sync_job(root: Path) -> str:
+    """`gitmem sync`, when the store has a remote."""
+    from gitmem.errors import ConflictError
+    from gitmem.sync.run import sync
+
+    store = open_store(root, cwd=root)
+    try:
+        if store.git.remote_url() is None:
+            return "skipped: no remote (`gitmem remote set URL`)"
+        report = sync(store)
+    finally:
+        store.close()
+    if report.conflicts:
+        raise ConflictError(f"{len(report.conflicts)} conflict(s) left; `gitmem conflicts` lists them")
+    return f"{report.result} ({report.remote})"
+
+
+def history_repos(root: Path) -> list[Path]:
+    """Code repositories this machine records: those ingested before and the associated folders."""
+    from gitmem.history.ingest import STATE_FILE
+    from gitmem.store.registry import load_associations
+
+    found: list[str] = []
+    try:
+        data = json.loads((root / STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    if isinstance(data, dict):
+        found += [str(v["repo"]) for v in data.values() if isinstance(v, dict) and v.get("repo")]
+    found += list(load_associations(root))
+    repos = [Path(p) for p in dict.fromkeys(found)]
+    return [p for p in repos if (p / ".git").exists() and p.resolve() != root.resolve()]
+
+
+def history_job(root: Path) -> str:
+    """`gitmem history` for every known code repository; fails when any of them failed."""
+    from gitmem.history.ingest import ingest
+
+    repos = history_repos(root)
+    if not repos:
+        return "skipped: no code repository known (`gitmem history --repo DIR` once)"
+    recorded, failed = 0, []
+    for repo in repos:
+        store = open_store(root, cwd=repo)
+        try:
+            recorded += ingest(store, repo).recorded
+        except Exception as exc:  # noqa: BLE001 - one broken repository does not stop the others
+            failed.append(f"{repo.name}: {exc}")
+        finally:
+            store.close()
+    summary = f"{recorded} commit(s) recorded from {len(repos)} repositor{'y' if len(repos) == 1 else 'ies'}"
+    if failed:
+        raise RuntimeError(f"{summary}; failed: {'; '.join(failed)}")
+    return summary
+
+
+def consolidate_job(root: Path) -> str:
+    """`gitmem consolidate` when a model is configured and digests are pending."""
+    from gitmem.capture.digests import list_digests
+    from gitmem.consolidate.run import consolidate
+    from gitmem.models.config import load_ladder
+
+    if not load_ladder(root).rungs:
+        return "skipped: no model configured (`gitmem models add`)"
+    if not list_digests(root, "pending"):
+        return "nothing pending"
+    store = open_store(root, cwd=root)
+    try:
+        report = consolidate(store)
+    finally:
+        store.close()
+    if report.parse_failed:
+        raise RuntimeError("the model's reply could not be used; the digests stay pending")
+    return f"{report.result}: {len(report.consolidated)} digest(s), {len(report.entries)} entr(y/ies)"

@@ -1,0 +1,221 @@
+"""The server process: one per store, on state/serve.sock, answering one command at a time.
+
+Commands and scheduled jobs take turns on one lock (`turn`): a command runs with the client's
+folder and environment, which are the process's own for that time, so two never overlap. A
+command that waits longer than `wait_seconds` for its turn (a long sync) is answered with a
+clear message instead. Whoever connects and goes away mid-request costs the server nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitmem.errors import GitmemError, LockTimeoutError
+from gitmem.eventlog import log_event
+from gitmem.fsio import FileLock
+from gitmem.serve import state, wire
+from gitmem.serve.schedule import Job, due
+
+Runner = Callable[[dict[str, Any]], dict[str, Any]]  # request -> {"code", "stdout", "stderr"}
+JobAction = Callable[[], str]  # runs one scheduled job, returns a one-line result; raises on failure
+WAIT_SECONDS = 30.0
+REQUEST_READ_SECONDS = 30.0
+POLL_SECONDS = 0.5  # how often the accept loop looks whether the store is still there
+
+
+class ServerRunningError(GitmemError):
+    """Another server already serves this store."""
+
+    exit_code = 3
+
+
+@dataclass
+class Server:
+    """The warm server of the store at `root`."""
+
+    root: Path
+    runner: Runner
+    identity: str
+    jobs: list[tuple[Job, JobAction]] = field(default_factory=list)
+    wait_seconds: float = WAIT_SECONDS
+    turn: threading.Lock = field(default_factory=threading.Lock)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    busy_with: str = ""
+    requests: int = 0
+    _lock: FileLock | None = None
+    _sock: socket.socket | None = None
+
+    @property
+    def socket_path(self) -> str:
+        return wire.socket_path(str(self.root))
+
+    # -- start and stop ----------------------------------------------------------------------
+    def claim(self) -> None:
+        """Become this store's one server, or raise ServerRunningError naming the other."""
+        self._lock = FileLock(self.root / state.LOCK_FILE)
+        if not self._lock.try_acquire():
+            os.close(self._lock.fd)
+            self._lock = None
+            other = state.read(self.root) or {}
+            raise ServerRunningError(
+                f"a gitmem server already serves {self.root} (pid {other.get('pid', '?')}); "
+                "`gitmem serve --stop` stops it")
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.socket_path)  # left by a server that was killed: nobody listens there
+        self._sock = wire.bind(self.socket_path)
+        self._sock.settimeout(POLL_SECONDS)
+
+    def serve_forever(self) -> None:
+        """Accept requests and run the schedule until stopped or the store goes away."""
+        assert self._sock is not None, "claim() first"
+        started = time.time()
+        for job, _action in self.jobs:
+            if job.enabled:
+                job.start(started)
+        self._write_state(started)
+        log_event(self.root, {"event": "serve-start", "pid": os.getpid()})
+        scheduler = threading.Thread(target=self._schedule_loop, name="gitmem-schedule", daemon=True)
+        scheduler.start()
+        reason = "stopped"
+        try:
+            while not self.stopping.is_set():
+                if not self._store_present():
+                    reason = "store-gone"
+                    break
+                try:
+                    conn, _ = self._sock.accept()
+                except TimeoutError:
+                    continue
+                except OSError:
+                    if self.stopping.is_set():
+                        break
+                    raise
+                threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
+        finally:
+            self.stopping.set()
+            # A command or job under way finishes before the socket goes (bounded: a hung job
+            # does not keep a stopped server alive).
+            finished = self.turn.acquire(timeout=60.0)
+            try:
+                self._close(reason, started)
+            finally:
+                if finished:
+                    self.turn.release()
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def stop_on_signals(self) -> None:
+        """SIGTERM (systemctl stop, launchctl) and SIGINT stop the server cleanly."""
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: self.stop())
+
+    def _store_present(self) -> bool:
+        return (self.root / "memory.json").is_file() and (self.root / ".git").exists()
+
+    def _close(self, reason: str, started: float) -> None:
+        if self._sock is not None:
+            self._sock.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.socket_path)
+        if self._store_present():
+            with contextlib.suppress(OSError):
+                state.write(self.root, {**self._state(started), "pid": None,
+                                        "stopped": state.now_iso(), "reason": reason})
+            log_event(self.root, {"event": "serve-stop", "pid": os.getpid(), "reason": reason,
+                                  "requests": self.requests})
+        if self._lock is not None:
+            with contextlib.suppress(OSError):
+                self._lock.release()
+
+    # -- requests ----------------------------------------------------------------------------
+    def _handle(self, conn: socket.socket) -> None:
+        """One connection: read the request, answer it; a client gone away is not an error."""
+        with conn, contextlib.suppress(OSError, ConnectionError):
+            conn.settimeout(REQUEST_READ_SECONDS)
+            request = wire.receive(conn)
+            conn.settimeout(None)
+            wire.send(conn, self.answer(request))
+
+    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
+        op = request.get("op")
+        if op == "stop":
+            self.stop()
+            return {"ran": False, "reason": "stopping", "pid": os.getpid()}
+        if op == "ping":
+            return {"ran": False, "reason": "ping", "pid": os.getpid(), "identity": self.identity}
+        if op != "run":
+            return {"ran": False, "reason": f"unknown request {op!r}"}
+        if request.get("protocol") != wire.PROTOCOL or request.get("identity") != self.identity:
+            return {"ran": False, "reason": f"the server runs gitmem {self.identity} "
+                                            f"(protocol {wire.PROTOCOL})"}
+        if not self.turn.acquire(timeout=self.wait_seconds):
+            busy = self.busy_with or "another command"
+            message = (f"gitmem: error: the gitmem server of {self.root} is busy with {busy}; "
+                       f"waited {self.wait_seconds:.0f} s, try again shortly\n")
+            return {"ran": True, "code": LockTimeoutError.exit_code, "stdout": "",
+                    "stderr": message, "pid": os.getpid()}
+        start = time.perf_counter()
+        try:
+            self.busy_with = "a command"
+            self.requests += 1
+            reply = self.runner(request)
+        finally:
+            self.busy_with = ""
+            self.turn.release()
+        ms = round((time.perf_counter() - start) * 1000, 1)
+        return {"ran": True, "pid": os.getpid(), "ms": ms, **reply}
+
+    # -- the schedule ------------------------------------------------------------------------
+    def _schedule_loop(self) -> None:
+        while not self.stopping.is_set():
+            nxt = due([job for job, _ in self.jobs])
+            wait = POLL_SECONDS * 4 if nxt is None else max(0.0, nxt.next_at - time.time())
+            if self.stopping.wait(min(wait, 60.0)) or nxt is None or time.time() < nxt.next_at:
+                continue
+            action = next(a for job, a in self.jobs if job is nxt)
+            with self.turn:
+                if self.stopping.is_set() or not self._store_present():
+                    return
+                self.busy_with = f"a scheduled {nxt.name}"
+                try:
+                    self.run_job(nxt, action)
+                finally:
+                    self.busy_with = ""
+
+    def run_job(self, job: Job, action: JobAction) -> None:
+        """Run one job now (the caller holds the turn), log it and plan its next run."""
+        start = time.time()
+        try:
+            result, ok = action(), True
+        except Exception as exc:  # noqa: BLE001 - a failed run is logged and retried later
+            result, ok = f"failed: {type(exc).__name__}: {exc}", False
+        seconds = time.time() - start
+        job.finished(time.time(), result, ok, seconds)
+        log_event(self.root, {"event": "serve-job", "job": job.name, "ok": ok, "result": result,
+                              "seconds": round(seconds, 3), "failures": job.failures,
+                              "next": job.as_json()["next"]})
+        with contextlib.suppress(OSError):
+            self._write_state(None)
+
+    # -- state/serve.json --------------------------------------------------------------------
+    _started: float = 0.0
+
+    def _state(self, started: float | None) -> dict[str, Any]:
+        if started is not None:
+            self._started = started
+        return {"pid": os.getpid(), "identity": self.identity, "protocol": wire.PROTOCOL,
+                "socket": self.socket_path, "started": state.iso(self._started),
+                "jobs": {job.name: job.as_json() for job, _ in self.jobs}}
+
+    def _write_state(self, started: float | None) -> None:
+        state.write(self.root, self._state(started))

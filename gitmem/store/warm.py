@@ -1,0 +1,135 @@
+"""The open parts of a store (git repository, catalog, search index) kept between calls in a
+long-lived process, the warm server: each call's fresh Store borrows them and gives them back.
+
+What is kept is only what a fresh Store would open again; every call still brings the catalog
+up to HEAD, absorbs hand edits and checks the index as a new process does. Parts are dropped
+when the store's folder, repository or catalog file is no longer the one they were opened on
+(the store deleted and made again). Off unless `enable()` is called.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gitmem.store.base import StoreBase
+
+_kept: dict[Path, Parts] | None = None
+_adopted: list[StoreBase] = []  # stores of the call under way, given back by settle()
+_guard = threading.Lock()
+
+
+@dataclass
+class Parts:
+    """What one store had open, and the identity of the files they were opened on."""
+
+    git: Any
+    catalog: Any
+    index: Any
+    identity: tuple[int, ...]
+
+
+def enable() -> None:
+    """Keep open parts, parsed files (store/parsecache.py) and git's answers about code
+    repositories (git/probecache.py) between calls."""
+    global _kept
+    from gitmem.git import probecache
+    from gitmem.store import parsecache
+
+    parsecache.enable()
+    probecache.enable()
+    with _guard:
+        if _kept is None:
+            _kept = {}
+
+
+def disable() -> None:
+    """Forget (and close) every kept part; stop keeping anything."""
+    global _kept
+    from gitmem.git import probecache
+    from gitmem.store import parsecache
+
+    parsecache.disable()
+    probecache.disable()
+    with _guard:
+        kept, _kept = _kept, None
+    for parts in (kept or {}).values():
+        _close(parts)
+
+
+def _identity(root: Path) -> tuple[int, ...]:
+    """Device and inode of the folder, its .git and its catalog: a store made again differs."""
+    found: list[int] = []
+    for path in (root, root / ".git", root / "state" / "catalog.sqlite"):
+        try:
+            info = os.stat(path)
+        except OSError:
+            found += [0, 0]
+        else:
+            found += [info.st_dev, info.st_ino]
+    return tuple(found)
+
+
+def adopt(store: StoreBase) -> None:
+    """A store opened for the call under way: it borrows the kept parts, and settle() gives
+    back what it has open when the call ends."""
+    if _kept is None:
+        return
+    _adopted.append(store)
+    lend(store)
+
+
+def settle() -> None:
+    """The call is over: keep the open parts of the stores it opened."""
+    while _adopted:
+        give_back(_adopted.pop(0))
+
+
+def lend(store: StoreBase) -> None:
+    """Give a freshly opened store the parts kept for its folder (if still the same store)."""
+    if _kept is None or store.read_only:
+        return
+    with _guard:
+        parts = _kept.pop(store.root, None)
+    if parts is None:
+        return
+    if parts.identity != _identity(store.root):
+        _close(parts)
+        return
+    store._git, store._catalog, store._search_index = parts.git, parts.catalog, parts.index
+    if parts.git is not None:  # the repository's hooks call back into the store that holds it
+        parts.git.before_write = store._before_git_write
+    if parts.index is not None:
+        parts.index._note = store.notes.append
+
+
+def give_back(store: StoreBase) -> None:
+    """Keep what the store opened for the next call (instead of closing it)."""
+    from gitmem.store.base import MemoryCatalog
+
+    if _kept is None or store.read_only or isinstance(store._catalog, MemoryCatalog):
+        store.close()
+        return
+    parts = Parts(store._git, store._catalog, store._search_index, _identity(store.root))
+    store._git = store._catalog = store._search_index = None
+    if parts.git is not None:
+        parts.git.before_write = None
+    if parts.index is not None:
+        parts.index._note = lambda _message: None
+    with _guard:
+        previous = _kept.pop(store.root, None)
+        _kept[store.root] = parts
+    if previous is not None:
+        _close(previous)
+
+
+def _close(parts: Parts) -> None:
+    for part in (parts.catalog, parts.index):
+        if part is not None:
+            with contextlib.suppress(Exception):
+                part.close()

@@ -1,0 +1,143 @@
+"""Calls forwarded to the warm server print and exit exactly as the CLI run in its own process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gitmem.store.store import Store
+from servers import QUIET, start_server, stop
+from support import git, run_gitmem
+
+OFF = {"GITMEM_SERVE": "off"}
+ANSWERED = "answered by the gitmem server"
+
+
+@pytest.fixture
+def served(store: Store) -> Iterator[Path]:
+    proc = start_server(store.root, *QUIET)
+    try:
+        yield store.root
+    finally:
+        stop(proc)
+
+
+def both(root: Path, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
+         input_text: str | None = None) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
+    """The same call through the server (checked to be answered by it) and in-process."""
+    served = run_gitmem("-v", "--root", str(root), *args, cwd=cwd, env=env, input_text=input_text)
+    assert ANSWERED in served.stderr, served.stderr
+    alone = run_gitmem("--root", str(root), *args, cwd=cwd, env={**(env or {}), **OFF},
+                       input_text=input_text)
+    assert ANSWERED not in alone.stderr
+    served.stderr = "\n".join(line for line in served.stderr.splitlines() if ANSWERED not in line)
+    return served, alone
+
+
+def test_reads_match_the_in_process_cli(served: Path) -> None:
+    first = run_gitmem("--root", str(served), "remember", "Staging listens on port 5433",
+                       "--layer", "semantic", "--topic", "staging")
+    assert first.returncode == 0, first.stderr
+    for args in (["search", "staging port"], ["search", "staging", "--json"], ["search", "nothing-like-this"],
+                 ["show", first.stdout.strip()], ["show", "global-sem-9999"], ["list", "--json"],
+                 ["context"], ["context", "--json"], ["search", "--limit", "oops", "x"],
+                 ["show", "not an id"]):
+        served_run, alone = both(served, *args)
+        assert (served_run.returncode, served_run.stdout) == (alone.returncode, alone.stdout), args
+        assert served_run.stderr.strip() == alone.stderr.strip(), args
+    status = json.loads(run_gitmem("--root", str(served), "status", "--json").stdout)
+    assert status["server"]["up"] is True and status["entries"] == 1
+
+
+def test_writes_through_the_server_land_in_the_store(served: Path) -> None:
+    done = run_gitmem("-v", "--root", str(served), "remember", "-", "--layer", "learnings",
+                      input_text="Run the migrations before the deploy\n")
+    assert done.returncode == 0 and ANSWERED in done.stderr, done.stderr
+    entry_id = done.stdout.strip()
+    assert entry_id.startswith("global-lrn-")
+    assert "Run the migrations before the deploy" in git(served, "show", "HEAD")
+    again = run_gitmem("--root", str(served), "remember", "Run the migrations before the deploy",
+                       "--layer", "learnings", env=OFF)
+    assert again.stdout.strip() == entry_id  # the in-process CLI sees the server's write
+    for args in (["verify", entry_id], ["forget", entry_id], ["forget", entry_id, "--undo"]):
+        step = run_gitmem("-v", "--root", str(served), *args)
+        assert step.returncode == 0 and ANSWERED in step.stderr, (args, step.stderr)
+    assert "forget" in git(served, "log", "--format=%s", "-3")
+
+
+def test_a_hand_edit_between_two_requests_is_seen(served: Path) -> None:
+    missed = run_gitmem("-v", "--root", str(served), "search", "zanzibar")
+    assert missed.returncode == 1 and ANSWERED in missed.stderr
+    topic = served / "global" / "semantic" / "travel.md"
+    topic.parent.mkdir(parents=True, exist_ok=True)
+    topic.write_text("---\ntopic: travel\n---\n# travel\n\n## The offsite is in Zanzibar\n"
+                     "Flights are booked through the usual agency.\n", encoding="utf-8")
+    found = run_gitmem("-v", "--root", str(served), "search", "zanzibar", "--json")
+    assert found.returncode == 0 and ANSWERED in found.stderr, found.stderr
+    assert [hit["title"] for hit in json.loads(found.stdout)] == ["The offsite is in Zanzibar"]
+    topic.write_text(topic.read_text(encoding="utf-8").replace("Zanzibar", "Lisbon"), encoding="utf-8")
+    assert run_gitmem("--root", str(served), "search", "zanzibar").returncode == 1
+
+
+def test_workspace_and_environment_come_from_the_caller(served: Path, tmp_path: Path) -> None:
+    repo = tmp_path / "code" / "shop"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "remote", "add", "origin", "git@example.com:acme/shop.git")
+    sub = repo / "src"
+    sub.mkdir()
+    done = run_gitmem("-v", "--root", str(served), "remember", "Shop uses Postgres 16",
+                      "--layer", "semantic", "--scope", "workspace", cwd=sub)
+    assert done.returncode == 0 and ANSWERED in done.stderr, done.stderr
+    assert done.stdout.startswith("acme-shop-sem-")
+    card, alone = both(served, "context", cwd=sub)
+    assert card.stdout == alone.stdout and "workspace acme-shop" in card.stdout
+    refused = run_gitmem("-v", "--root", str(served), "remember", "x y z", "--layer", "semantic",
+                         env={"GITMEM_SUBAGENT": "1"})
+    assert refused.returncode != 0 and ANSWERED in refused.stderr
+    root_from_env = run_gitmem("-v", "search", "Postgres", cwd=tmp_path, env={"GITMEM_ROOT": str(served)})
+    assert root_from_env.returncode == 0 and ANSWERED in root_from_env.stderr
+    assert "Shop uses Postgres 16" in root_from_env.stdout
+
+
+def test_without_a_server_nothing_is_said_unless_asked(store: Store) -> None:
+    quiet = run_gitmem("--root", str(store.root), "search", "anything")
+    assert quiet.returncode == 1 and "server" not in quiet.stderr
+    told = run_gitmem("--root", str(store.root), "search", "anything", env={"GITMEM_VERBOSE": "1"})
+    assert "no server for this store" in told.stderr
+
+
+def test_a_stale_socket_is_ignored(store: Store) -> None:
+    import socket
+
+    path = store.root / "state" / "serve.sock"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(str(path))
+    sock.close()  # the file stays, nobody listens: what a killed server leaves
+    assert path.exists()
+    done = run_gitmem("-v", "--root", str(store.root), "remember", "Deploys run at noon", "--layer", "semantic")
+    assert done.returncode == 0 and "no server answers" in done.stderr, done.stderr
+    assert done.stdout.startswith("global-sem-")
+    proc = start_server(store.root, *QUIET)  # a new server replaces the leftover socket
+    try:
+        found = run_gitmem("-v", "--root", str(store.root), "search", "noon")
+        assert found.returncode == 0 and ANSWERED in found.stderr
+    finally:
+        stop(proc)
+    assert not path.exists()
+
+
+def test_agent_hooks_get_their_payload_through_the_server(served: Path) -> None:
+    assert run_gitmem("--root", str(served), "remember", "Staging listens on port 5433",
+                      "--layer", "semantic").returncode == 0
+    payload = json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "s1",
+                          "prompt": "which port does staging listen on?"})
+    for args in (["search", "--hook"], ["context", "--hook"]):
+        served_run, alone = both(served, *args, input_text=payload)
+        assert (served_run.returncode, served_run.stdout) == (alone.returncode, alone.stdout), args
+    hooked = run_gitmem("--root", str(served), "search", "--hook", input_text=payload)
+    assert "5433" in hooked.stdout

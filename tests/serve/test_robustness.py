@@ -1,0 +1,147 @@
+"""The server under stress: clients that vanish, a store that vanishes, two servers, long jobs."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gitmem.cli import cli
+from gitmem.cli.serve import make_runner
+from gitmem.serve import wire
+from gitmem.serve.client import identity
+from gitmem.serve.server import Server
+from gitmem.store.store import Store
+from servers import QUIET, start_server, stop
+from support import run_gitmem
+
+ANSWERED = "answered by the gitmem server"
+
+
+def _raw(root: Path) -> wire._socket.socket:
+    return wire.connect(wire.socket_path(str(root)), 5.0)
+
+
+def test_clients_that_vanish_mid_request_do_not_hurt_the_server(store: Store) -> None:
+    proc = start_server(store.root, *QUIET)
+    try:
+        half = _raw(store.root)  # a frame announced and never finished
+        half.sendall((1000).to_bytes(4, "big") + b'{"op": "ru')
+        half.close()
+        garbage = _raw(store.root)
+        garbage.sendall(b"\x00\x00\x00\x05hello")
+        garbage.close()
+        for _ in range(3):  # a full request whose caller is gone before the answer comes
+            gone = _raw(store.root)
+            wire.send(gone, {"op": "run", "protocol": wire.PROTOCOL, "identity": identity(),
+                             "argv": ["--root", str(store.root), "context"], "cwd": str(store.root),
+                             "env": {}, "stdin": "", "tty": [False, False, False]})
+            gone.close()
+        killed = subprocess.Popen([sys.executable, "-m", "gitmem", "--root", str(store.root),
+                                   "context"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.05)
+        killed.kill()
+        killed.wait()
+        done = run_gitmem("-v", "--root", str(store.root), "remember", "Still serving", "--layer", "semantic")
+        assert done.returncode == 0 and ANSWERED in done.stderr, done.stderr
+        assert proc.poll() is None
+    finally:
+        stop(proc)
+
+
+def test_the_server_stops_when_its_store_is_deleted(store: Store) -> None:
+    proc = start_server(store.root, *QUIET)
+    try:
+        shutil.rmtree(store.root)
+        assert proc.wait(timeout=15) == 0
+        moved_on = run_gitmem("-v", "--root", str(store.root), "search", "x")
+        assert moved_on.returncode == 2 and "no gitmem store" in moved_on.stderr
+    finally:
+        stop(proc)
+
+
+def test_of_two_servers_started_at_once_exactly_one_serves(store: Store) -> None:
+    procs = [start_server(store.root, *QUIET, wait=False) for _ in range(2)]
+    try:
+        deadline = time.monotonic() + 30
+        while all(p.poll() is None for p in procs) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        losers = [p for p in procs if p.poll() is not None]
+        assert len(losers) == 1
+        assert losers[0].returncode == 3
+        assert losers[0].stderr is not None and "already serves" in losers[0].stderr.read()
+        winner = next(p for p in procs if p is not losers[0])
+        done = run_gitmem("-v", "--root", str(store.root), "status")
+        assert done.returncode == 0 and f"pid {winner.pid}" in done.stdout
+        again = run_gitmem("--root", str(store.root), "serve", *QUIET)
+        assert again.returncode == 3 and f"pid {winner.pid}" in again.stderr
+    finally:
+        for proc in procs:
+            stop(proc)
+
+
+@pytest.fixture
+def in_thread(store: Store) -> Iterator[Server]:
+    """A server in this process (so a test can hold its turn as a scheduled job does)."""
+    server = Server(store.root, make_runner(cli), identity(), wait_seconds=1.0)
+    server.claim()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        thread.join(timeout=20)
+
+
+def test_a_call_during_a_long_sync_waits_then_is_told(in_thread: Server) -> None:
+    root = in_thread.root
+    with in_thread.turn:
+        in_thread.busy_with = "a scheduled sync"
+        told = run_gitmem("--root", str(root), "search", "anything")
+        in_thread.busy_with = ""
+    assert told.returncode == 3
+    assert "busy with a scheduled sync" in told.stderr and "try again" in told.stderr
+    in_thread.turn.acquire()
+    threading.Timer(0.4, in_thread.turn.release).start()
+    waited = run_gitmem("-v", "--root", str(root), "remember", "Written after the sync", "--layer", "semantic")
+    assert waited.returncode == 0 and ANSWERED in waited.stderr, waited.stderr
+
+
+def test_a_server_of_another_version_is_not_used(store: Store) -> None:
+    server = Server(store.root, make_runner(cli), "0.0.1 /elsewhere")
+    server.claim()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        done = run_gitmem("-v", "--root", str(store.root), "remember", "-", "--layer", "semantic",
+                          input_text="Read from standard input once\n")
+        assert done.returncode == 0, done.stderr
+        assert "the server runs gitmem 0.0.1 /elsewhere" in done.stderr and ANSWERED not in done.stderr
+        shown = run_gitmem("--root", str(store.root), "show", done.stdout.strip(), env={"GITMEM_SERVE": "off"})
+        assert "Read from standard input once" in shown.stdout
+        assert server.requests == 0
+    finally:
+        server.stop()
+        thread.join(timeout=20)
+
+
+def test_stop_ends_the_server(store: Store) -> None:
+    proc = start_server(store.root, *QUIET)
+    try:
+        done = run_gitmem("--root", str(store.root), "serve", "--stop")
+        assert done.returncode == 0 and f"pid {proc.pid}" in done.stdout
+        assert proc.wait(timeout=15) == 0
+        assert not (store.root / "state" / "serve.sock").exists()
+        status = run_gitmem("--root", str(store.root), "status")
+        assert "server: not running" in status.stdout
+        again = run_gitmem("--root", str(store.root), "serve", "--stop")
+        assert again.returncode == 0 and "no gitmem server runs" in again.stdout
+    finally:
+        stop(proc)
