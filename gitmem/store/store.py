@@ -114,6 +114,7 @@ class Store(StoreBase):
         self.catalog.refresh([p for p in txn.touched if p not in txn.cataloged], read)
         for relpath in self.regenerate_layer_indexes(txn.touched + txn.changed_elsewhere):
             txn.note(relpath)
+        self.refresh_system_doc(txn)
         message = txn.message or f"{txn.verb}"
         oid = self.git.commit_paths(txn.touched, message)
         self.catalog.set_meta("head", self.git.head_oid())
@@ -186,6 +187,7 @@ class Store(StoreBase):
         self._register_hand_made_workspaces(txn, dirty)
         normalized = {o.path: o.topic for o in outcomes if o.topic is not None}
         self.catalog.refresh(dirty, lambda p: normalized.get(p) or self._read_lenient(p))
+        self.refresh_system_doc(txn)
         paths = sorted(set(dirty) | set(self.regenerate_layer_indexes(dirty)) | set(txn.touched))
         listing = "\n".join(f"- {p}" for p in paths)
         oid = self.git.commit_paths(paths, f"hand edit: {len(paths)} file(s)\n\n{listing}\n")
@@ -272,6 +274,15 @@ class Store(StoreBase):
 
             self._search_index = GuardedIndex(self.root, note=self.notes.append)
         return self._search_index
+
+    def refresh_system_doc(self, txn: WriteTxn) -> None:
+        """SYSTEM.md follows every write: its holdings table is rendered from the catalog, so it
+        changes (and joins the write's commit) only when the counts or the settings did."""
+        path = self.path("SYSTEM.md")
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            self.notes.append("SYSTEM.md is not a regular file: left as it is")
+            return
+        self.write_file(txn, "SYSTEM.md", self.render_system_doc())
 
     def render_system_doc(self) -> str:
         from gitmem.store.system_doc import render_system_doc

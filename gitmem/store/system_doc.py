@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
 from gitmem.format import layers as L
+from gitmem.fsio import read_regular_file
 from gitmem.redaction import redact
 from gitmem.resources import read_text as read_resource
 from gitmem.store.registry import Registry
@@ -32,6 +34,11 @@ def _count_rows(counts: Counts) -> str:
     return "\n".join(rows) or "| — | — | 0 | 0 |"
 
 
+@functools.cache
+def _template() -> str:
+    return read_resource("SYSTEM.template.md")
+
+
 def render_system_doc(registry: Registry, counts: Counts) -> str:
     """Fill the template with live configuration (no secrets) and what the store holds."""
     remote = registry.git.get("remote")
@@ -45,7 +52,7 @@ def render_system_doc(registry: Registry, counts: Counts) -> str:
         "table": _count_rows(counts),
         "layers": _layer_rows(),
     }
-    text = read_resource("SYSTEM.template.md")
+    text = _template()
     for key, value in values.items():
         text = text.replace("{{" + key + "}}", value)
     return text
@@ -58,7 +65,8 @@ def system_doc_version(text: str) -> str | None:
 
 def system_doc_stale(root: Path) -> bool:
     """True when SYSTEM.md is missing or was written by another document version."""
-    path = root / "SYSTEM.md"
-    if not path.is_file():
+    try:
+        text = read_regular_file(root / "SYSTEM.md").decode("utf-8", errors="replace")
+    except OSError:
         return True
-    return system_doc_version(path.read_text(encoding="utf-8")) != SYSTEM_DOC_VERSION
+    return system_doc_version(text) != SYSTEM_DOC_VERSION
