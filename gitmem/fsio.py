@@ -247,6 +247,16 @@ def read_regular_file(path: Path) -> bytes:
         os.close(fd)
 
 
+def load_json_object(path: Path) -> dict[str, Any]:
+    """A machine-local JSON record (state/, index/) as a dict: {} when it is missing, not a
+    regular file, not JSON or not an object. Such a file is only a record: a bad one is not an error."""
+    try:
+        data = json.loads(read_regular_file(path))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def remove_file(path: Path) -> bool:
     try:
         path.unlink()

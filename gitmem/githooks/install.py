@@ -9,7 +9,6 @@ Git runs a hook as `python -P -m gitmem.githooks <name> [args]` in the work tree
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gitmem.errors import InvalidInputError, StoreStateError
+from gitmem.fsio import load_json_object
 from gitmem.git import binary as gitcli
 from gitmem.githooks.driver import merge_driver_command
 
@@ -105,11 +105,7 @@ def _hooks_dir(root: Path) -> Path:
 
 
 def _state(root: Path) -> dict[str, Any]:
-    try:
-        data = json.loads((root / STATE_FILE).read_text(encoding="utf-8"))
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    return load_json_object(root / STATE_FILE)
 
 
 def status(root: Path, python: str | None = None) -> HooksReport:

@@ -11,6 +11,7 @@ from gitmem.format import layers as L
 from gitmem.format.entry import IMPORTANCE_RANK
 from gitmem.format.freshness import grade_working
 from gitmem.redaction import hide_secrets
+from gitmem.verbs.base import record_ref
 from gitmem.verbs.reads import list_entries, read_or_skip, skipped_note
 from gitmem.verbs.workfiles import working_updated
 
@@ -65,7 +66,7 @@ def skipped_files(store: Store, workspace: str | None, scopes: list[str]) -> lis
 
 def _entry_line(record: dict[str, Any]) -> str:
     label = f" {record['label']}" if record["label"] else ""
-    return f"- {record['title']}{label} ({record.get('ref') or record['id']})"
+    return f"- {record['title']}{label} ({record_ref(record)})"
 
 
 def _ranked(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
