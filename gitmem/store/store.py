@@ -187,7 +187,6 @@ class Store(StoreBase):
         self._register_hand_made_workspaces(txn, dirty)
         normalized = {o.path: o.topic for o in outcomes if o.topic is not None}
         self.catalog.refresh(dirty, lambda p: normalized.get(p) or self._read_lenient(p))
-        self.refresh_system_doc(txn)
         paths = sorted(set(dirty) | set(self.regenerate_layer_indexes(dirty)) | set(txn.touched))
         listing = "\n".join(f"- {p}" for p in paths)
         oid = self.git.commit_paths(paths, f"hand edit: {len(paths)} file(s)\n\n{listing}\n")

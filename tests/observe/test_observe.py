@@ -34,7 +34,7 @@ def test_every_write_is_logged_counted_and_shown_from_one_place(gm: Cli, store: 
     assert metrics["writes"] == 5
     feed = gm.json("log", "--limit", "3")
     assert isinstance(feed, list)
-    assert [r["summary"] for r in feed] == ["forget: global-sem-0001", "hand edit: 3 file(s)",
+    assert [r["summary"] for r in feed] == ["forget: global-sem-0001", "hand edit: 2 file(s)",
                                             "remember: global-sem-0003 (semantic/general)"]
     assert "remember: global-sem-0003" in gm("log").output
 
