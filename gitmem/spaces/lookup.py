@@ -8,6 +8,7 @@ qualified references to choose from, never guessed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,9 @@ from gitmem.spaces.mounts import (
 
 if TYPE_CHECKING:
     from gitmem.store.store import Located, Store
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,8 @@ class Ref:
 def split_ref(ref: str) -> tuple[str | None, str]:
     """(`SPACE` or None, `ID`) of `SPACE/ID` or `ID`."""
     space, _, entry_id = ref.strip().rpartition("/")
-    if parse_id(entry_id) is None:
+    # An Id written by hand in another shape is looked up as given (Store.locate names it).
+    if parse_id(entry_id) is None and not _TOKEN.fullmatch(entry_id):
         raise InvalidInputError(f"malformed id {ref!r} (expected <scope>-<abbr>-<NNNN> or SPACE/ID)")
     return space or None, entry_id
 

@@ -248,7 +248,7 @@ class Store(StoreBase):
 
     def regenerate_layer_indexes(self, relpaths: list[str]) -> list[str]:
         """Rewrite the layer index of every layer these topic files belong to; returns changed paths."""
-        return generated.regenerate_layer_indexes(self.root, self.catalog, relpaths)
+        return generated.regenerate_layer_indexes(self.root, self.catalog, relpaths, self.notes.append)
 
     def update_search_index(self, relpaths: list[str]) -> None:
         """Keep an existing search index current for these files (no index: nothing to do).
@@ -359,12 +359,12 @@ class Store(StoreBase):
     # -- lookups -----------------------------------------------------------------------------
     def locate(self, entry_id: str) -> Located:
         """Find an entry by id (catalog first, then the file)."""
-        parsed = L.parse_id(entry_id)
-        if parsed is None:
-            raise InvalidInputError(f"malformed id {entry_id!r} (expected <scope>-<abbr>-<NNNN>)")
         with self.reading():
             self.catch_up_catalog()
-        for relpath in self.catalog.locate(entry_id):
+        paths = self.catalog.locate(entry_id)
+        if not paths and L.parse_id(entry_id) is None:  # one written by hand is still found
+            raise InvalidInputError(f"malformed id {entry_id!r} (expected <scope>-<abbr>-<NNNN>)")
+        for relpath in paths:
             topic = self.read_file(relpath)
             if topic is None:
                 continue
