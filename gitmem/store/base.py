@@ -124,11 +124,13 @@ class StoreBase:
         when it cannot be read (not a regular file, binary, not UTF-8, broken frontmatter)."""
         return tree.read_topic(self.root, relpath)
 
-    def write_file(self, txn: WriteTxn, relpath: str, text: str, *, settling: bool = False) -> bool:
+    def write_file(self, txn: WriteTxn, relpath: str, text: str, *, settling: bool = False,
+                   durable: bool = True) -> bool:
         """Write atomically when the content differs; returns whether it changed.
 
         A conflict block in the file is kept byte for byte or the write is refused, unless the
-        write is `settling` it (gitmem resolve)."""
+        write is `settling` it (gitmem resolve). `durable=False` skips the fsync, for a generated
+        file the next write renders again if a power cut loses it."""
         target = self.path(relpath)
         try:
             old = read_text(target)
@@ -139,7 +141,7 @@ class StoreBase:
         except FileNotFoundError:
             pass
         self._journal(txn, relpath)
-        write_text_atomic(target, text)
+        write_text_atomic(target, text, durable=durable)
         txn.note(relpath)
         return True
 

@@ -281,7 +281,8 @@ class Store(StoreBase):
         if path.is_symlink() or (path.exists() and not path.is_file()):
             self.notes.append("SYSTEM.md is not a regular file: left as it is")
             return
-        self.write_file(txn, "SYSTEM.md", self.render_system_doc())
+        # No fsync: the file is rendered again by the next write should a power cut lose it.
+        self.write_file(txn, "SYSTEM.md", self.render_system_doc(), durable=False)
 
     def render_system_doc(self) -> str:
         from gitmem.store.system_doc import render_system_doc
