@@ -247,6 +247,12 @@ def read_regular_file(path: Path) -> bytes:
         os.close(fd)
 
 
+def read_regular_text(path: Path) -> str:
+    """The text of a regular UTF-8 file, exactly as stored; OSError (NotRegularFileError for a
+    FIFO, folder or link) or UnicodeDecodeError otherwise."""
+    return read_regular_file(path).decode("utf-8")
+
+
 def load_json_object(path: Path) -> dict[str, Any]:
     """A machine-local JSON record (state/, index/) as a dict: {} when it is missing, not a
     regular file, not JSON or not an object. Such a file is only a record: a bad one is not an error."""

@@ -20,7 +20,7 @@ from typing import Any
 from gitmem.fsio import (
     file_lock,
     load_json_object,
-    read_text,
+    read_regular_text,
     remove_file,
     write_json_atomic,
     write_text_atomic,
@@ -146,8 +146,8 @@ def write_digest(root: Path, digest: Digest) -> Path:
 
 def read_digest(root: Path, digest_id: str) -> Digest | None:
     try:
-        return parse_digest(read_text(digest_dir(root) / f"{digest_id}.md"), digest_id)
-    except OSError:
+        return parse_digest(read_regular_text(digest_dir(root) / f"{digest_id}.md"), digest_id)
+    except (OSError, UnicodeDecodeError):
         return None
 
 
@@ -157,7 +157,7 @@ def list_digests(root: Path, status: str | None = None) -> list[Digest]:
     folder = digest_dir(root)
     for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
         try:
-            digest = parse_digest(read_text(path), path.stem)
+            digest = parse_digest(read_regular_text(path), path.stem)
         except (OSError, UnicodeDecodeError):
             continue
         if "captured" not in digest.header:

@@ -89,7 +89,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
         if data["problems"]:
             shown = data["problems"][:PROBLEMS_SHOWN]
             more = len(data["problems"]) - len(shown)
-            lines.append(f"problems: {len(data['problems'])} (skipped by reads; `gitmem check` lists all)")
+            lines.append(f"problems: {len(data['problems'])} (`gitmem check` lists all)")
             lines.extend(f"  {problem}" for problem in shown)
             if more:
                 lines.append(f"  ... and {more} more")

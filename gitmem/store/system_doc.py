@@ -13,7 +13,8 @@ from gitmem.resources import read_text as read_resource
 from gitmem.store.registry import Registry
 
 # Bump when the template or what is rendered into it changes meaning.
-SYSTEM_DOC_VERSION = "5"  # 3: hot memory and documents; 4: the entry rule; 5: Related links and Paths
+SYSTEM_DOC_VERSION = "6"  # 3: hot memory and documents; 4: the entry rule; 5: Related links
+# and Paths; 6: rendered by every write
 _VERSION_RE = re.compile(r"gitmem-system-doc-version:\s*([0-9A-Za-z.-]+)")
 Counts = dict[tuple[str, str], tuple[int, int]]  # (scope, layer) -> (topic files, entries)
 

@@ -100,3 +100,20 @@ def test_a_fifo_in_place_of_a_state_file_does_not_hang_status(store: Store, gm: 
         fifo(store.root / "state" / name)
     result = gm("status")
     assert result.exit_code == 0 and "sync: never run on this machine" in result.output
+
+
+def test_a_hostile_file_among_the_digests_is_passed_over(store: Store, gm: Cli) -> None:
+    folder = store.root / "digests"
+    folder.mkdir(exist_ok=True)
+    (folder / "20261201-000000-binary.md").write_bytes(BINARY)
+    fifo(folder / "20261201-000001-fifo.md")
+    (folder / "20261201-000002-folder.md").mkdir()
+    result = gm("status")
+    assert result.exit_code == 0 and "digests: 0 pending consolidation" in result.output
+
+
+def test_resolve_passes_over_a_binary_file_among_its_candidates(store: Store, gm: Cli) -> None:
+    commit_bytes(store.root, "global/semantic/broken.md", b"## Not text \xff\n")
+    (store.root / "global/semantic/broken.md").write_bytes(b"## Still not text \xff\n")  # dirty
+    result = gm("resolve", "global-sem-0001", "--ours")
+    assert result.exit_code in (1, 2) and "internal error" not in result.output

@@ -50,6 +50,6 @@ def test_status_shows_a_count_of_problems_and_the_first_few(store: Store, gm: Cl
     for number in range(5):
         (folder / f"broken-{number}.md").write_bytes(b"## Not text \xff\xfe\n")
     text = status_text(gm)
-    assert "problems: 5 (skipped by reads; `gitmem check` lists all)" in text
+    assert "problems: 5 (`gitmem check` lists all)" in text
     listed = [line for line in text.splitlines() if line.startswith("  global/semantic/broken-")]
     assert len(listed) == 3 and "  ... and 2 more" in text
