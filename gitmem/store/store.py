@@ -15,7 +15,7 @@ from gitmem.eventlog import log_event
 from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
 from gitmem.format.normalize import Outcome
-from gitmem.fsio import is_temp_name, read_text, refuse_link, sweep_temp
+from gitmem.fsio import is_temp_name, read_regular_text, read_text, refuse_link, sweep_temp
 from gitmem.observe.record import record
 from gitmem.resources import read_text as read_resource
 from gitmem.secrets.scan import refuse_hand_edit_secrets
@@ -153,9 +153,12 @@ class Store(StoreBase):
     def ignore_temp_files(self) -> None:
         """A store made by an earlier version gets the .gitignore lines it lacks (temp files)."""
         try:
-            current: str | None = read_text(self.path(".gitignore"))
+            current: str | None = read_regular_text(self.path(".gitignore"))
         except FileNotFoundError:
             current = None
+        except (OSError, UnicodeDecodeError):  # not a file gitmem can add lines to: leave it
+            self.notes.append(".gitignore is not a regular UTF-8 file: its lines were not checked")
+            return
         text = generated.with_missing_lines(current, generated.GITIGNORE)
         if text is None:
             return

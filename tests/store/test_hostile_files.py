@@ -117,3 +117,18 @@ def test_resolve_passes_over_a_binary_file_among_its_candidates(store: Store, gm
     (store.root / "global/semantic/broken.md").write_bytes(b"## Still not text \xff\n")  # dirty
     result = gm("resolve", "global-sem-0001", "--ours")
     assert result.exit_code in (1, 2) and "internal error" not in result.output
+
+
+def test_fifos_and_binary_files_in_place_of_store_records_stop_no_write(store: Store, gm: Cli) -> None:
+    assert gm("search", "anything").exit_code == 1  # builds the index
+    fifo(store.root / "state" / "journal.json")
+    fifo(store.root / "state" / "activity.jsonl")
+    fifo(store.root / "state" / "metrics.json")
+    fifo(store.root / "logs" / "memory.log")
+    fifo(store.root / "index" / "manifest.json")
+    commit_bytes(store.root, ".gitignore", BINARY)
+    result = gm("remember", "Still written", "--layer", "semantic")
+    assert result.exit_code == 0, result.output
+    assert ".gitignore is not a regular UTF-8 file" in result.output
+    assert gm("search", "written").exit_code == 0
+    assert gm("log").exit_code == 0
