@@ -49,7 +49,7 @@ def split_ref(ref: str) -> tuple[str | None, str]:
     space, _, entry_id = ref.strip().rpartition("/")
     # An Id written by hand in another shape is looked up as given (Store.locate names it).
     if parse_id(entry_id) is None and not _TOKEN.fullmatch(entry_id):
-        raise InvalidInputError(f"malformed id {ref!r} (expected <scope>-<abbr>-<NNNN> or SPACE/ID)")
+        raise InvalidInputError(f"malformed Id {ref!r} (expected <scope>-<abbr>-<NNNN> or SPACE/ID)")
     return space or None, entry_id
 
 
@@ -89,7 +89,7 @@ def resolve_ref(home: Store, ref: str, *, space: str | None = None,
     if len(found) == 1:
         return found[0]
     if not found:
-        raise NotFoundError(f"no entry with id {entry_id}")
+        raise NotFoundError(f"no entry with Id {entry_id}")
     choices = ", ".join(r.qualified for r, _ in found)
     raise InvalidInputError(f"{entry_id} exists in several spaces: name one ({choices})")
 

@@ -367,7 +367,7 @@ class Store(StoreBase):
             self.catch_up_catalog()
         paths = self.catalog.locate(entry_id)
         if not paths and L.parse_id(entry_id) is None:  # one written by hand is still found
-            raise InvalidInputError(f"malformed id {entry_id!r} (expected <scope>-<abbr>-<NNNN>)")
+            raise InvalidInputError(f"malformed Id {entry_id!r} (expected <scope>-<abbr>-<NNNN>)")
         for relpath in paths:
             topic = self.read_file(relpath)
             if topic is None:
@@ -377,7 +377,7 @@ class Store(StoreBase):
                 role = L.classify_path(relpath)
                 return Located(topic.entries[index], relpath, role.scope, role.layer,
                                str(topic.meta.get("topic") or role.slug))
-        raise NotFoundError(f"no entry with id {entry_id}")
+        raise NotFoundError(f"no entry with Id {entry_id}")
 
     def save_registry(self, txn: WriteTxn, registry: Registry) -> None:
         before = self.path("memory.json")

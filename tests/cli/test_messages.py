@@ -39,8 +39,8 @@ def test_an_internal_error_exits_4_in_one_line(gm: Cli, monkeypatch: pytest.Monk
 def test_errors_under_json_are_a_json_object_on_stdout_too(gm: Cli) -> None:
     result = gm("show", "global-sem-0042", "--json")
     assert result.exit_code == 1
-    assert json.loads(result.stdout) == {"error": "gitmem: error: no entry with id global-sem-0042", "code": 1}
-    assert result.stderr == "gitmem: error: no entry with id global-sem-0042\n"
+    assert json.loads(result.stdout) == {"error": "gitmem: error: no entry with Id global-sem-0042", "code": 1}
+    assert result.stderr == "gitmem: error: no entry with Id global-sem-0042\n"
     usage = gm("search", "--json")
     assert usage.exit_code == 2 and json.loads(usage.stdout)["code"] == 2
     plain = gm("show", "global-sem-0042")

@@ -24,3 +24,13 @@ def test_the_card_names_an_entry_without_an_id_by_where_it_is(store: Store, gm: 
     card = gm("context").output
     assert f"- Deploys need a ticket [UNVERIFIED] (global/semantic/deploy.md:{line}, no Id yet)" in card
     assert "(None)" not in card
+
+
+def test_list_and_search_name_an_entry_without_an_id_the_same_way(store: Store, gm: Cli) -> None:
+    remember(store, "Deploys use blue-green", "semantic", topic="deploy")
+    path = store.root / "global" / "semantic" / "deploy.md"
+    text = path.read_text(encoding="utf-8") + "\n## Deploys need a ticket\nBy hand.\n"
+    path.write_text(text, encoding="utf-8")
+    line = text.splitlines().index("## Deploys need a ticket") + 1
+    assert f"(global/semantic/deploy.md:{line}, no Id yet)  Deploys need a ticket" in gm("list").output
+    assert "(no Id yet)  Deploys need a ticket" in gm("search", "ticket").output
