@@ -26,6 +26,7 @@ from gitmem.store.txn import WriteTxn
 if TYPE_CHECKING:
     from gitmem.git.repo import GitRepo
     from gitmem.search.index import SearchIndex
+    from gitmem.store.summaries import Summaries
 
 
 class StoreBase:
@@ -47,6 +48,7 @@ class StoreBase:
         self._catalog: Catalog | None = None
         self._registry: Registry | None = None
         self._search_index: SearchIndex | None = None
+        self._summaries: Summaries | None = None
         self._lock_depth = 0
         self._locked_at = 0.0  # when this object took the store lock (time.time())
         self.read_only = False  # set when a read found the store not writable for this user
@@ -94,6 +96,16 @@ class StoreBase:
                 raise ReadOnlyStoreError(self.root, f"state/catalog.sqlite: {exc}") from None
             self.read_only = True
             return MemoryCatalog(self.root)
+
+    @property
+    def summaries(self) -> Summaries:
+        """Stat-checked summaries of the topic files, kept beside the catalog."""
+        from gitmem.store.summaries import Summaries
+
+        db = self.catalog.db
+        if self._summaries is None or self._summaries.db is not db:
+            self._summaries = Summaries(db, self.root)
+        return self._summaries
 
     @property
     def registry(self) -> Registry:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -194,7 +195,15 @@ class TreeScan:
 def scan_tree(root: Path) -> TreeScan:
     """Read every memory file once (bytes only, no parsing): conflicts and unreadable files."""
     found = TreeScan(problems=invalid_scope_folders(root))
-    for relpath in all_memory_files(root):
+    _scan_memory_files(root, all_memory_files(root), found)
+    _scan_copies_and_records(root, found)
+    found.problems += layer_index_folders(root)
+    found.conflicted.sort()
+    return found
+
+
+def _scan_memory_files(root: Path, relpaths: list[str], found: TreeScan) -> None:
+    for relpath in relpaths:
         try:
             text = read_memory_text(root, relpath)
         except FileNotFoundError:
@@ -204,6 +213,9 @@ def scan_tree(root: Path) -> TreeScan:
             continue
         if conflict_marker_lines(text):
             found.conflicted.append(relpath)
+
+
+def _scan_copies_and_records(root: Path, found: TreeScan) -> None:
     for relpath in document_copies(root):
         try:
             data = read_regular_file(root / relpath)  # documents are long: a whole block first
@@ -221,9 +233,6 @@ def scan_tree(root: Path) -> TreeScan:
             continue
         if has_record_conflict(data.decode("utf-8", errors="replace")):
             found.conflicted.append(relpath)
-    found.problems += layer_index_folders(root)
-    found.conflicted.sort()
-    return found
 
 
 def layer_index_folders(root: Path) -> list[Problem]:
@@ -234,10 +243,21 @@ def layer_index_folders(root: Path) -> list[Problem]:
             and not (root / relpath).is_symlink()]
 
 
-def conflicted_files(root: Path) -> list[str]:
+# Answers, for topic files, which of them hold conflict markers (a stat-checked cache).
+TopicConflicts = Callable[[list[str]], list[str]]
+
+
+def conflicted_files(root: Path, topic_conflicts: TopicConflicts | None = None) -> list[str]:
     """Memory files and document copies that still hold conflict markers, and record files
-    holding a record in conflict."""
-    return scan_tree(root).conflicted
+    holding a record in conflict. `topic_conflicts`, when given, answers for the topic files."""
+    if topic_conflicts is None:
+        return scan_tree(root).conflicted
+    topics = all_topic_files(root)
+    known = set(topics)
+    found = TreeScan(conflicted=list(topic_conflicts(topics)))
+    _scan_memory_files(root, [p for p in all_memory_files(root) if p not in known], found)
+    _scan_copies_and_records(root, found)
+    return sorted(found.conflicted)
 
 
 def read_texts(root: Path, relpaths: list[str]) -> tuple[dict[str, str], list[Outcome]]:

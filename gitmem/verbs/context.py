@@ -11,12 +11,14 @@ from gitmem.format import layers as L
 from gitmem.format.entry import IMPORTANCE_RANK
 from gitmem.format.freshness import grade_working
 from gitmem.redaction import hide_secrets
-from gitmem.verbs.base import record_ref
 from gitmem.verbs.reads import list_entries, read_or_skip, skipped_note
 from gitmem.verbs.workfiles import working_updated
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from gitmem.store.store import Store
+    from gitmem.store.summaries import EntrySummary
 
 DEFAULT_MAX_CHARS = 6000
 MAIN_FOOTER = (
@@ -62,27 +64,6 @@ def skipped_files(store: Store, workspace: str | None, scopes: list[str]) -> lis
         for layer in ("state", "working"):
             read_or_skip(store, L.single_file_path(workspace, layer), found)
     return sorted(found)
-
-
-def _entry_line(record: dict[str, Any]) -> str:
-    label = f" {record['label']}" if record["label"] else ""
-    return f"- {record['title']}{label} ({record_ref(record)})"
-
-
-def _ranked(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Most important first, then most recently verified, then id: deterministic."""
-    return sorted(
-        records,
-        key=lambda r: (
-            -IMPORTANCE_RANK.get(r["fields"].get("Importance", "normal"), 1),
-            r["age_days"] if r["age_days"] is not None else 10**6,
-            r["id"] or "",
-        ),
-    )
-
-
-def _live(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [r for r in records if r["status"] == "live"]
 
 
 # A provider returns the section for a scope list, or None when it has nothing to say.
@@ -151,12 +132,54 @@ def working_section(store: Store, workspace: str | None, scopes: list[str]) -> S
 
 def _layer_section(title: str, layer: str, limit: int) -> Provider:
     def provider(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
-        records = _ranked(_live(list_entries(store, layer=layer, scopes=scopes)))
-        if not records:
-            return None
-        return Section(title, [_entry_line(r) for r in records[:limit]])
+        lines = ranked_lines(store, scopes, [layer], limit)
+        return Section(title, lines) if lines else None
 
     return provider
+
+
+def ranked_lines(store: Store, scopes: list[str], layers: list[str], limit: int,
+                 importance: list[str] | None = None) -> list[str]:
+    """The first `limit` live entries of these layers and scopes, of the store and its active
+    spaces, one card line each: most important first, then most recently verified, then by Id
+    (then layer, space, scope and file order).
+
+    Read from the stat-checked summaries (gitmem.store.summaries): an unchanged file costs a
+    stat, so the card does not parse every file of its layers."""
+    from gitmem.format.freshness import grade
+    from gitmem.spaces.lookup import qualify
+    from gitmem.spaces.mounts import reading_targets
+
+    today = store.today()
+    found = []
+    for position, (name, target) in enumerate(reading_targets(store, None)[0]):
+        if target is not store:
+            with target.reading():
+                target.catch_up_catalog()
+        files = [p for layer in layers for scope in scopes for p in target.catalog.files(scope, layer)]
+        rows, _skipped = target.summaries.live_entries(files, scopes, layers, today,
+                                                       importance=importance, limit=limit)
+        windows = target.registry.freshness_windows()
+        found += [(_summary_rank(row, today, layers, position), row,
+                   qualify(name, target is store, row.id), windows) for row in rows]
+    found.sort(key=lambda item: item[0])
+    lines = []
+    for _rank, row, ref, windows in found[:limit]:
+        label = grade(row.fields, row.volatility, today, windows).label()
+        where = ref or f"{row.path}:{row.line}, no Id yet"
+        lines.append(f"- {row.title}{' ' + label if label else ''} ({where})")
+    return lines
+
+
+def _summary_rank(row: EntrySummary, today: date, layers: list[str],
+                  position: int) -> tuple[int, int, str, int, int]:
+    """The card's order: importance, then age, then Id, then layer, then space."""
+    from gitmem.format.freshness import parse_day
+
+    basis = parse_day(row.fields.get("Verified", "")) or parse_day(row.fields.get("Created", ""))
+    age = (today - basis).days if basis else 10**6
+    importance = IMPORTANCE_RANK.get(row.fields.get("Importance", "normal"), 1)
+    return -importance, age, row.id or "", layers.index(row.layer), position
 
 
 def codebase_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
@@ -169,15 +192,9 @@ def codebase_section(store: Store, workspace: str | None, scopes: list[str]) -> 
 
 
 def critical_section(store: Store, workspace: str | None, scopes: list[str]) -> Section | None:
-    records = []
-    for layer in ("semantic", "procedural", "episodic"):
-        records += [
-            r for r in _live(list_entries(store, layer=layer, scopes=scopes))
-            if r["fields"].get("Importance") in ("critical", "high")
-        ]
-    if not records:
-        return None
-    return Section("Critical facts", [_entry_line(r) for r in _ranked(records)[:20]])
+    lines = ranked_lines(store, scopes, ["semantic", "procedural", "episodic"], 20,
+                         importance=["critical", "high"])
+    return Section("Critical facts", lines) if lines else None
 
 
 def _scope_of(relpath: str) -> str:
@@ -192,7 +209,7 @@ def conflict_section(store: Store, workspace: str | None, scopes: list[str]) -> 
         f"- {relpath} holds an unresolved conflict: both versions are kept (`gitmem conflicts`)"
         if relpath.endswith(".json") else
         f"- {relpath} holds unresolved conflict markers: both versions are kept, resolve by hand"
-        for relpath in conflicted_files(store.root)
+        for relpath in conflicted_files(store.root, store.summaries.conflicted)
         if _scope_of(relpath) in scopes
     ]
     return Section("Conflicts", lines) if lines else None

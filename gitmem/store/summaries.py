@@ -1,0 +1,194 @@
+"""Stat-checked summaries of topic files, for reads that need many files at once (the context card).
+
+A file's summary (its entries' titles and fields, whether it holds conflict markers, why it
+cannot be read) is kept in the catalog's database with the stamp (mtime, size, inode) of the file
+it was read from. A read stats every file it needs and reads again only those whose stamp
+changed, so it sees hand edits exactly as a full re-read would while an unchanged tree costs one
+stat per file. A file changed less than RACY_SECONDS ago is never trusted by its stamp: a second
+edit within the same clock tick could leave the stamp as it was (git's "racy" case).
+
+The summaries are a cache like the catalog: safe to delete, rebuilt on demand, never the truth.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from gitmem.errors import ParseError
+from gitmem.format import layers as L
+from gitmem.format.entry import IMPORTANCE_RANK, Entry
+from gitmem.format.freshness import entry_volatility, parse_day
+from gitmem.format.markdown import conflict_marker_lines, parse_topic_file
+from gitmem.store.tree import read_memory_text
+
+RACY_SECONDS = 2.0
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS summary_files (
+    path TEXT PRIMARY KEY, stamp TEXT NOT NULL, conflicted INTEGER NOT NULL, problem TEXT
+);
+CREATE TABLE IF NOT EXISTS summary_entries (
+    path TEXT NOT NULL, scope TEXT NOT NULL, layer TEXT NOT NULL, topic TEXT NOT NULL,
+    line INTEGER NOT NULL, id TEXT, title TEXT NOT NULL, fields TEXT NOT NULL,
+    status TEXT NOT NULL, rank INTEGER NOT NULL, importance TEXT NOT NULL,
+    volatility TEXT NOT NULL, basis TEXT NOT NULL, until TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS summary_entries_path ON summary_entries (path);
+CREATE INDEX IF NOT EXISTS summary_entries_layer ON summary_entries (layer, scope);
+"""
+_ENTRY_COLUMNS = "path, scope, layer, topic, line, id, title, fields, volatility"
+
+
+@dataclass(frozen=True)
+class EntrySummary:
+    """What a listing shows of an entry: no body (its volatility is resolved from it)."""
+
+    path: str
+    scope: str
+    layer: str
+    topic: str
+    line: int
+    id: str | None
+    title: str
+    fields: dict[str, str]
+    volatility: str
+
+
+def _stamp(path: str) -> str | None:
+    """The stat stamp of a file; '' when it changed too recently to be trusted; None when gone."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    if info.st_mtime > time.time() - RACY_SECONDS:
+        return ""
+    return f"{info.st_mtime_ns}:{info.st_size}:{info.st_ino}:{info.st_mode}"
+
+
+def _day(value: str) -> str:
+    parsed = parse_day(value)
+    return parsed.isoformat() if parsed else ""
+
+
+def _entry_row(relpath: str, role: L.FileRole, topic: str, entry: Entry) -> tuple[object, ...]:
+    importance = entry.get("Importance", "normal")
+    basis = _day(entry.get("Verified")) or _day(entry.get("Created"))
+    return (relpath, role.scope, role.layer, topic, entry.line, entry.id, entry.title,
+            json.dumps(dict(entry.ordered_fields())), entry.status,
+            IMPORTANCE_RANK.get(importance, 1), importance, entry_volatility(entry), basis,
+            _day(entry.get("Valid-until")))
+
+
+def _marks(values: list[str]) -> str:
+    return ", ".join("?" * len(values))
+
+
+def _position(column: str, values: list[str]) -> str:
+    """An SQL expression: the index of the column's value in `values` (bound as parameters)."""
+    return f"CASE {column} " + " ".join(f"WHEN ? THEN {i}" for i in range(len(values))) + " END"
+
+
+class Summaries:
+    """Summaries of a store's topic files, kept in `db` (the catalog's database)."""
+
+    def __init__(self, db: sqlite3.Connection, root: Path) -> None:
+        self.db = db
+        self.root = root
+        self.db.executescript(_SCHEMA)
+
+    def current(self, relpaths: Iterable[str]) -> dict[str, tuple[bool, str | None]]:
+        """path -> (holds conflict markers, why it cannot be read or None) for the files that
+        exist, every stale summary read again first."""
+        wanted = list(relpaths)
+        known = {str(row[0]): (str(row[1]), bool(row[2]), row[3])
+                 for row in self.db.execute("SELECT path, stamp, conflicted, problem FROM summary_files")}
+        stale: list[tuple[str, str]] = []
+        found: dict[str, tuple[bool, str | None]] = {}
+        base = f"{self.root}{os.sep}"
+        for relpath in wanted:
+            stamp = _stamp(base + relpath)
+            if stamp is None:
+                continue
+            row = known.get(relpath)
+            if row is None or not stamp or row[0] != stamp:
+                stale.append((relpath, stamp))
+            else:
+                found[relpath] = (row[1], row[2])
+        if stale:
+            found.update(self._read_again(stale))
+        return found
+
+    def _read_again(self, stale: list[tuple[str, str]]) -> dict[str, tuple[bool, str | None]]:
+        found: dict[str, tuple[bool, str | None]] = {}
+        self.db.execute("BEGIN")
+        try:
+            for relpath, stamp in stale:
+                outcome = self._summarize(relpath, stamp)
+                if outcome is not None:
+                    found[relpath] = outcome
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return found
+
+    def _summarize(self, relpath: str, stamp: str) -> tuple[bool, str | None] | None:
+        self.db.execute("DELETE FROM summary_files WHERE path=?", (relpath,))
+        self.db.execute("DELETE FROM summary_entries WHERE path=?", (relpath,))
+        try:
+            text = read_memory_text(self.root, relpath)
+            conflicted = bool(conflict_marker_lines(text))
+            topic_file = parse_topic_file(text, relpath)
+        except FileNotFoundError:
+            return None
+        except ParseError as exc:
+            problem = f"{exc.line}: {exc.reason}"
+            self.db.execute("INSERT INTO summary_files VALUES (?, ?, 0, ?)", (relpath, stamp, problem))
+            return False, problem
+        role = L.classify_path(relpath)
+        topic = str(topic_file.meta.get("topic") or role.slug)
+        self.db.executemany(f"INSERT INTO summary_entries VALUES ({', '.join('?' * 14)})",
+                            [_entry_row(relpath, role, topic, e) for e in topic_file.entries])
+        self.db.execute("INSERT INTO summary_files VALUES (?, ?, ?, NULL)",
+                        (relpath, stamp, int(conflicted)))
+        return conflicted, None
+
+    def live_entries(self, relpaths: list[str], scopes: list[str], layers: list[str], today: date, *,
+                     importance: list[str] | None = None,
+                     limit: int | None = None) -> tuple[list[EntrySummary], list[str]]:
+        """Live (not forgotten, superseded or expired) entries of these files, layers and scopes:
+        most important first, then most recently verified, then by Id, then in the order of
+        `layers`, of `scopes`, and file order; and the files that cannot be read (left out)."""
+        state = self.current(relpaths)
+        readable = {p for p, (_c, problem) in state.items() if problem is None}
+        skipped = sorted(p for p, (_c, problem) in state.items() if problem is not None)
+        if not readable:
+            return [], skipped
+        sql = (f"SELECT {_ENTRY_COLUMNS} FROM summary_entries "
+               f"WHERE layer IN ({_marks(layers)}) AND scope IN ({_marks(scopes)}) "
+               "AND status = 'live' AND (until = '' OR until >= ?)")
+        args: list[object] = [*layers, *scopes, today.isoformat()]
+        if importance is not None:
+            sql += f" AND importance IN ({_marks(importance)})"
+            args += importance
+        sql += (" ORDER BY rank DESC, basis = '', basis DESC, COALESCE(id, ''), "
+                f"{_position('layer', layers)}, {_position('scope', scopes)}, path, line")
+        args += [*layers, *scopes]
+        rows = []
+        for row in self.db.execute(sql, args):  # rows of files gone or unreadable are left out
+            if row[0] in readable:
+                rows.append(row)
+                if limit is not None and len(rows) >= limit:
+                    break
+        return [EntrySummary(str(r[0]), str(r[1]), str(r[2]), str(r[3]), int(r[4]), r[5], str(r[6]),
+                             json.loads(r[7]), str(r[8])) for r in rows], skipped
+
+    def conflicted(self, relpaths: Iterable[str]) -> list[str]:
+        """Those of these files that hold conflict markers."""
+        return sorted(p for p, (conflicted, _problem) in self.current(relpaths).items() if conflicted)
