@@ -132,3 +132,17 @@ def test_fifos_and_binary_files_in_place_of_store_records_stop_no_write(store: S
     assert ".gitignore is not a regular UTF-8 file" in result.output
     assert gm("search", "written").exit_code == 0
     assert gm("log").exit_code == 0
+
+
+def test_a_fifo_hook_and_a_binary_token_file_are_named_not_waited_on(store: Store, gm: Cli) -> None:
+    from gitmem.errors import AuthError
+    from gitmem.git.credentials import load_token
+
+    fifo(store.root / ".git" / "hooks" / "pre-commit")
+    result = gm("hooks", "status")
+    assert result.exit_code == 0 and "internal error" not in result.output
+    token = store.root / "state" / "git-token"
+    token.write_bytes(b"\xff\xfe not a token")
+    token.chmod(0o600)
+    with pytest.raises(AuthError, match="cannot be read as text"):
+        load_token(token)
