@@ -46,8 +46,11 @@ ALLOWED: dict[str, set[str]] = {
     "capture": {"store", "format", "models", "observe"},
     "consolidate": {"store", "verbs", "format", "capture", "models", "observe"},
     "history": {"store", "verbs", "format", "git", "observe"},
+    "integrate": {"verbs", "store", "capture", "observe"},
+    "mcp": {"verbs", "store", "sync", "format", "capture", "history", "runtime", "documents",
+            "spaces"},
     "cli": {"verbs", "store", "sync", "githooks", "format", "observe", "models", "capture",
-            "consolidate", "history", "runtime", "documents", "spaces", "provenance"},
+            "consolidate", "history", "runtime", "documents", "spaces", "provenance", "mcp", "integrate"},
 }
 # Ground modules: what each may import (nothing else of gitmem).
 GROUND_ALLOWED: dict[str, set[str]] = {
@@ -215,6 +218,19 @@ def test_only_the_cli_imports_click_and_nothing_imports_the_cli() -> None:
             assert not {m for m in internal if _folder(m) == "cli"}, f"{name} imports the CLI"
 
 
+def test_only_the_mcp_wing_imports_the_mcp_sdk() -> None:
+    modules = _modules()
+    offenders = [name for name, path in modules.items()
+                 if {"mcp", "mcp_types", "pydantic"} & _imports(name, path, modules)[1]
+                 and _folder(name) != "mcp"]
+    assert offenders == []
+    # ... and only `gitmem mcp` reaches the server: every other verb runs without the SDK.
+    servers = [name for name, path in modules.items()
+               if any(_folder(t) == "mcp" for t in _imports(name, path, modules)[0])
+               and _folder(name) != "mcp" and name != "cli.mcp"]
+    assert servers == []
+
+
 def test_cli_imports_heavy_libraries_lazily() -> None:
     for name, path in _modules().items():
         if _folder(name) == "cli":
@@ -225,7 +241,8 @@ def test_cli_imports_heavy_libraries_lazily() -> None:
 def test_help_does_not_load_pygit2_or_whoosh() -> None:
     code = ("import sys; from gitmem.cli import cli\n"
             "try:\n    cli(['--help'])\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in ('pygit2', 'whoosh', 'markdown_it', 'detect_secrets') if m in sys.modules))")
+            "print(sorted(m for m in ('pygit2', 'whoosh', 'markdown_it', 'detect_secrets', 'mcp', 'pydantic')"
+            " if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]"
 

@@ -12,6 +12,8 @@ from gitmem.cli import (
     entries,
     history,
     hooks,
+    integrate,
+    mcp,
     models,
     provenance,
     relations,
@@ -28,7 +30,7 @@ from gitmem.cli.main import cli
 __all__ = ["cli", "main"]
 
 for _module in (store, entries, workspace, search, sync, resolve, hooks, models, capture, history,
-                activity, runtime, documents, spaces, relations, provenance):
+                activity, runtime, documents, spaces, relations, provenance, mcp, integrate):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gitmem.cli.options import emit, get_store, json_option, workspace_option
+from gitmem.cli.options import emit, get_store, hook_option, json_option, run_hook, workspace_option
 
 if TYPE_CHECKING:
     from gitmem.capture.pipeline import CaptureReport
@@ -72,17 +72,26 @@ def _capture_text(report: CaptureReport) -> str:
 
 
 @click.command()
-@click.argument("transcript", type=click.Path(dir_okay=False))
+@click.argument("transcript", type=click.Path(dir_okay=False), required=False)
 @click.option("--format", "fmt", type=click.Choice(["claude-code", "codex", "jsonl"]),
               help="Transcript format (default: detected from the file).")
 @click.option("--no-model", is_flag=True, help="Keep clipped notes even when a model is configured.")
 @click.option("--min-signal", type=int, help="Characters of signal below which the model is skipped (default 400).")
+@hook_option
 @json_option
 @workspace_option
 @click.pass_context
-def capture(ctx: click.Context, transcript: str, fmt: str | None, no_model: bool,
-            min_signal: int | None, as_json: bool) -> None:
-    """Read what is new in a session TRANSCRIPT and keep its durable part as a digest."""
+def capture(ctx: click.Context, transcript: str | None, fmt: str | None, no_model: bool,
+            min_signal: int | None, hook: bool, as_json: bool) -> None:
+    """Read what is new in a session TRANSCRIPT and keep its durable part as a digest
+    (`--hook`: the transcript a PreCompact or SessionEnd hook names, captured in the background)."""
+    if hook:
+        from gitmem.integrate.hooks import capture_hook
+
+        run_hook(ctx, capture_hook, error_exit=1)
+        return
+    if transcript is None:
+        raise click.UsageError("missing argument TRANSCRIPT")
     from pathlib import Path
 
     from gitmem.capture.pipeline import capture as run_capture

@@ -50,25 +50,16 @@ def remember(ctx: click.Context, text: str, layer: str, topic: str | None, title
              allow_secret: bool, scope: str, as_json: bool) -> None:
     """Record TEXT (`-`: read it from stdin) as an entry and print its id (an identical live
     entry's id if it exists)."""
+    from gitmem.verbs.entries import paths_field
     from gitmem.verbs.entries import remember as do_remember
 
     text = text_argument(text)
     home, target = write_target(ctx, space, layer, topic, f"{title or ''}\n{text}")
-    extra = {"Paths": _paths_value(paths)} if paths else None
+    extra = paths_field(paths) if paths else None
     result = do_remember(target.store, text, layer, topic=topic, title=title, importance=importance,
                          volatility=volatility, until=until, source=source, supersedes=supersedes,
                          scope=scope, force=force, allow_secret=allow_secret, extra_fields=extra)
     print_routed(home, target, result, as_json)
-
-
-def _paths_value(paths: str) -> str:
-    from gitmem.errors import InvalidInputError
-    from gitmem.format.references import parse_paths
-
-    good, bad = parse_paths(paths)
-    if bad or not good:
-        raise InvalidInputError(f"--paths: {', '.join(bad) or paths!r} is not a path inside the repository")
-    return ", ".join(good)
 
 
 @click.command()

@@ -80,3 +80,28 @@ def print_write(result: Any, as_json: bool) -> None:
     """The id (or path) a write verb produced; the whole result with --json."""
     data = {"id": result.id, "path": result.path, "changed": result.changed, "note": result.note}
     emit(data, as_json, result.id or (result.path if result.changed else f"{result.path}: {result.note or 'unchanged'}"))
+
+
+def hook_option(func: F) -> F:
+    return click.option("--hook", is_flag=True,
+                        help="Run as an agent hook: read the hook's JSON on stdin, answer in the "
+                             "hook's JSON; never block the agent.")(func)
+
+
+def run_hook(ctx: click.Context, answer: Callable[[Any, str | None, str | None], str], *,
+             error_exit: int = 0, error_as_context: str | None = None) -> None:
+    """Read the hook payload from stdin, print what `answer(payload, root, workspace)` returns;
+    an error is one line and exit `error_exit` (see gitmem/integrate/hookrun.py)."""
+    import sys
+
+    from gitmem.integrate.hookrun import answer_hook, stdin_text
+
+    obj = ctx.find_root().obj
+    reply = answer_hook(stdin_text(), answer, obj["root"], obj["workspace"],
+                        error_exit=error_exit, error_as_context=error_as_context)
+    if reply.stdout:
+        click.echo(reply.stdout)
+    if reply.stderr:
+        click.echo(reply.stderr, err=True)
+    if reply.exit_code:
+        sys.exit(reply.exit_code)

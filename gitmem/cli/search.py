@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from gitmem.cli.options import emit, get_store, json_option
+from gitmem.cli.options import emit, get_store, hook_option, json_option, run_hook
 from gitmem.cli.targets import space_option
 
 
@@ -28,7 +28,7 @@ def _hit_line(hit: dict[str, Any], spaces: bool) -> str:
 
 
 @click.command()
-@click.argument("query")
+@click.argument("query", required=False)
 @click.option("--layer", "-l", help="Only this layer (`documents` for project documents).")
 @click.option("--scope", type=click.Choice(["global", "workspace"]),
               help="global only, or a workspace plus global (default: every scope).")
@@ -36,12 +36,21 @@ def _hit_line(hit: dict[str, Any], spaces: bool) -> str:
 @click.option("--limit", "-n", type=int, default=10, show_default=True, help="Most results to return.")
 @click.option("--all", "include_all", is_flag=True, help="Include forgotten, superseded and expired entries, and archived documents.")
 @space_option
+@hook_option
 @json_option
 @click.pass_context
-def search(ctx: click.Context, query: str, layer: str | None, scope: str | None, workspace: str | None,
-           limit: int, include_all: bool, space: str | None, as_json: bool) -> None:
+def search(ctx: click.Context, query: str | None, layer: str | None, scope: str | None,
+           workspace: str | None, limit: int, include_all: bool, space: str | None, hook: bool,
+           as_json: bool) -> None:
     """Ranked full-text search over the store and its active spaces, with path:line citations;
-    exit 1 when nothing matches."""
+    exit 1 when nothing matches (`--hook`: the entries for a UserPromptSubmit hook's prompt)."""
+    if hook:
+        from gitmem.integrate.hooks import search_hook
+
+        run_hook(ctx, search_hook)
+        return
+    if query is None:
+        raise click.UsageError("missing argument QUERY")
     from gitmem.verbs.reads import skipped_note
     from gitmem.verbs.search import search as do_search
     from gitmem.verbs.search import skipped_files

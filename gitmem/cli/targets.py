@@ -25,20 +25,18 @@ def space_option(func: F) -> F:
 def write_target(ctx: click.Context, space: str | None, layer: str, topic: str | None,
                  text: str) -> tuple[Store, Target]:
     """The home store and where a new entry goes (--space, else the routing rules)."""
-    from gitmem.spaces.routing import choose
+    from gitmem.verbs.routed import route_write
 
     home = get_store(ctx)
-    verb = {"decisions": "decision", "codebase": "codebase"}.get(layer, "remember")
-    return home, choose(home, space=space, layer=layer, topic=topic, text=text, verb=verb)
+    return home, route_write(home, space, layer, topic, text)
 
 
 def print_routed(home: Store, target: Target, result: Any, as_json: bool) -> None:
     """The write's result; where it went, on stderr, whenever spaces are mounted."""
     from gitmem.spaces.mounts import load_mounts
+    from gitmem.verbs.routed import routed_report
 
-    note = target.finish(home) if (target.reason or not target.home) else ""
-    data = {"id": result.id, "path": result.path, "changed": result.changed, "note": result.note,
-            "space": target.name, "root": str(target.store.root), "routed": target.reason or None}
+    data, note = routed_report(home, target, result)
     emit(data, as_json, result.id or (result.path if result.changed else
                                       f"{result.path}: {result.note or 'unchanged'}"))
     if note and not as_json and (load_mounts(home.root) or not target.home):
@@ -47,24 +45,17 @@ def print_routed(home: Store, target: Target, result: Any, as_json: bool) -> Non
 
 def entry_target(ctx: click.Context, ref: str, space: str | None) -> tuple[Store, Ref]:
     """The store an `ID` or `SPACE/ID` lives in, for a write to that entry."""
-    from gitmem.spaces.lookup import resolve_ref
+    from gitmem.verbs.routed import entry_ref
 
     home = get_store(ctx)
-    found, _located = resolve_ref(home, ref, space=space, writing=True)
-    return home, found
+    return home, entry_ref(home, ref, space)
 
 
 def print_entry_write(home: Store, ref: Ref, result: Any, as_json: bool) -> None:
     """A write to an entry found by reference; a space it went to is named (and activated)."""
-    from gitmem.spaces.mounts import load_mounts, save_mounts
+    from gitmem.verbs.routed import entry_write_report
 
-    data = {"id": result.id, "path": result.path, "changed": result.changed, "note": result.note,
-            "space": ref.space, "ref": ref.qualified}
+    data, note = entry_write_report(home, ref, result)
     emit(data, as_json, result.id or result.path)
-    if not ref.home:
-        mounts = load_mounts(home.root)
-        mount = mounts.get(ref.space)
-        if mount is not None and not mount.active and result.changed:
-            mount.active = True
-            save_mounts(home.root, mounts)
-            click.echo(f"gitmem: space {ref.space} was inactive and is now active", err=True)
+    if note:
+        click.echo(f"gitmem: {note}", err=True)

@@ -10,8 +10,10 @@ from gitmem.cli.options import (
     allow_secret_option,
     emit,
     get_store,
+    hook_option,
     json_option,
     print_write,
+    run_hook,
     text_argument,
     workspace_option,
 )
@@ -87,27 +89,28 @@ def associate(ctx: click.Context, key: str, title: str | None, folder: str | Non
               help="Resolve the workspace from this folder (it must exist).")
 @click.option("--max-chars", type=int, default=None, help="Budget for the card (default from settings).")
 @click.option("--subagent", is_flag=True, help="Card for a subagent: read, report, do not write.")
+@hook_option
 @json_option
 @workspace_option
 @click.pass_context
-def context(ctx: click.Context, cwd: str | None, max_chars: int | None, subagent: bool, as_json: bool) -> None:
-    """Print the context card an agent gets at the start of a session."""
+def context(ctx: click.Context, cwd: str | None, max_chars: int | None, subagent: bool, hook: bool,
+            as_json: bool) -> None:
+    """Print the context card an agent gets at the start of a session (`--hook`: as a
+    SessionStart or SubagentStart hook's JSON, for the folder the hook names)."""
+    if hook:
+        from functools import partial
+
+        from gitmem.integrate.hooks import context_hook
+
+        event = "SubagentStart" if subagent else "SessionStart"
+        run_hook(ctx, partial(context_hook, subagent=subagent), error_as_context=event)
+        return
     from pathlib import Path
 
-    from gitmem.errors import InvalidInputError
-    from gitmem.verbs.context import build_card
+    from gitmem.verbs.context import card_for
 
-    store = get_store(ctx)
-    if cwd:
-        store.cwd = Path(cwd).resolve()  # the workspace's git branch decides what runtime memory shows
-    workspace = None
-    try:
-        workspace = store.resolve_workspace(cwd=Path(cwd).resolve() if cwd else None)
-    except InvalidInputError:
-        if store.workspace_flag:
-            raise
-    budget = max_chars or int(store.registry.setting("contextMaxChars") or 6000)
-    card = build_card(store, workspace=workspace, max_chars=budget, subagent=subagent)
+    card = card_for(get_store(ctx), cwd=Path(cwd) if cwd else None, max_chars=max_chars,
+                    subagent=subagent)
     emit(card.as_json(), as_json, card.text.rstrip("\n"))
 
 

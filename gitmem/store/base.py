@@ -113,6 +113,12 @@ class StoreBase:
             self._registry = load_registry(self.root)
         return self._registry
 
+    def reload(self) -> None:
+        """Forget memory.json as last read and the notes left for the last caller: a process
+        that keeps the store open (`gitmem mcp`) calls this between two requests."""
+        self._registry = None
+        self.notes.clear()
+
     def close(self) -> None:
         if self._catalog is not None:
             self._catalog.close()

@@ -16,6 +16,7 @@ from gitmem.verbs.workfiles import working_updated
 
 if TYPE_CHECKING:
     from datetime import date
+    from pathlib import Path
 
     from gitmem.store.store import Store
     from gitmem.store.summaries import EntrySummary
@@ -296,6 +297,22 @@ def build_card(
     parts.append(footer)
     card.text = "\n\n".join(parts) + "\n"
     return card
+
+
+def card_for(store: Store, *, cwd: Path | None = None, max_chars: int | None = None,
+             subagent: bool = False) -> Card:
+    """The card for the workspace of `cwd` (else the store's own), or the global card when no
+    workspace is known; `max_chars` defaults to the store's contextMaxChars setting."""
+    if cwd is not None:
+        store.cwd = cwd.resolve()  # the workspace's git branch decides what runtime memory shows
+    workspace = None
+    try:
+        workspace = store.resolve_workspace(cwd=cwd.resolve() if cwd else None)
+    except InvalidInputError:
+        if store.workspace_flag:
+            raise
+    budget = max_chars or int(store.registry.setting("contextMaxChars") or DEFAULT_MAX_CHARS)
+    return build_card(store, workspace=workspace, max_chars=budget, subagent=subagent)
 
 
 def _fit_lines(section: Section, budget: int) -> tuple[Section, str] | None:

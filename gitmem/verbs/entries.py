@@ -190,3 +190,14 @@ def codebase(
             save_held(store, txn, edit)
         txn.message = f"codebase: {entry_id} ({slug})"
         return WriteResult(entry_id, relpath, True)
+
+
+def paths_field(paths: str) -> dict[str, str]:
+    """The Paths field of an entry from comma-separated repository paths (refused when one is
+    not a path inside the repository)."""
+    from gitmem.format.references import parse_paths
+
+    good, bad = parse_paths(paths)
+    if bad or not good:
+        raise InvalidInputError(f"--paths: {', '.join(bad) or paths!r} is not a path inside the repository")
+    return {"Paths": ", ".join(good)}

@@ -92,8 +92,9 @@ def _problem(command: str) -> str | None:
     ctx = click.Context(cli)
     globals_ = {opt for param in cli.params for opt in param.opts} | {"--help"}
     words = command.split()
-    while words and (words[0] in globals_ or words[0].isupper() or words[0] == "X"):
-        words = words[1:]  # --root PATH, COMMAND --help
+    while words and (words[0] in globals_ or words[0].isupper() or words[0] in ("X", "...")
+                     or words[0].startswith("[") or words[0].endswith("]")):
+        words = words[1:]  # --root PATH, [--workspace K], COMMAND --help, `gitmem ... mcp`
     if not words or words[0] in {"hook", "merge-driver"}:  # commands git itself calls
         return None
     found = cli.get_command(ctx, words[0])

@@ -1,0 +1,165 @@
+"""Time the agent hooks on a synthetic store (10,000 entries by default).
+
+    .venv/bin/python bench/bench_agent_hooks.py [--entries 10000] [--prompts 40] [--cli 20]
+
+(bench_hooks.py times the git hooks.) Builds the store (bench/synthstore.py), commits it, builds
+the search index, then measures with prompts drawn like the search benchmark's queries:
+  - the UserPromptSubmit hook in process: `search_hook(payload)` (store opened and closed per
+    call, as in a hook process) and a warm `search(store, prompt, limit=3)` (as in `gitmem mcp`);
+  - the same hook as Claude Code runs it: `python -m gitmem search --hook` with the payload on
+    stdin, wall clock per prompt;
+  - the SessionStart hook `gitmem context --hook`, wall clock;
+  - the MCP server: spawn to initialized (the SDK's stdio client), and a `search` tool call
+    (limit 3) round trip over stdio;
+  - references in the same run: `python -c pass`, `python -m gitmem --version`,
+    `python -c "import mcp.server.mcpserver"` and `python -m gitmem search PROMPT --json`.
+Prints median and p95 in milliseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from synthstore import SynthConfig, build_store, make_queries  # noqa: E402
+
+from gitmem.integrate.hookio import HookInput  # noqa: E402
+from gitmem.integrate.hooks import search_hook  # noqa: E402
+from gitmem.store.store import Store  # noqa: E402
+from gitmem.verbs.search import search  # noqa: E402
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))]
+
+
+def summary(name: str, times: Sequence[float]) -> dict[str, float | str]:
+    return {"name": name, "p50": statistics.median(times), "p95": percentile(times, 0.95),
+            "n": len(times)}
+
+
+def timed(work: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    work()
+    return (time.perf_counter() - start) * 1000
+
+
+def prompt_of(query: str) -> str:
+    """A query dressed as a prompt someone types."""
+    return f"Can you look into the {query} problem again and fix it?"
+
+
+def run_cli(args: list[str], stdin: str | None = None) -> float:
+    return timed(lambda: subprocess.run([sys.executable, *args], input=stdin, capture_output=True,
+                                        text=True, check=False))
+
+
+def measure(root: Path, prompts: list[str], cli_runs: int) -> list[dict[str, float | str]]:
+    rows = []
+    payloads = [HookInput(event="UserPromptSubmit", cwd=str(root), prompt=p) for p in prompts]
+    rows.append(summary("search_hook in process (store opened per call)",
+                        [timed(lambda p=p: search_hook(p, str(root), None)) for p in payloads]))
+    store = Store(root, cwd=root)
+    try:
+        search(store, prompts[0], limit=3)  # the warm path: first search pays the index open
+        rows.append(summary("search(limit=3) in a warm process (gitmem mcp)",
+                            [timed(lambda p=p: search(store, p, limit=3)) for p in prompts]))
+    finally:
+        store.close()
+    base = ["-m", "gitmem", "--root", str(root)]
+    cli_prompts = prompts[:cli_runs]
+    hook_input = [json.dumps({"hook_event_name": "UserPromptSubmit", "cwd": str(root),
+                              "session_id": "bench", "prompt": p}) for p in cli_prompts]
+    probe = subprocess.run([sys.executable, *base, "search", "--hook"], input=hook_input[0],
+                           capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        raise SystemExit(f"`gitmem search --hook` failed: {probe.stderr.strip()}")
+    rows.append(summary("CLI `gitmem search --hook` (payload on stdin)",
+                        [run_cli([*base, "search", "--hook"], h) for h in hook_input]))
+    start_payload = json.dumps({"hook_event_name": "SessionStart", "cwd": str(root),
+                                "session_id": "bench", "source": "startup"})
+    rows.append(summary("CLI `gitmem context --hook` (SessionStart)",
+                        [run_cli([*base, "context", "--hook"], start_payload) for _ in cli_prompts]))
+    rows.append(summary("reference: `python -c pass`",
+                        [run_cli(["-c", "pass"]) for _ in cli_prompts]))
+    rows.append(summary("reference: `gitmem --version`",
+                        [run_cli(["-m", "gitmem", "--version"]) for _ in cli_prompts]))
+    rows.append(summary("reference: `gitmem search PROMPT --json`",
+                        [run_cli([*base, "search", p, "--json"]) for p in cli_prompts]))
+    rows.append(summary("reference: import mcp.server.mcpserver",
+                        [run_cli(["-c", "import mcp.server.mcpserver"]) for _ in range(5)]))
+    rows += measure_mcp(root, prompts)
+    return rows
+
+
+def measure_mcp(root: Path, prompts: list[str]) -> list[dict[str, float | str]]:
+    """Server start (spawn to initialized) and `search` tool calls over stdio."""
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "gitmem", "--root", str(root), "mcp"], cwd=str(root))
+    starts: list[float] = []
+    calls: list[float] = []
+
+    async def session(call: bool) -> None:
+        start = time.perf_counter()
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            starts.append((time.perf_counter() - start) * 1000)
+            if call:
+                await client.call_tool("search", {"query": prompts[0], "limit": 3})
+                for prompt in prompts:
+                    begin = time.perf_counter()
+                    result = await client.call_tool("search", {"query": prompt, "limit": 3})
+                    calls.append((time.perf_counter() - begin) * 1000)
+                    assert not result.is_error, result.content
+
+    for n in range(5):
+        anyio.run(session, n == 0)
+    return [summary("MCP server: spawn to initialized", starts),
+            summary("MCP `search` tool call (limit 3), stdio round trip", calls)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--entries", type=int, default=10_000)
+    parser.add_argument("--prompts", type=int, default=40)
+    parser.add_argument("--cli", type=int, default=20)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="gitmem-bench-agent-hooks-"))
+    try:
+        build_store(tmp, SynthConfig(entries=args.entries))
+        store = Store(tmp, cwd=tmp)
+        store.init()
+        store.search_index().rebuild()
+        store.close()
+        prompts = [prompt_of(q) for q in make_queries(args.prompts)]
+        rows = measure(tmp, prompts, args.cli)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return
+    print(f"{args.entries} entries; milliseconds")
+    for row in rows:
+        print(f"{row['name']:<55} p50 {row['p50']:8.1f}  p95 {row['p95']:8.1f}  (n={row['n']})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""`gitmem integrate claude-code | codex | generic`: wire an agent to this store in one command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from gitmem.cli.options import emit, json_option
+
+if TYPE_CHECKING:
+    from gitmem.integrate.files import Change
+
+DRY_RUN_HELP = "Print the files that would be written, with their new content; change nothing."
+
+
+def _home() -> Path:
+    import os
+
+    return Path(os.environ.get("HOME") or Path.home())
+
+
+def _gitmem(ctx: click.Context) -> list[str]:
+    """The command the agent will run. The store is named with --root unless it is the default
+    (~/.gitmem): one found through GITMEM_ROOT or the folder integrate ran in may not be what the
+    agent's environment and folder point at."""
+    from gitmem.integrate.files import gitmem_command
+    from gitmem.store.paths import locate_root
+
+    root, source = locate_root(ctx.find_root().obj["root"])
+    if not (root / "memory.json").is_file():
+        click.echo(f"gitmem: note: no gitmem store at {root} yet; `gitmem --root {root} init` "
+                   "creates it (until then the hooks say memory was not loaded)", err=True)
+    return gitmem_command(None if source == "default" else str(root))
+
+
+def _finish(changes: list[Change], dry_run: bool, as_json: bool) -> None:
+    """Write the changes (unless dry_run) and say what was (or would be) done."""
+    from gitmem.integrate.files import apply_all
+
+    todo = apply_all(changes, dry_run=dry_run)
+    data = {"dryRun": dry_run, "changes": [
+        {"path": str(c.path), "action": c.action, **({"content": c.after} if dry_run else {})}
+        for c in todo]}
+
+    def text() -> str:
+        if not todo:
+            return "nothing to change: " + ", ".join(str(c.path) for c in changes)
+        if not dry_run:
+            return "\n".join(f"{c.action}d {c.path}" for c in todo)
+        parts = []
+        for change in todo:
+            parts.append(f"would {change.action} {change.path}")
+            if change.after is not None:
+                parts.append(change.after.rstrip("\n"))
+        return "\n".join(parts)
+
+    emit(data, as_json, text)
+
+
+@click.group(name="integrate")
+def integrate() -> None:
+    """Set up an agent to use this store: MCP server entry, hooks, instructions."""
+
+
+@integrate.command(name="claude-code")
+@click.option("--project", type=click.Path(file_okay=False), help="Project folder (default: the current one).")
+@click.option("--user", is_flag=True, help="For every project: ~/.claude.json and ~/.claude/settings.json.")
+@click.option("--prompt-hook", is_flag=True,
+              help="Also add the 3 most relevant entries to each prompt (UserPromptSubmit).")
+@click.option("--remove", is_flag=True, help="Take out exactly what integrate wrote.")
+@click.option("--dry-run", is_flag=True, help=DRY_RUN_HELP)
+@json_option
+@click.pass_context
+def claude_code(ctx: click.Context, project: str | None, user: bool, prompt_hook: bool, remove: bool,
+                dry_run: bool, as_json: bool) -> None:
+    """The gitmem MCP server in .mcp.json (or ~/.claude.json) and the hooks in
+    .claude/settings.json: context card at session start, subagent card, capture on compaction
+    and at session end."""
+    from gitmem.integrate.claude import plan
+
+    if user and project:
+        raise click.UsageError("--project and --user exclude each other")
+    changes = plan(_gitmem(ctx), project=Path(project) if project else None, user=user,
+                   home=_home(), remove=remove, prompt_hook=prompt_hook)
+    _finish(changes, dry_run, as_json)
+
+
+@integrate.command(name="codex")
+@click.option("--project", type=click.Path(file_okay=False),
+              help="Project folder whose AGENTS.md gets the memory section (default: the current one).")
+@click.option("--remove", is_flag=True, help="Take out exactly what integrate wrote.")
+@click.option("--dry-run", is_flag=True, help=DRY_RUN_HELP)
+@json_option
+@click.pass_context
+def codex(ctx: click.Context, project: str | None, remove: bool, dry_run: bool, as_json: bool) -> None:
+    """The gitmem MCP server in ~/.codex/config.toml and a memory section in AGENTS.md."""
+    from gitmem.integrate.codex import plan
+
+    changes = plan(_gitmem(ctx), project=Path(project) if project else None, home=_home(),
+                   remove=remove)
+    _finish(changes, dry_run, as_json)
+
+
+@integrate.command(name="generic")
+@json_option
+@click.pass_context
+def generic(ctx: click.Context, as_json: bool) -> None:
+    """Print the MCP server block (JSON) and the instructions for any MCP client."""
+    from gitmem.integrate.generic import INSTRUCTIONS, config, text
+
+    gitmem = _gitmem(ctx)
+    emit({**config(gitmem), "instructions": INSTRUCTIONS}, as_json, text(gitmem))
+
+
+COMMANDS = (integrate,)

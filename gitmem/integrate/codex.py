@@ -1,0 +1,140 @@
+"""`gitmem integrate codex`: the MCP server in Codex's config.toml and a memory section in the
+project's AGENTS.md.
+
+config.toml (`$CODEX_HOME/config.toml`, else `~/.codex/config.toml`) is TOML that people edit by
+hand, comments included, so it is never re-serialised: gitmem appends its own table
+`[mcp_servers.gitmem]` between two marker comments, and replaces or removes only that block.
+The whole file is parsed (tomllib) before and after, so a file that is not valid TOML is refused
+and what gitmem writes is checked to be. A `[mcp_servers.gitmem]` table outside the markers is
+the person's and is refused, never replaced.
+
+AGENTS.md gets a section between HTML comment markers, so it can be updated or removed alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+
+from gitmem.errors import InvalidInputError
+from gitmem.integrate.files import SERVER_NAME, Change, current
+
+BEGIN = "# >>> gitmem: the MCP server (`gitmem integrate codex --remove` takes it out) >>>"
+END = "# <<< gitmem <<<"
+AGENTS_BEGIN = "<!-- gitmem:begin (written by `gitmem integrate codex`; --remove takes it out) -->"
+AGENTS_END = "<!-- gitmem:end -->"
+STARTUP_TIMEOUT = 30  # seconds: the server loads the MCP SDK once, about a second
+
+AGENTS_SECTION = """\
+## Memory (gitmem)
+
+This project's long-term memory is served by the `gitmem` MCP server.
+
+- At the start of a task, call `context` for the card of this workspace (runtime memory, state,
+  decisions in force, critical facts); call `search` whenever past work may answer a question.
+- Before writing, search: a fact already recorded is confirmed with `verify` or replaced with
+  `remember` and `supersedes`, never recorded twice.
+- Write only what a later session needs and cannot read from the code or the git log: a
+  decision and why (`decision`), a lesson learned (`remember`, layer learnings), where the work
+  stands (`working`, `state`). Writing nothing is a correct outcome.
+- A subagent never writes memory: it reports what it found to its caller.
+"""
+
+
+def config_path(home: Path) -> Path:
+    codex_home = os.environ.get("CODEX_HOME")
+    return Path(codex_home) / "config.toml" if codex_home else home / ".codex" / "config.toml"
+
+
+def toml_string(value: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's, for the characters json.dumps emits)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def server_block(gitmem: list[str]) -> str:
+    args = ", ".join(toml_string(a) for a in [*gitmem[1:], "mcp"])
+    return (f"{BEGIN}\n[mcp_servers.{SERVER_NAME}]\ncommand = {toml_string(gitmem[0])}\n"
+            f"args = [{args}]\nstartup_timeout_sec = {STARTUP_TIMEOUT}\n{END}\n")
+
+
+def _parse(path: Path, text: str) -> dict[str, object]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidInputError(f"{path} is not valid TOML ({exc}); fix it by hand first: gitmem "
+                                "does not overwrite it") from None
+
+
+def _without_block(path: Path, text: str) -> str:
+    """`text` without gitmem's marked block (and the blank line set before it)."""
+    start = text.find(BEGIN)
+    if start < 0:
+        return text
+    end = text.find(END, start)
+    if end < 0:
+        raise InvalidInputError(f"{path}: gitmem's block has lost its end marker ({END!r}); put it "
+                                "back or delete the block by hand")
+    end += len(END)
+    if text[end:end + 1] == "\n":
+        end += 1
+    head = text[:start]
+    if head.endswith("\n\n"):
+        head = head[:-1]
+    return head + text[end:]
+
+
+def config_change(home: Path, gitmem: list[str], *, remove: bool) -> Change:
+    path = config_path(home)
+    before = current(path)
+    text = before or ""
+    _parse(path, text)
+    rest = _without_block(path, text)
+    servers = _parse(path, rest).get("mcp_servers")
+    if isinstance(servers, dict) and SERVER_NAME in servers:
+        if remove:
+            return Change(path, before, before)
+        raise InvalidInputError(f"{path}: an [mcp_servers.{SERVER_NAME}] table that gitmem did not "
+                                "write is already there; remove it first")
+    if remove:
+        after = rest if rest.strip() else None
+    else:
+        joint = "" if not rest else ("\n" if rest.endswith("\n") else "\n\n")
+        after = f"{rest}{joint}{server_block(gitmem)}" if rest else server_block(gitmem)
+        _parse(path, after)
+    if before is None and after is None:
+        return Change(path, None, None)
+    return Change(path, before, after)
+
+
+def agents_change(project: Path, *, remove: bool) -> Change:
+    path = project / "AGENTS.md"
+    before = current(path)
+    text = before or ""
+    block = f"{AGENTS_BEGIN}\n{AGENTS_SECTION}{AGENTS_END}\n"
+    start = text.find(AGENTS_BEGIN)
+    if start >= 0:
+        end = text.find(AGENTS_END, start)
+        if end < 0:
+            raise InvalidInputError(f"{path}: gitmem's section has lost its end marker "
+                                    f"({AGENTS_END}); put it back or delete the section by hand")
+        head, tail = text[:start], text[end + len(AGENTS_END):].removeprefix("\n")
+        if remove:
+            rest = (head[:-1] if head.endswith("\n\n") else head) + tail
+            after = rest if rest.strip() else None
+        else:
+            after = head + block + tail  # updated where it stands
+    elif remove:
+        after = before
+    else:
+        joint = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
+        after = f"{text}{joint}{block}"
+    return Change(path, before, after)
+
+
+def plan(gitmem: list[str], *, project: Path | None, home: Path, remove: bool = False) -> list[Change]:
+    folder = (project or Path.cwd()).absolute()
+    if not folder.is_dir():
+        raise InvalidInputError(f"--project: {folder} is not a folder")
+    return [config_change(home, gitmem, remove=remove), agents_change(folder, remove=remove)]

@@ -1,0 +1,130 @@
+"""The agent's configuration files as integrate sees them: read, changed in memory, written only
+when different. Nothing of the person's is dropped: a file that cannot be read as what it should
+be is refused, never overwritten."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gitmem.errors import InvalidInputError
+from gitmem.fsio import read_text, remove_file, write_text_atomic
+
+SERVER_NAME = "gitmem"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file: what it holds now (None: absent) and what it will hold (None: removed)."""
+
+    path: Path
+    before: str | None
+    after: str | None
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    @property
+    def action(self) -> str:
+        if self.before is None:
+            return "create"
+        return "remove" if self.after is None else "update"
+
+    def apply(self) -> None:
+        if not self.changed:
+            return
+        if self.after is None:
+            remove_file(self.path)
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(self.path, self.after)
+
+
+def apply_all(changes: list[Change], *, dry_run: bool = False) -> list[Change]:
+    """The changes that change something, written unless `dry_run` (every file was planned,
+    and so checked, before the first is written)."""
+    todo = [c for c in changes if c.changed]
+    if not dry_run:
+        for change in todo:
+            change.apply()
+    return todo
+
+
+def current(path: Path) -> str | None:
+    try:
+        return read_text(path)
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"cannot read {path} ({exc}); fix or move it, then run again") from None
+
+
+def load_json(path: Path, text: str | None) -> dict[str, Any]:
+    """The JSON object a settings file holds ({} when absent or empty)."""
+    if text is None or not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{path} is not valid JSON ({exc.msg}, line {exc.lineno}); fix it "
+                                "by hand first: gitmem does not overwrite it") from None
+    if not isinstance(data, dict):
+        raise InvalidInputError(f"{path} does not hold a JSON object; gitmem does not overwrite it")
+    return data
+
+
+def dump_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def json_change(path: Path, edit: Any) -> Change:
+    """The change `edit(data)` makes to the JSON object in `path` (removed when it leaves the
+    object empty and gitmem's entries were all it held)."""
+    before = current(path)
+    data = load_json(path, before)
+    original = json.loads(json.dumps(data))
+    edit(data)
+    if data == original:
+        return Change(path, before, before)
+    return Change(path, before, dump_json(data) if data else None)
+
+
+# -- the gitmem command as the agent will run it ---------------------------------------------------
+def gitmem_command(root: str | None) -> list[str]:
+    """The gitmem executable running now (else this Python with -m gitmem), and --root when one
+    was given: what an agent should run to reach this same store."""
+    launched = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if launched is not None and launched.name == "gitmem" and launched.exists():
+        words = [str(launched.absolute())]
+    else:
+        words = [sys.executable, "-m", "gitmem"]
+    if root:
+        words += ["--root", str(Path(root).expanduser().absolute())]
+    return words
+
+
+def shell_line(words: list[str]) -> str:
+    return " ".join(shlex.quote(word) for word in words)
+
+
+def gitmem_words(words: list[str]) -> list[str] | None:
+    """What follows the gitmem program in a command (its options and verb), or None when the
+    command does not run gitmem."""
+    for index, word in enumerate(words):
+        if Path(word).name == "gitmem":
+            return words[index + 1:]
+        if word == "-m" and index + 1 < len(words) and words[index + 1] == "gitmem":
+            return words[index + 2:]
+    return None
+
+
+def split_command(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return []

@@ -1,0 +1,74 @@
+"""Running a hook answer: payload in, (stdout, stderr, exit code) out, the same for the CLI and
+for the quick path `gitmem search --hook` takes around the CLI.
+
+The prompt hook runs before every prompt the person sends, so its process start matters: the
+quick path answers `gitmem [--root R] [--workspace K] search --hook` without loading the
+command-line layer (click and every command module, about a third of its start-up).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gitmem.errors import GitmemError
+from gitmem.integrate.hookio import HookInput, additional_context, parse
+
+Answer = Callable[[HookInput, "str | None", "str | None"], str]
+
+
+@dataclass(frozen=True)
+class HookReply:
+    stdout: str
+    stderr: str
+    exit_code: int
+
+
+def stdin_text() -> str:
+    """The hook payload as sent; nothing when a person runs the command at a terminal."""
+    import sys
+
+    return "" if sys.stdin.isatty() else sys.stdin.read()
+
+
+def answer_hook(stdin_text: str, answer: Answer, root: str | None, workspace: str | None, *,
+                error_exit: int = 0, error_as_context: str | None = None) -> HookReply:
+    """What the hook prints and returns. An error is one line on stderr and exit `error_exit`
+    (never 2: for Claude Code exit 2 blocks the prompt or the compaction); with
+    `error_as_context` (the event), the line also reaches the model, so it knows memory was not
+    loaded."""
+    try:
+        return HookReply(answer(parse(stdin_text), root, workspace), "", 0)
+    except GitmemError as exc:
+        message = f"gitmem: error: {exc}"
+        shown = (additional_context(error_as_context, f"gitmem memory was not loaded: {message}")
+                 if error_as_context else "")
+        return HookReply(shown, message, error_exit)
+
+
+def quick_argv(argv: list[str]) -> tuple[str | None, str | None] | None:
+    """(root, workspace) when `argv` is exactly `[--root R] [--workspace K] search --hook`
+    (global options before the verb, as integrate writes it); None for anything else."""
+    root = workspace = None
+    rest = list(argv)
+    while len(rest) > 2 and rest[0] in ("--root", "--workspace", "-w"):
+        if rest[0] == "--root":
+            root = rest[1]
+        else:
+            workspace = rest[1]
+        rest = rest[2:]
+    return (root, workspace) if rest == ["search", "--hook"] else None
+
+
+def run_quick(root: str | None, workspace: str | None) -> int:
+    """The prompt hook without the command-line layer: read stdin, print, return the exit code."""
+    import sys
+
+    from gitmem.integrate.hooks import search_hook
+
+    reply = answer_hook(stdin_text(), search_hook, root, workspace)
+    if reply.stdout:
+        print(reply.stdout)
+    if reply.stderr:
+        print(reply.stderr, file=sys.stderr)
+    return reply.exit_code

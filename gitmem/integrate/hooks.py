@@ -1,0 +1,87 @@
+"""The agent hooks: the context card at session start, a capture when the session compacts or
+ends, the entries most relevant to a prompt. Each reads the hook payload (hookio) and never makes
+the agent wait on anything slow: the capture runs in a detached background process.
+
+A hook never fails the agent's session: what goes wrong is said in one line (in the context for
+the model, or in logs/memory.log for the background capture) and the hook exits 0.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+from gitmem.integrate.hookio import HookInput, additional_context
+
+if TYPE_CHECKING:
+    from gitmem.store.store import Store
+
+PROMPT_HITS = 3
+SNIPPET_CHARS = 240
+
+
+def open_for(payload: HookInput, root: str | None, workspace: str | None) -> Store:
+    """The store, with the workspace resolved from the session's folder."""
+    from gitmem.store.store import open_store
+
+    return open_store(root, workspace=workspace, cwd=payload.folder)
+
+
+def context_hook(payload: HookInput, root: str | None, workspace: str | None, *,
+                 subagent: bool = False) -> str:
+    """The hook output carrying the context card (the subagent card for a subagent)."""
+    from gitmem.verbs.context import card_for
+
+    store = open_for(payload, root, workspace)
+    try:
+        card = card_for(store, cwd=payload.folder, subagent=subagent)
+    finally:
+        store.close()
+    default = "SubagentStart" if subagent else "SessionStart"
+    return additional_context(payload.event or default, card.text.rstrip("\n"))
+
+
+def search_hook(payload: HookInput, root: str | None, workspace: str | None) -> str:
+    """The hook output carrying the few entries most relevant to the prompt ('' when none)."""
+    from gitmem.verbs.search import search
+
+    if not payload.prompt.strip():
+        return ""
+    store = open_for(payload, root, workspace)
+    try:
+        hits = search(store, payload.prompt, limit=PROMPT_HITS)
+    finally:
+        store.close()
+    if not hits:
+        return ""
+    lines = ["gitmem entries that may bear on this prompt (verify before relying on them):"]
+    for hit in hits:
+        snippet = " ".join(str(hit["snippet"]).split())[:SNIPPET_CHARS]
+        lines.append(f"- {hit['title']} ({hit.get('ref') or hit['id']}, {hit['path']}:{hit['line']},"
+                     f" {hit['freshness']}): {snippet}")
+    return additional_context(payload.event or "UserPromptSubmit", "\n".join(lines))
+
+
+def capture_hook(payload: HookInput, root: str | None, workspace: str | None) -> str:
+    """Start the capture of the session's transcript in a detached process; returns at once.
+    Returns a one-line description of what was started (or why nothing was)."""
+    from gitmem.errors import InvalidInputError
+
+    if not payload.transcript_path:
+        raise InvalidInputError("--hook: the hook payload names no transcript_path")
+    store = open_for(payload, root, workspace)  # resolved here: a missing store is said now
+    store.close()
+    args = [sys.executable, "-m", "gitmem.integrate.capturejob", "--root", str(store.root),
+            "--transcript", payload.transcript_path]
+    if payload.folder is not None:
+        args += ["--cwd", str(payload.folder)]
+    if workspace:
+        args += ["--workspace", workspace]
+    # A new session: the job outlives the hook, and a signal to the agent's process group
+    # (Claude Code closing) does not reach it.
+    subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
+                     cwd=str(payload.folder or store.root))
+    return f"capture of {payload.transcript_path} started in the background"
+

@@ -1,0 +1,192 @@
+"""MCP tools over entries: search, show, remember, forget, verify, decision, codebase.
+
+Each tool calls the library function its CLI verb calls (gitmem/verbs/), with the same routing
+to mounted spaces (gitmem/verbs/routed.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from gitmem.mcp import rules
+from gitmem.mcp.reply import reply
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from gitmem.mcp.session import Session
+    from gitmem.store.store import Store
+    from gitmem.verbs.base import WriteResult
+
+Layer = Literal["semantic", "episodic", "procedural", "learnings", "decisions", "codebase", "history"]
+Importance = Literal["critical", "high", "normal", "low"]
+Scope = Literal["global", "workspace"]
+EntryId = Annotated[str, Field(description=rules.ENTRY_ID)]
+Space = Annotated[str | None, Field(description=rules.SPACE)]
+AllowSecret = Annotated[bool, Field(description=rules.ALLOW_SECRET)]
+
+
+def register(server: MCPServer, session: Session) -> None:
+    """Add the entry tools to `server`, answering from `session`."""
+
+    @server.tool(name="search", description=(
+        "Ranked full-text search over memory (this store and its active spaces) with path:line "
+        "citations. Call it before writing anything, and whenever the context card does not "
+        "answer a question about past work. An empty result list means nothing matched."))
+    async def search(
+        query: Annotated[str, Field(description="Words to look for (phrase in quotes, OR, NOT).")],
+        layer: Annotated[str | None, Field(description=(
+            "Only this layer: semantic, episodic, procedural, learnings, decisions, codebase, "
+            "history, or documents for project documents."))] = None,
+        scope: Annotated[Scope | None, Field(description=(
+            "global only, or the current workspace plus global (default: every scope)."))] = None,
+        limit: Annotated[int, Field(ge=1, le=200, description="Most results to return.")] = 10,
+        include_all: Annotated[bool, Field(description=(
+            "Include forgotten, superseded and expired entries."))] = False,
+        space: Space = None,
+    ) -> CallToolResult:
+        from gitmem.verbs.search import search as do_search
+
+        def work(store: Store) -> list[dict[str, Any]]:
+            return do_search(store, query, scope=scope, layer=layer, limit=limit,
+                             include_all=include_all, space=space)
+
+        return reply(await session.call(work))
+
+    @server.tool(name="show", description=(
+        "One entry in full (body, fields, location, freshness, conflict versions) by its id."))
+    async def show(entry_id: EntryId, space: Space = None) -> CallToolResult:
+        from gitmem.verbs.reads import show as read_show
+
+        return reply(await session.call(lambda store: read_show(store, entry_id, space=space)))
+
+    @server.tool(name="remember", description=(
+        "Record a durable fact as an entry in a layer: semantic (facts about the world and the "
+        "user), procedural (how to do things), learnings (lessons from mistakes), episodic "
+        "(what happened). Identical live text returns the existing id and writes nothing. To "
+        "replace an outdated entry pass its id as `supersedes`." + rules.WRITE_RULES))
+    async def remember(
+        text: Annotated[str, Field(description="The fact, in a few self-contained sentences.")],
+        layer: Annotated[Layer, Field(description="Which layer the entry belongs to.")],
+        topic: Annotated[str | None, Field(description="Topic (file) within the layer; default 'general'.")] = None,
+        title: Annotated[str | None, Field(description="Heading; default: the first line of text.")] = None,
+        importance: Importance | None = None,
+        volatility: Annotated[Literal["stable", "normal", "volatile"] | None, Field(description=(
+            "How fast the fact decays: 365, 90 or 3 days (default: guessed from the wording)."))] = None,
+        until: Annotated[str | None, Field(description="Valid-until date YYYY-MM-DD.")] = None,
+        source: Annotated[str | None, Field(description="Where the fact comes from, e.g. session:4f2a.")] = None,
+        supersedes: Annotated[str | None, Field(description="Id of the entry this one replaces.")] = None,
+        paths: Annotated[str | None, Field(description=(
+            "Code the entry describes: repository paths, comma-separated."))] = None,
+        scope: Annotated[Scope, Field(description=rules.SCOPE)] = "global",
+        space: Space = None,
+        allow_secret: AllowSecret = False,
+    ) -> CallToolResult:
+        from gitmem.verbs.entries import paths_field
+        from gitmem.verbs.entries import remember as do_remember
+        from gitmem.verbs.routed import route_write, routed_report
+
+        def work(home: Store) -> dict[str, Any]:
+            extra = paths_field(paths) if paths else None
+            target = route_write(home, space, layer, topic, f"{title or ''}\n{text}")
+            result = do_remember(target.store, text, layer, topic=topic, title=title,
+                                 importance=importance, volatility=volatility, until=until,
+                                 source=source, supersedes=supersedes, scope=scope,
+                                 allow_secret=allow_secret, extra_fields=extra)
+            return _with_note(*routed_report(home, target, result))
+
+        return reply(await session.call(work, verb="remember"))
+
+    @server.tool(name="forget", description=(
+        "Forget an entry that is wrong or no longer true (soft: it leaves search and the context "
+        "card, stays in the file and in git; re-adding the same text is refused). `undo` "
+        "releases it." + rules.WRITE_RULES))
+    async def forget(entry_id: EntryId, undo: bool = False, space: Space = None) -> CallToolResult:
+        from gitmem.verbs.entries import forget as do_forget
+
+        return reply(await session.call(
+            _entry_write(entry_id, space, lambda store, ident: do_forget(store, ident, undo=undo)),
+            verb="forget"))
+
+    @server.tool(name="verify", description=(
+        "Re-confirm an entry you checked is still true today: its freshness counts from now and "
+        "a suspect mark clears. Prefer this to recording the same fact again." + rules.WRITE_RULES))
+    async def verify(entry_id: EntryId, space: Space = None) -> CallToolResult:
+        from gitmem.verbs.entries import verify as do_verify
+
+        return reply(await session.call(_entry_write(entry_id, space, do_verify), verb="verify"))
+
+    @server.tool(name="decision", description=(
+        "Record a settled choice (the statement) with its rationale, the situation that forced "
+        "it, the alternatives rejected and the consequences. Only for choices that a later "
+        "session must not reopen." + rules.WRITE_RULES))
+    async def decision(
+        statement: Annotated[str, Field(description="The decision, one line.")],
+        rationale: Annotated[str, Field(description="Why this option won.")],
+        context: Annotated[str | None, Field(description="The situation that forced the choice.")] = None,
+        alternatives: Annotated[list[str] | None, Field(description="Options considered and rejected.")] = None,
+        consequences: Annotated[str | None, Field(description="What follows from the decision.")] = None,
+        topic: Annotated[str | None, Field(description="Topic within the decisions layer.")] = None,
+        importance: Importance | None = None,
+        scope: Annotated[Scope, Field(description=rules.SCOPE)] = "global",
+        space: Space = None,
+        allow_secret: AllowSecret = False,
+    ) -> CallToolResult:
+        from gitmem.verbs.decisions import decision as do_decision
+        from gitmem.verbs.routed import route_write, routed_report
+
+        def work(home: Store) -> dict[str, Any]:
+            target = route_write(home, space, "decisions", topic,
+                                 f"{statement}\n{context or ''}\n{rationale}")
+            result = do_decision(target.store, statement, rationale=rationale, context=context,
+                                 alternatives=list(alternatives or []), consequences=consequences,
+                                 topic=topic, importance=importance, scope=scope,
+                                 allow_secret=allow_secret)
+            return _with_note(*routed_report(home, target, result))
+
+        return reply(await session.call(work, verb="decision"))
+
+    @server.tool(name="codebase", description=(
+        "Record what a path or subsystem of the current workspace does and how it fits "
+        "(re-recording a topic updates its entry). Not a copy of the code: what a newcomer "
+        "could not see at a glance." + rules.WRITE_RULES))
+    async def codebase(
+        topic: Annotated[str, Field(description="The path or subsystem, e.g. src/auth.")],
+        text: Annotated[str, Field(description="What it does and how it fits.")],
+        importance: Importance | None = None,
+        space: Space = None,
+        allow_secret: AllowSecret = False,
+    ) -> CallToolResult:
+        from gitmem.verbs.entries import codebase as do_codebase
+        from gitmem.verbs.routed import route_write, routed_report
+
+        def work(home: Store) -> dict[str, Any]:
+            target = route_write(home, space, "codebase", topic, text)
+            result = do_codebase(target.store, topic, text, importance=importance,
+                                 allow_secret=allow_secret)
+            return _with_note(*routed_report(home, target, result))
+
+        return reply(await session.call(work, verb="codebase"))
+
+
+def _entry_write(ref: str, space: str | None,
+                 write: Callable[[Store, str], WriteResult]) -> Callable[[Store], dict[str, Any]]:
+    """The work of a write to one entry found by reference (`write(store, id)`)."""
+    from gitmem.verbs.routed import entry_ref, entry_write_report
+
+    def work(home: Store) -> dict[str, Any]:
+        found = entry_ref(home, ref, space)
+        return _with_note(*entry_write_report(home, found, write(found.store, found.id)))
+
+    return work
+
+
+def _with_note(data: dict[str, Any], note: str) -> dict[str, Any]:
+    """The write's data; where it went, when spaces made that a question."""
+    if note:
+        data["where"] = note
+    return data

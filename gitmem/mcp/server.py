@@ -1,0 +1,62 @@
+"""`gitmem mcp`: the store as an MCP server on stdio, built on the official MCP Python SDK.
+
+Tools (gitmem/mcp/entries.py, workspace.py, hot.py) call the same library functions as the CLI;
+the context card is also the resource gitmem://context and the prompt `start-of-session`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError
+
+from gitmem import __version__
+from gitmem.mcp import entries, hot, rules, workspace
+from gitmem.mcp.session import Outcome, Session
+
+if TYPE_CHECKING:
+    from gitmem.store.store import Store
+
+CONTEXT_URI = "gitmem://context"
+
+
+def build(session: Session) -> MCPServer:
+    """The server with every tool, the context resource and the start-of-session prompt."""
+    server: MCPServer = MCPServer("gitmem", instructions=rules.INSTRUCTIONS, version=__version__,
+                                  log_level="WARNING")
+    entries.register(server, session)
+    workspace.register(server, session)
+    hot.register(server, session)
+
+    async def card_text() -> Outcome:
+        def work(store: Store) -> str:
+            return str(workspace.card(store, subagent=session.subagent).text)
+
+        return await session.call(work, text=str)
+
+    @server.resource(CONTEXT_URI, name="context", mime_type="text/markdown", description=(
+        "The context card of the current workspace: what a session should know before it starts."))
+    async def context_resource() -> str:
+        outcome = await card_text()
+        if outcome.error:
+            raise ResourceError(outcome.error)
+        return outcome.shown()
+
+    @server.prompt(name="start-of-session", description=(
+        "Begin a session with the memory of this workspace (the context card and how to use it)."))
+    async def start_of_session() -> str:
+        outcome = await card_text()
+        return (f"{outcome.shown()}\n\n"
+                "Above is what gitmem remembers for this workspace. Search memory before you "
+                "write to it; writing nothing is a correct outcome.")
+
+    return server
+
+
+def serve(session: Session) -> None:
+    """Answer MCP requests on stdin/stdout until the client closes the stream."""
+    try:
+        build(session).run("stdio")
+    finally:
+        session.close()

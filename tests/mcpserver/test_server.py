@@ -1,0 +1,180 @@
+"""`gitmem mcp` end to end: the SDK's stdio client against one real server process per module,
+every tool called with its effect checked in the store's files and git history."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from support import git, run_gitmem
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
+TOOLS = {"search", "show", "remember", "forget", "verify", "decision", "codebase", "context",
+         "state", "working", "status", "sync", "conflicts", "history", "capture", "runtime_add",
+         "runtime_replace", "runtime_remove", "runtime_show", "doc_add", "doc_show", "doc_search"}
+WRITES = {"remember", "forget", "verify", "decision", "codebase", "state", "working", "sync",
+          "history", "capture", "runtime_add", "runtime_replace", "runtime_remove", "doc_add"}
+
+
+def _text(result) -> str:
+    return result.content[0].text
+
+
+def test_every_tool_is_listed_with_typed_inputs_and_the_rules(world) -> None:
+    client = world.client
+    tools = {t.name: t for t in client.run(client.session.list_tools()).tools}
+    assert set(tools) == TOOLS
+    for name in WRITES:
+        assert "ubagent" in tools[name].description, name  # a subagent must not call it
+    for name in WRITES - {"sync", "history", "capture"}:
+        assert "writing nothing is a correct outcome" in tools[name].description.lower(), name
+    remember = tools["remember"].input_schema
+    assert set(remember["required"]) == {"text", "layer"}
+    assert "procedural" in str(remember["properties"]["layer"])
+
+
+def test_remember_then_search_show_verify_forget(world) -> None:
+    client = world.client
+    made = client.ok("remember", {"text": "The deploy script ops/deploy.sh needs the VPN up.",
+                                  "layer": "procedural", "topic": "deploy"})
+    entry_id = made["id"]
+    topic = world.root / made["path"]
+    assert "needs the VPN up" in topic.read_text()
+    assert git(world.root, "log", "-1", "--format=%s").startswith("remember")
+    hits = client.ok("search", {"query": "deploy VPN"})["results"]
+    assert [h["id"] for h in hits] == [entry_id]
+    assert client.ok("show", {"entry_id": entry_id})["body"].startswith("The deploy script")
+    client.ok("verify", {"entry_id": entry_id})
+    assert client.ok("show", {"entry_id": entry_id})["fields"]["Verified"]
+    client.ok("forget", {"entry_id": entry_id})
+    assert "**Forgotten:**" in topic.read_text()
+    assert client.ok("search", {"query": "deploy VPN"})["results"] == []
+    client.ok("forget", {"entry_id": entry_id, "undo": True})
+    assert [h["id"] for h in client.ok("search", {"query": "deploy VPN"})["results"]] == [entry_id]
+
+
+def test_decision_codebase_state_and_working_land_in_their_files(world) -> None:
+    client = world.client
+    made = client.ok("decision", {"statement": "Use SQLite for the job queue",
+                                  "rationale": "One file, no server to run.",
+                                  "alternatives": ["Redis"], "scope": "workspace"})
+    decisions = (world.root / made["path"]).read_text()
+    assert "Use SQLite for the job queue" in decisions and "Redis" in decisions
+    assert made["path"].startswith("workspaces/proj/")
+    made = client.ok("codebase", {"topic": "app.py", "text": "Entry point; prints a greeting."})
+    assert "prints a greeting" in (world.root / made["path"]).read_text()
+    made = client.ok("state", {"section": "Status", "content": "Alpha, not deployed."})
+    assert "Alpha, not deployed." in (world.root / "workspaces/proj/state.md").read_text()
+    client.ok("working", {"section": "Task", "content": "Wire the MCP server",
+                          "activity": "started on the tools"})
+    working = (world.root / "workspaces/proj/working.md").read_text()
+    assert "Wire the MCP server" in working and "started on the tools" in working
+
+
+def test_runtime_tools_change_the_projection(world) -> None:
+    client = world.client
+    memory = world.root / "global" / "runtime" / "MEMORY.md"
+    added = client.ok("runtime_add", {"text": "Run tests with the venv's python", "importance": "critical"})
+    assert "Run tests with the venv's python" in memory.read_text()
+    client.ok("runtime_replace", {"old": added["id"], "new": "Run tests with .venv/bin/python"})
+    assert ".venv/bin/python" in memory.read_text()
+    shown = client.ok("runtime_show", {"target": "memory"})
+    assert any(".venv/bin/python" in item["content"] for block in shown["scopes"] for item in block["items"])
+    card = _text(client.call("context"))
+    assert ".venv/bin/python" in card
+    client.ok("runtime_remove", {"old": ".venv/bin/python"})
+    assert ".venv/bin/python" not in memory.read_text()
+
+
+def test_documents_add_show_search(world) -> None:
+    client = world.client
+    added = client.ok("doc_add", {"text": "# Queue\n\nJobs retry three times with backoff.\n",
+                                  "title": "Queue design", "description": "How jobs retry"})
+    assert (world.root / added["path"]).is_file()
+    assert "backoff" in client.ok("doc_show", {"doc_id": added["id"]})["body"]
+    hits = client.ok("doc_search", {"query": "backoff"})["results"]
+    assert [h["id"] for h in hits] == [added["id"]]
+
+
+def test_context_resource_and_prompt_carry_the_card(world) -> None:
+    client = world.client
+    client.ok("working", {"section": "Next steps", "content": "Write the integrate command"})
+    card = _text(client.call("context"))
+    assert card.startswith("## gitmem memory — workspace proj")
+    assert "Write the integrate command" in card
+    resource = client.run(client.session.read_resource("gitmem://context"))
+    assert resource.contents[0].text == card
+    prompt = client.run(client.session.get_prompt("start-of-session"))
+    assert prompt.messages[0].content.text.startswith(card)
+
+
+def test_status_history_conflicts_capture(world, tmp_path: Path) -> None:
+    client = world.client
+    assert client.ok("status")["root"] == str(world.root)
+    report = client.ok("history")
+    assert report["workspace"] == "proj" and report["recorded"] >= 1
+    assert client.ok("search", {"query": "First commit of the app", "layer": "history"})["results"]
+    assert client.ok("conflicts")["results"] == []
+    transcript = tmp_path / "session.jsonl"
+    shutil.copy(FIXTURES / "claude-code.jsonl", transcript)
+    captured = client.ok("capture", {"transcript": str(transcript), "use_model": False})
+    assert captured["digest"] and captured["result"] in ("notes", "captured")
+    assert list((world.root / "digests").rglob(f"*{captured['digest']}*"))
+
+
+def test_sync_pushes_to_the_remote(world, tmp_path: Path) -> None:
+    client = world.client
+    failed = client.call("sync")
+    assert failed.is_error and _text(failed).startswith("gitmem: error: ")
+    assert "\n" not in _text(failed) and "Traceback" not in _text(failed)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    done = run_gitmem("--root", str(world.root), "remote", "set", str(remote), env={"HOME": str(world.home)})
+    assert done.returncode == 0, done.stderr
+    client.ok("sync")
+    assert git(remote, "rev-parse", "main").strip() == git(world.root, "rev-parse", "HEAD").strip()
+
+
+def test_a_bad_id_is_a_tool_error_with_the_cli_line(world) -> None:
+    result = world.client.call("forget", {"entry_id": "global-sem-9999"})
+    assert result.is_error
+    cli = run_gitmem("--root", str(world.root), "forget", "global-sem-9999", env={"HOME": str(world.home)})
+    assert cli.returncode == 1
+    assert _text(result) == cli.stderr.strip() == "gitmem: error: no entry with id global-sem-9999"
+    malformed = world.client.call("show", {"entry_id": "nonsense"})
+    assert malformed.is_error and _text(malformed).startswith("gitmem: error: malformed id")
+
+
+def test_hand_edits_between_calls_are_seen_as_the_cli_sees_them(world) -> None:
+    client = world.client
+    made = client.ok("remember", {"text": "Staging runs on port 8443.", "layer": "semantic",
+                                  "topic": "ports"})
+    topic = world.root / made["path"]
+    topic.write_text(topic.read_text().replace("port 8443", "port 9443"))  # uncommitted
+    hits = client.ok("search", {"query": "staging port"})["results"]
+    cli = run_gitmem("--root", str(world.root), "search", "staging port", "--json",
+                     env={"HOME": str(world.home)})
+    assert "9443" in hits[0]["snippet"] and "9443" in cli.stdout
+    assert client.ok("show", {"entry_id": made["id"]})["body"].startswith("Staging runs on port 9443")
+    # A plain-git commit of another hand edit is seen as well.
+    topic.write_text(topic.read_text().replace("port 9443", "port 7443"))
+    git(world.root, "commit", "-q", "-am", "hand edit")
+    assert "7443" in client.ok("search", {"query": "staging port"})["results"][0]["snippet"]
+
+
+def test_memory_json_edited_between_calls_is_read_again(world) -> None:
+    """Settings, workspaces and routing live in memory.json: each call reads it afresh."""
+    import json
+
+    client = world.client
+    assert "Cut to fit" not in _text(client.call("context"))
+    settings_file = world.root / "memory.json"
+    original = settings_file.read_text()
+    data = json.loads(original)
+    data.setdefault("settings", {})["contextMaxChars"] = 300
+    settings_file.write_text(json.dumps(data, indent=2) + "\n")
+    try:
+        assert "Cut to fit" in _text(client.call("context"))
+    finally:
+        settings_file.write_text(original)
+    assert "Cut to fit" not in _text(client.call("context"))
