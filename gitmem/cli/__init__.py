@@ -15,6 +15,7 @@ from gitmem.cli import (
     integrate,
     mcp,
     models,
+    moves,
     provenance,
     relations,
     resolve,
@@ -30,7 +31,8 @@ from gitmem.cli.main import cli
 __all__ = ["cli", "main"]
 
 for _module in (store, entries, workspace, search, sync, resolve, hooks, models, capture, history,
-                activity, runtime, documents, spaces, relations, provenance, mcp, integrate):
+                activity, runtime, documents, spaces, relations, provenance, mcp, integrate,
+                moves):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

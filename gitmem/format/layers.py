@@ -53,6 +53,7 @@ TOPIC_LAYERS: tuple[str, ...] = tuple(n for n, s in LAYERS.items() if s.shape ==
 ABBR_TO_LAYER: dict[str, str] = {s.abbr: n for n, s in LAYERS.items() if s.abbr}
 ID_RE = re.compile(r"^(?P<scope>[a-z0-9][a-z0-9-]*)-(?P<abbr>sem|epi|pro|lrn|dec|cod|his)-(?P<num>\d{4,})$")
 GLOBAL = "global"
+SCOPE_ROOTS = (GLOBAL, "workspaces")  # the folders every scope lives under
 # Id numbers past this are not well-formed: no store holds a billion entries in one layer, and
 # the catalog keeps numbers in 64-bit integers.
 MAX_ID_NUMBER = 999_999_999

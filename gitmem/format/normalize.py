@@ -120,9 +120,6 @@ def _entry_errors(path: str, role: FileRole, entry: Entry) -> list[Problem]:
         if parsed is None:
             problems.append(Problem(path, entry.line, f"malformed Id {entry.id!r} "
                                     "(expected <scope>-<abbr>-<number>, the number below a billion)"))
-        elif parsed.scope != role.scope or parsed.layer != role.layer:
-            problems.append(Problem(path, entry.line, f"Id {entry.id} does not belong to "
-                                    f"{role.scope}/{role.layer}: it names {parsed.scope}/{parsed.layer}"))
     for name, line in entry.shape.repeated:
         if name == "Id":
             others = [value for key, value in entry.extra_fields if key == "Id"]
@@ -131,9 +128,20 @@ def _entry_errors(path: str, role: FileRole, entry: Entry) -> list[Problem]:
     return problems
 
 
-def _entry_hints(path: str, entry: Entry, numbered: bool) -> list[Problem]:
+def _moved_hint(path: str, role: FileRole, entry: Entry) -> list[Problem]:
+    """An Id given in another layer or scope: the entry was moved here. Its Id stays (an Id is
+    an identity: links and other machines name the entry by it) and keeps its number taken
+    where it was given."""
+    parsed = parse_id(entry.id) if entry.id else None
+    if parsed is None or (parsed.scope, parsed.layer) == (role.scope, role.layer):
+        return []
+    return [hint(path, entry.line, f"Id {entry.id} was given in {parsed.scope}/{parsed.layer}: "
+                                   "the entry keeps it here (an Id never changes)")]
+
+
+def _entry_hints(path: str, role: FileRole, entry: Entry, numbered: bool) -> list[Problem]:
     """Advice: values gitmem does not know, and what normalization will fix."""
-    problems = []
+    problems = _moved_hint(path, role, entry)
     if not entry.title:
         problems.append(hint(path, entry.line, "entry heading is empty"))
     importance = entry.fields.get("Importance")
@@ -236,7 +244,7 @@ def normalize_text(
                 if others:
                     errors.append(Problem(path, entry.line, f"duplicate Id {entry.id} (also in {others[0]})"))
         outcome.problems.extend(errors)
-        outcome.problems.extend(_entry_hints(path, entry, numbered))
+        outcome.problems.extend(_entry_hints(path, role, entry, numbered))
         if not fix or errors:
             continue
         new_id = None

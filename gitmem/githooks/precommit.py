@@ -155,7 +155,8 @@ def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str
             else:
                 staged[change.path] = text
         problems.extend(staged_secret_problems(root, staged, changes))
-        outcomes = store.normalize_texts(staged, fix=True)
+        outcomes = store.normalize_texts(staged, fix=True,
+                                         gone=[c.path for c in changes if c.status == "D"])
         problems.extend(p for o in outcomes for p in o.blocking)
         problems.extend(_relation_problems(store, outcomes, changes))
         topics = [c.path for c in changes if L.classify_path(c.path).kind == "topic"]
@@ -189,7 +190,7 @@ def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str
             store.catalog.refresh(topics, read)
             store.regenerate_layer_indexes(topics)
             index_paths += _system_doc(store)
-        _stage(root, whole + index_paths)
+        _stage(root, whole + index_paths + _kept_marks(root, store))
         return 0
     finally:
         store.close()
@@ -211,6 +212,19 @@ def _system_doc(store: Any) -> list[str]:
         return []  # not a regular file: left as it is (gitmem status reports it)
     write_text_atomic(target, text, durable=False)
     return ["SYSTEM.md"]
+
+
+def _kept_marks(root: Path, store: Any) -> list[str]:
+    """ids.json, when this commit takes the highest entry of a layer out of the files."""
+    from gitmem.format.idmarks import MARKS_PATH
+    from gitmem.fsio import write_text_atomic
+    from gitmem.store import marks
+
+    text = marks.wanted(store.catalog, root)
+    if text is None:
+        return []
+    write_text_atomic(root / MARKS_PATH, text)
+    return [MARKS_PATH]
 
 
 def _relation_problems(store: Any, outcomes: list[Any], changes: list[gitcli.StagedChange]) -> list[Any]:

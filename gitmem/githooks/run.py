@@ -39,8 +39,45 @@ def changed_files(root: Path, name: str, args: list[str], stdin_text: str = "") 
     return list(found)
 
 
+def settle_after(root: Path, name: str, args: list[str]) -> None:
+    """After a plain `git merge`/`git pull` made a merge commit, or a rebase replayed this
+    machine's commits: an Id both machines gave to new entries in different topic files is
+    settled as `gitmem sync` would (githooks/collisions.py). The published side is the commit
+    merged in, or for a rebase the remote-tracking branch."""
+    if not (root / "memory.json").is_file():
+        return
+    other = None
+    if name == "post-merge":
+        other = gitcli.rev_parse(root, "HEAD^2")
+        if other is None or gitcli.rev_parse(root, "HEAD^1") != gitcli.rev_parse(root, "ORIG_HEAD"):
+            return  # a fast-forward brings no entry of this machine's
+    elif name != "post-rewrite" or args[:1] != ["rebase"]:
+        return
+    from gitmem.githooks.collisions import published_ref, settle_collisions
+    from gitmem.store.store import Store
+
+    store = Store(root, cwd=root)
+    try:
+        settled = settle_collisions(store, other or published_ref(store))
+    finally:
+        store.close()
+    for note in settled.notes:
+        say(f"{name}: {note}")
+    if settled.left:
+        say(f"{name}: {', '.join(settled.left)} in several topic files and no way to tell "
+            "which is this machine's: `gitmem check` lists them")
+
+
 def post_hook(root: Path, name: str, args: list[str], stdin_text: str = "") -> int:
     """Update an existing search index for the changed files; never fails the git operation."""
+    if name in ("post-merge", "post-rewrite"):
+        try:
+            settle_after(root, name, args)
+        except Exception as exc:  # noqa: BLE001 - a post hook must never fail git
+            log_event(root, {"event": "hook-failed", "hook": name,
+                             "error": f"{type(exc).__name__}: {exc}"})
+            say(f"{name}: could not settle Ids used on both machines ({type(exc).__name__}: "
+                f"{exc}); `gitmem check --fix` does it")
     try:
         if not (root / "memory.json").is_file() or not (root / "index").is_dir():
             return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from gitmem.format.idmarks import MARKS_PATH, merge_marks
 from gitmem.format.layers import classify_path
 from gitmem.merge.common import PLAIN, Labels, MergeResult
 from gitmem.merge.entries import TakenIds, merge_topic_text
@@ -93,6 +94,8 @@ def merge_file(
     kind = classify_path(path).kind
     if kind in ("topic", "single"):
         return merge_topic_text(path, base, ours, theirs, taken_ids=taken_ids, labels=labels)
+    if path == MARKS_PATH:  # the highest Id numbers handed out: the larger of each side
+        return MergeResult(merge_marks(base, ours, theirs))
     if _REGISTRY_RE.match(path):
         return merge_json_registry(base, ours, theirs, path=path)
     if _RECORDS_RE.match(path):

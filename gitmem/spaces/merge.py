@@ -1,9 +1,10 @@
 """`gitmem space merge FROM INTO`: import every entry of one space into another, in one commit.
 
 Entries keep their topic files (same scope, layer and topic). An entry whose text the target
-already holds in that scope+layer is not copied again. An id the target already uses is
-renumbered past the target's highest number; links between imported entries (Related,
-Supersedes, Superseded-by) follow the new numbers. Each copy records where it came from:
+already holds in that scope+layer is not copied again. An entry keeps its id when the number is
+past every number the target ever handed out (deleted entries' numbers included: Ids are never
+re-used, see format/idmarks.py), else it is renumbered past them; links between imported entries
+(Related, Supersedes, Superseded-by) follow the new numbers. Each copy records where it came from:
 `**Source:** space:<from>/<old id>` (followed by its earlier source, if it had one). The source
 store is left as it was and, when it is a mounted space, deactivated (its entries now live in
 the target). Single-file layers (state, working) and runtime files are per store and not merged.
@@ -135,10 +136,11 @@ def _plan(dst: Store, src_name: str, sources: list[tuple[str, Any]], report: Mer
 
 def _new_id(dst: Store, key: tuple[str, str], old: str | None, taken: dict[tuple[str, str], int],
             used: set[str]) -> str:
-    """The old id when the target does not use it, else the next number past everything."""
+    """The old id when its number is past every number the target ever handed out (a deleted
+    entry's number included: Ids are never re-used), else the next number past everything."""
     top = max(taken.get(key, 0), dst.catalog.max_number(*key))
     parsed = L.parse_id(old) if old else None
-    if old and parsed and (parsed.scope, parsed.layer) == key and not dst.catalog.locate(old) \
+    if old and parsed and (parsed.scope, parsed.layer) == key and parsed.number > top \
             and old not in used:
         taken[key] = max(top, parsed.number)
         return old

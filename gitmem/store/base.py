@@ -142,6 +142,21 @@ class StoreBase:
         when it cannot be read (not a regular file, binary, not UTF-8, broken frontmatter)."""
         return tree.read_topic(self.root, relpath)
 
+    def refresh_system_doc(self, txn: WriteTxn) -> None:
+        """SYSTEM.md follows every write: its holdings table is rendered from the catalog, so it
+        changes (and joins the write's commit) only when the counts or the settings did."""
+        path = self.path("SYSTEM.md")
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            self.notes.append("SYSTEM.md is not a regular file: left as it is")
+            return
+        # No fsync: the file is rendered again by the next write should a power cut lose it.
+        self.write_file(txn, "SYSTEM.md", self.render_system_doc(), durable=False)
+
+    def render_system_doc(self) -> str:
+        from gitmem.store.system_doc import render_system_doc
+
+        return render_system_doc(self.registry, self.catalog.counts())
+
     def write_file(self, txn: WriteTxn, relpath: str, text: str, *, settling: bool = False,
                    durable: bool = True) -> bool:
         """Write atomically when the content differs; returns whether it changed.
@@ -160,6 +175,20 @@ class StoreBase:
             pass
         self._journal(txn, relpath)
         write_text_atomic(target, text, durable=durable)
+        txn.note(relpath)
+        return True
+
+    def remove_file(self, txn: WriteTxn, relpath: str) -> bool:
+        """Delete a memory file (its removal is committed with the write); False when absent.
+        A file holding a conflict block is never removed this way."""
+        refuse_link(self.root, relpath)
+        try:
+            old = read_text(self.path(relpath))
+        except FileNotFoundError:
+            return False
+        keep_blocks(relpath, old, "")
+        self._journal(txn, relpath)
+        self.path(relpath).unlink()
         txn.note(relpath)
         return True
 

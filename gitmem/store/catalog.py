@@ -16,7 +16,7 @@ from pathlib import Path
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.layers import TopicSummary, classify_path, parse_id
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -26,16 +26,20 @@ CREATE TABLE IF NOT EXISTS files (
 CREATE INDEX IF NOT EXISTS files_layer ON files (scope, layer);
 CREATE TABLE IF NOT EXISTS entries (
     path TEXT NOT NULL, scope TEXT NOT NULL, layer TEXT NOT NULL, id TEXT, num INTEGER,
-    hash TEXT NOT NULL, status TEXT NOT NULL
+    hash TEXT NOT NULL, status TEXT NOT NULL, id_scope TEXT, id_layer TEXT
 );
 CREATE INDEX IF NOT EXISTS entries_path ON entries (path);
 CREATE INDEX IF NOT EXISTS entries_id ON entries (id);
 CREATE INDEX IF NOT EXISTS entries_hash ON entries (scope, layer, hash);
-CREATE INDEX IF NOT EXISTS entries_num ON entries (scope, layer, num);
+CREATE INDEX IF NOT EXISTS entries_num ON entries (id_scope, id_layer, num);
 CREATE TABLE IF NOT EXISTS problems (
     path TEXT NOT NULL, line INTEGER NOT NULL, reason TEXT NOT NULL, unreadable INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS problems_path ON problems (path);
+CREATE TABLE IF NOT EXISTS seen (
+    id_scope TEXT NOT NULL, id_layer TEXT NOT NULL, num INTEGER NOT NULL,
+    PRIMARY KEY (id_scope, id_layer)
+);
 """
 
 # Reads a repo-relative file: returns the parsed file, or None when the file is gone. A file that
@@ -61,17 +65,17 @@ def last_updated(topic: TopicFile) -> str:
     return max((d[:10] for d in days if d), default="")
 
 
-def _number(entry_id: str | None, scope: str, layer: str) -> tuple[int | None, str]:
-    """The id number an entry takes in its file's scope+layer (None when it takes none), and
-    why its Id is wrong ("" when it is not): an Id naming another layer moves no numbering."""
+def _number(entry_id: str | None) -> tuple[str | None, str | None, int | None, str]:
+    """The scope, layer and number an entry's Id takes (Nones when it takes none), and why the
+    Id is malformed ("" when it is not). An Id keeps its number in the scope and layer it names,
+    wherever its entry lives now (moved to another topic file or layer): an Id is an identity,
+    and the numbering of the file's own layer does not move for it."""
     if not entry_id:
-        return None, ""
+        return None, None, None, ""
     parsed = parse_id(entry_id)
     if parsed is None:
-        return None, f"malformed Id {entry_id!r}"
-    if parsed.scope != scope or parsed.layer != layer:
-        return None, f"Id {entry_id} does not belong to {scope}/{layer}"
-    return parsed.number, ""
+        return None, None, None, f"malformed Id {entry_id!r}"
+    return parsed.scope, parsed.layer, parsed.number, ""
 
 
 class Catalog:
@@ -98,7 +102,7 @@ class Catalog:
             row = None
         if row is None or row[0] != SCHEMA_VERSION:
             db.executescript("DELETE FROM files; DELETE FROM entries; DELETE FROM problems; "
-                             "DELETE FROM meta;")
+                             "DELETE FROM meta; DELETE FROM seen;")
             db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
         return db
 
@@ -167,12 +171,12 @@ class Catalog:
             ids: list[str | None] = [entry.id] if entry.id else []
             ids += [value for name, value in entry.extra_fields if name == "Id" and value]
             for entry_id in ids or [None]:
-                num, problem = _number(entry_id, role.scope, role.layer)
+                id_scope, id_layer, num, problem = _number(entry_id)
                 rows.append((relpath, role.scope, role.layer, entry_id, num, entry.content_hash,
-                             entry.status))
+                             entry.status, id_scope, id_layer))
                 if problem:
                     problems.append((entry.line, problem, 0))
-        self.db.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        self.db.executemany("INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         self.db.executemany("INSERT INTO problems VALUES (?, ?, ?, ?)",
                             [(relpath, *problem) for problem in problems])
 
@@ -180,7 +184,7 @@ class Catalog:
         """Record one entry appended to a file the catalog knows; False when it does not know it."""
         role = classify_path(relpath)
         day = (entry.get("Verified") or entry.get("Created"))[:10]
-        num, _problem = _number(entry.id, role.scope, role.layer)
+        id_scope, id_layer, num, _problem = _number(entry.id)
         with self.db:  # one transaction
             self.db.execute("BEGIN")
             updated = self.db.execute(
@@ -189,8 +193,9 @@ class Catalog:
             ).rowcount
             if updated:
                 self.db.execute(
-                    "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (relpath, role.scope, role.layer, entry.id, num, entry.content_hash, entry.status),
+                    "INSERT INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (relpath, role.scope, role.layer, entry.id, num, entry.content_hash, entry.status,
+                     id_scope, id_layer),
                 )
         return bool(updated)
 
@@ -198,8 +203,8 @@ class Catalog:
         return self.db.execute("SELECT 1 FROM files WHERE path=?", (relpath,)).fetchone() is not None
 
     def problems(self, relpath: str | None = None) -> list[tuple[str, int, str]]:
-        """(path, line, reason) of what reading the topic files found: unreadable files, Ids
-        that are malformed or name another scope or layer."""
+        """(path, line, reason) of what reading the topic files found: unreadable files and
+        malformed Ids."""
         sql, args = "SELECT path, line, reason FROM problems", list[str]()
         if relpath is not None:
             sql, args = sql + " WHERE path=?", [relpath]
@@ -212,18 +217,51 @@ class Catalog:
                                "WHERE problems.unreadable = 1 ORDER BY problems.path")
         return [str(r[0]) for r in rows if scopes is None or r[1] in scopes]
 
+    # -- the highest numbers ever handed out (see format/idmarks.py) -----------------------------
+    def note_seen(self) -> None:
+        """Remember the highest number of each scope+layer in the files now; it never goes down,
+        so a number stays taken after its entry is deleted (kept across catalog rebuilds)."""
+        self.db.execute(
+            "INSERT INTO seen (id_scope, id_layer, num) SELECT id_scope, id_layer, MAX(num) "
+            "FROM entries WHERE num IS NOT NULL GROUP BY id_scope, id_layer "
+            "ON CONFLICT (id_scope, id_layer) DO UPDATE SET num = MAX(num, excluded.num)")
+
+    def note_marks(self, marks: dict[tuple[str, str], int]) -> None:
+        """Take the store's committed marks (ids.json) as seen."""
+        self.db.executemany(
+            "INSERT INTO seen (id_scope, id_layer, num) VALUES (?, ?, ?) "
+            "ON CONFLICT (id_scope, id_layer) DO UPDATE SET num = MAX(num, excluded.num)",
+            [(scope, layer, number) for (scope, layer), number in marks.items()])
+
+    def lost_tops(self) -> dict[tuple[str, str], int]:
+        """Scope+layers whose highest number handed out is no longer in any file: the number the
+        store must keep in ids.json so that no machine hands it out again."""
+        rows = self.db.execute(
+            "SELECT id_scope, id_layer, num FROM seen WHERE num > COALESCE((SELECT MAX(e.num) "
+            "FROM entries e WHERE e.id_scope = seen.id_scope AND e.id_layer = seen.id_layer), 0)")
+        return {(str(r[0]), str(r[1])): int(r[2]) for r in rows}
+
+    def _seen(self, scope: str, layer: str) -> int:
+        row = self.db.execute("SELECT num FROM seen WHERE id_scope=? AND id_layer=?",
+                              (scope, layer)).fetchone()
+        return int(row[0]) if row else 0
+
     # -- queries -----------------------------------------------------------------------------
     def max_number(self, scope: str, layer: str) -> int:
+        """The highest number taken in a scope+layer: in the files, or ever handed out."""
         row = self.db.execute(
-            "SELECT MAX(num) FROM entries WHERE scope=? AND layer=?", (scope, layer)
+            "SELECT MAX(num) FROM entries WHERE id_scope=? AND id_layer=?", (scope, layer)
         ).fetchone()
-        return int(row[0] or 0)
+        return max(int(row[0] or 0), self._seen(scope, layer))
 
     def numbers(self, scope: str, layer: str) -> set[int]:
+        """Numbers taken in a scope+layer (the highest ever handed out included)."""
         rows = self.db.execute(
-            "SELECT num FROM entries WHERE scope=? AND layer=? AND num IS NOT NULL", (scope, layer)
+            "SELECT num FROM entries WHERE id_scope=? AND id_layer=? AND num IS NOT NULL",
+            (scope, layer),
         )
-        return {int(r[0]) for r in rows}
+        seen = self._seen(scope, layer)
+        return {int(r[0]) for r in rows} | ({seen} if seen else set())
 
     def find_text(self, scope: str, layer: str, digest: str) -> list[CatalogHit]:
         rows = self.db.execute(
@@ -237,6 +275,17 @@ class Catalog:
         """Every file holding this id (more than one means a duplicate)."""
         rows = self.db.execute("SELECT path FROM entries WHERE id=? ORDER BY path", (entry_id,))
         return [str(r[0]) for r in rows]
+
+    def duplicates(self) -> dict[str, list[str]]:
+        """Ids held by more than one topic file -> those files."""
+        rows = self.db.execute(
+            "SELECT id, path FROM entries WHERE id IN (SELECT id FROM entries WHERE id IS NOT NULL "
+            "GROUP BY id HAVING COUNT(DISTINCT path) > 1) ORDER BY id, path")
+        found: dict[str, list[str]] = {}
+        for ident, path in rows:
+            if path not in found.setdefault(str(ident), []):
+                found[str(ident)].append(str(path))
+        return found
 
     def topics(self, scope: str, layer: str) -> list[TopicSummary]:
         rows = self.db.execute(

@@ -1,10 +1,19 @@
-"""Bringing the catalog up to a commit: re-read only the files that changed since it last looked."""
+"""Bringing the catalog up to a commit, then to the working tree: re-read only the files that
+changed since it last looked.
+
+The catalog describes the files as they are on disk, committed or not: a topic file renamed or
+an entry moved by hand is found where it is now, and the path it left holds nothing (no
+"duplicate Id" about a file that no longer exists, no `show` that misses a moved entry)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
+from pathlib import Path
 
 from gitmem.format import layers as L
+from gitmem.fsio import read_regular_file
 from gitmem.store.catalog import Catalog, FileReader
 
 # changed_between(old, new): the paths that differ (old None: every file of new); raises when
@@ -31,3 +40,28 @@ def catch_up(catalog: Catalog, head: str | None, changed_between: ChangedBetween
             catalog.refresh(changed, read)
     catalog.set_meta("head", head)
     return [p for p in changed if L.classify_path(p).kind == "topic"]
+
+
+def _stamp(root: Path, relpath: str) -> str:
+    """A digest of a file's bytes ('' when it cannot be read): did it change since? (Size and
+    mtime are not enough: two writes of one size within a clock tick look alike.)"""
+    try:
+        return hashlib.sha1(read_regular_file(root / relpath)).hexdigest()
+    except OSError:
+        return ""
+
+
+def reconcile(catalog: Catalog, root: Path, dirty: list[str], read: FileReader) -> None:
+    """Bring the catalog from HEAD to the working tree: `dirty` are the paths that differ from
+    HEAD now. They are read as they are (a deleted one is dropped), and so are the files that
+    differed last time and no longer do (an edit undone, a rename moved back)."""
+    try:
+        before: dict[str, str] = json.loads(catalog.get_meta("worktree") or "{}")
+    except ValueError:
+        before = {}
+    now = {p: _stamp(root, p) for p in dirty if L.classify_path(p).kind == "topic"}
+    stale = [p for p in sorted(set(before) | set(now)) if before.get(p) != now.get(p)]
+    if stale:
+        catalog.refresh(stale, read)
+    if stale or set(before) != set(now):
+        catalog.set_meta("worktree", json.dumps(now) if now else None)

@@ -8,6 +8,7 @@ day an entry was first committed (for `gitmem check --fix`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from gitmem.errors import ParseError
@@ -22,17 +23,21 @@ _ID_FIELD_RE = re.compile(r"^\*\*Id:\*\*[ \t]+(\S+)", re.MULTILINE)
 
 
 def normalize_texts(catalog: Catalog, texts: dict[str, str], *, today: str, fix: bool,
-                    created: CreatedLookup | None = None) -> list[Outcome]:
+                    created: CreatedLookup | None = None, gone: Iterable[str] = ()) -> list[Outcome]:
     """Normalize given texts (working-tree or staged copies), ids allocated consistently.
 
-    The caller brings the catalog up to date first (see catchup.catch_up).
+    The caller brings the catalog up to date first (see catchup.catch_up). `gone` are files the
+    texts are checked without (deleted in the commit being made): their Ids are free to appear
+    in the texts (a file renamed, an entry moved).
     """
+    left = set(texts) | set(gone)
     taken: dict[tuple[str, str], int] = {}
     for relpath, text in texts.items():  # ids written by hand in these texts are taken too
-        role = L.classify_path(relpath)
+        if L.classify_path(relpath).kind != "topic":
+            continue
         for match in _ID_FIELD_RE.finditer(text):
             parsed = L.parse_id(match.group(1))
-            if parsed is not None and (parsed.scope, parsed.layer) == (role.scope, role.layer):
+            if parsed is not None:  # in the scope and layer it names (see catalog._number)
                 key = (parsed.scope, parsed.layer)
                 taken[key] = max(taken.get(key, 0), parsed.number)
     allocated: dict[tuple[str, str], int] = {}
@@ -46,7 +51,7 @@ def normalize_texts(catalog: Catalog, texts: dict[str, str], *, today: str, fix:
 
     def locate(entry_id: str, path: str) -> list[str]:
         # The given files are compared among themselves by _cross_file_duplicates.
-        return [p for p in catalog.locate(entry_id) if p != path and p not in texts]
+        return [p for p in catalog.locate(entry_id) if p != path and p not in left]
 
     outcomes = []
     seen_ids: dict[str, str] = {}

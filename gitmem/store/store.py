@@ -14,12 +14,13 @@ from gitmem.errors import InvalidInputError, NotFoundError
 from gitmem.eventlog import log_event
 from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
+from gitmem.format.idmarks import MARKS_PATH
 from gitmem.format.normalize import Outcome
 from gitmem.fsio import is_temp_name, read_regular_text, read_text, refuse_link, sweep_temp
 from gitmem.observe.record import record
 from gitmem.resources import read_text as read_resource
 from gitmem.secrets.scan import refuse_hand_edit_secrets
-from gitmem.store import catchup, generated, handedits, journal, tree
+from gitmem.store import catchup, generated, handedits, journal, marks, tree
 from gitmem.store.base import StoreBase
 from gitmem.store.registry import Registry, load_registry, save_registry
 from gitmem.store.txn import Located, WriteTxn, refuse_subagent
@@ -115,6 +116,7 @@ class Store(StoreBase):
         for relpath in self.regenerate_layer_indexes(txn.touched + txn.changed_elsewhere):
             txn.note(relpath)
         self.refresh_system_doc(txn)
+        self.keep_marks(txn)
         message = txn.message or f"{txn.verb}"
         oid = self.git.commit_paths(txn.touched, message)
         self.catalog.set_meta("head", self.git.head_oid())
@@ -122,6 +124,12 @@ class Store(StoreBase):
         self.update_search_index(txn.touched)
         self.record_write(txn.verb, oid, txn.touched, message)
         return oid
+
+    def keep_marks(self, txn: WriteTxn) -> None:
+        """A number whose entry left the files stays handed out: ids.json, in this commit."""
+        text = marks.wanted(self.catalog, self.root)
+        if text is not None:
+            self.write_file(txn, MARKS_PATH, text)
 
     def record_write(self, verb: str, oid: str | None, paths: list[str], message: str) -> None:
         """Every commit the store makes is logged, counted and shown by `gitmem log` from here."""
@@ -190,6 +198,7 @@ class Store(StoreBase):
         self._register_hand_made_workspaces(txn, dirty)
         normalized = {o.path: o.topic for o in outcomes if o.topic is not None}
         self.catalog.refresh(dirty, lambda p: normalized.get(p) or self._read_lenient(p))
+        self.keep_marks(txn)
         paths = sorted(set(dirty) | set(self.regenerate_layer_indexes(dirty)) | set(txn.touched))
         listing = "\n".join(f"- {p}" for p in paths)
         oid = self.git.commit_paths(paths, f"hand edit: {len(paths)} file(s)\n\n{listing}\n")
@@ -216,29 +225,38 @@ class Store(StoreBase):
         return unreadable + handedits.normalize_texts(
             self.catalog, texts, today=self.today().isoformat(), fix=fix, created=created)
 
-    def normalize_texts(self, texts: dict[str, str], *, fix: bool) -> list[Outcome]:
-        """Normalize given texts (working-tree or staged copies), ids allocated consistently.
+    def normalize_texts(self, texts: dict[str, str], *, fix: bool,
+                        gone: list[str] | None = None) -> list[Outcome]:
+        """Normalize given texts (working-tree or staged copies), ids allocated consistently;
+        `gone` are files deleted in the commit being made.
 
         The caller brings the catalog up to date first (see catch_up_catalog_from).
         """
-        return handedits.normalize_texts(self.catalog, texts, today=self.today().isoformat(), fix=fix)
+        return handedits.normalize_texts(self.catalog, texts, today=self.today().isoformat(), fix=fix,
+                                         gone=gone or [])
 
     def _read_lenient(self, relpath: str) -> TopicFile | None:
         """Parse for the catalog: never fatal; an unreadable file carries its problem."""
         return tree.read_lenient(self.root, relpath)
 
     def catch_up_catalog(self) -> list[str]:
-        """Bring the catalog up to HEAD: re-read only files changed since it last looked.
+        """Bring the catalog up to HEAD, then to the working tree (files renamed, moved or edited
+        by hand and not yet committed): re-read only files changed since it last looked.
 
         Returns the topic files that changed underneath it (pulls, plain-git commits), so a
         write can regenerate their layer indexes too.
         """
-        return self.catch_up_catalog_from(self.git.head_oid(), self.git.changed_between)
+        changed = self.catch_up_catalog_from(self.git.head_oid(), self.git.changed_between)
+        catchup.reconcile(self.catalog, self.root, self.git.dirty_paths(under=L.SCOPE_ROOTS),
+                          self._read_lenient)
+        return changed
 
     def catch_up_catalog_from(self, head: str | None, changed_between: catchup.ChangedBetween) -> list[str]:
         """catch_up_catalog for a caller that knows HEAD and diffs commits itself (git hooks)."""
-        return catchup.catch_up(self.catalog, head, changed_between, self.all_topic_files,
-                                self._read_lenient)
+        changed = catchup.catch_up(self.catalog, head, changed_between, self.all_topic_files,
+                                   self._read_lenient)
+        marks.take_in(self.catalog, self.root, changed=bool(changed))
+        return changed
 
     def all_topic_files(self) -> list[str]:
         return tree.all_topic_files(self.root)
@@ -276,21 +294,6 @@ class Store(StoreBase):
 
             self._search_index = GuardedIndex(self.root, note=self.notes.append)
         return self._search_index
-
-    def refresh_system_doc(self, txn: WriteTxn) -> None:
-        """SYSTEM.md follows every write: its holdings table is rendered from the catalog, so it
-        changes (and joins the write's commit) only when the counts or the settings did."""
-        path = self.path("SYSTEM.md")
-        if path.is_symlink() or (path.exists() and not path.is_file()):
-            self.notes.append("SYSTEM.md is not a regular file: left as it is")
-            return
-        # No fsync: the file is rendered again by the next write should a power cut lose it.
-        self.write_file(txn, "SYSTEM.md", self.render_system_doc(), durable=False)
-
-    def render_system_doc(self) -> str:
-        from gitmem.store.system_doc import render_system_doc
-
-        return render_system_doc(self.registry, self.catalog.counts())
 
     # -- init --------------------------------------------------------------------------------
     def init(self, *, branch: str = "main") -> bool:

@@ -31,6 +31,7 @@ class CheckReport:
     assigned: list[str] = field(default_factory=list)
     commit: str | None = None
     ran_fix: bool = False
+    renumbered: dict[str, str] = field(default_factory=dict)  # Ids two machines both used
 
     @property
     def remaining(self) -> list[Problem]:
@@ -70,11 +71,21 @@ def add_relation_findings(store: Store, report: CheckReport) -> None:
     report.problems.extend(problems + hints)
 
 
+def settle_duplicates(store: Store) -> dict[str, str]:
+    """An Id in two topic files, one of them published (a plain `git pull` brought it): this
+    machine's entry is renumbered, in a commit of its own (githooks/collisions.py)."""
+    from gitmem.githooks.collisions import published_ref, settle_collisions
+
+    return settle_collisions(store, published_ref(store), absorb=False).renumbered
+
+
 def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
     """Report every problem; with fix, apply the safe fixes and commit them once."""
     store.require()
     report = CheckReport()
     with store.locked() if fix else store.reading():
+        if fix:
+            report.renumbered = settle_duplicates(store)
         outcomes = store.normalize_paths(store.all_memory_files(), fix=fix, dates_from_history=fix)
         report.problems.extend(tree.invalid_scope_folders(store.root))
         for outcome in outcomes:

@@ -193,19 +193,20 @@ def test_with_history_an_entry_gets_the_day_it_was_first_committed_and_no_verifi
                      "**Verified:** 2026-12-02\n")
 
 
-def test_ids_that_are_malformed_absurd_or_of_another_layer_are_errors() -> None:
+def test_malformed_ids_are_errors_and_ids_of_another_layer_are_kept_with_a_hint() -> None:
     assert parse_id("global-sem-99999999999999999999999") is None
     assert parse_id(f"global-sem-{MAX_ID_NUMBER}") is not None
     with pytest.raises(Exception, match="an Id past"):
         format_id("global", "semantic", MAX_ID_NUMBER + 1)
     text = ("## A\na\n\n**Id:** global-sem-99999999999999999999999\n\n"
             "## B\nb\n\n**Id:** global-sem-0042\n")
-    _, errors, _ = normalize(text, path="global/procedural/x.md")
+    _, errors, hints = normalize(text, path="global/procedural/x.md")
     assert errors == [
         "global/procedural/x.md:1: malformed Id 'global-sem-99999999999999999999999' "
         "(expected <scope>-<abbr>-<number>, the number below a billion)",
-        "global/procedural/x.md:6: Id global-sem-0042 does not belong to global/procedural: it names global/semantic",
     ]
+    assert "global/procedural/x.md:6: Id global-sem-0042 was given in global/semantic: " \
+        "the entry keeps it here (an Id never changes)" in hints
 
 
 def test_bytes_that_are_not_text_are_refused_with_their_line() -> None:

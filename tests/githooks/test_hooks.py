@@ -200,7 +200,6 @@ def test_two_new_files_in_one_commit_get_distinct_ids(root: Path) -> None:
 @pytest.mark.parametrize(("text", "reason"), [
     ("\n## Copy\nText.\n\n**Id:** global-pro-0001\n", "duplicate Id global-pro-0001"),
     ("\n## Typo\nText.\n\n**Id:** global-pro-00x1\n", "malformed Id 'global-pro-00x1'"),
-    ("\n## Elsewhere\nText.\n\n**Id:** global-sem-0042\n", "does not belong to global/procedural"),
     ("\n## Twice\nText.\n\n**Id:** global-pro-0007\n**Id:** global-pro-0008\n", "second Id line"),
     ("\n<<<<<<< ours\n## Left\nl\n=======\n## Right\nr\n>>>>>>> theirs\n", "conflict marker"),
 ])

@@ -1,0 +1,102 @@
+"""One Id in two topic files after a plain `git pull`: two machines each gave the next number to a
+new entry, in different files, so no file-level merge saw both. `gitmem sync` catches that before
+it merges; after a plain git merge the post-merge hook (and `gitmem check --fix`) settles it the
+same way, with the same code (merge/prep.py): this machine's entry, the one the published commit
+does not hold, gets the next free number of its scope and layer, and links to it (Supersedes,
+Superseded-by, Related) in this machine's changed files follow. Published Ids never change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gitmem.format import layers as L
+from gitmem.format.markdown import conflict_marker_lines, render_topic_file
+from gitmem.merge.prep import clear_parse_cache, ids_of, parse_copy, renumber_local_ids
+from gitmem.store.tree import read_memory_text
+
+if TYPE_CHECKING:
+    from gitmem.store.store import Store
+
+Side = dict[str, tuple[str | None, str | None]]
+
+
+@dataclass
+class Settled:
+    """What settling did: old Id -> new Id, notes, Ids left as they were, and the commit."""
+
+    renumbered: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    left: list[str] = field(default_factory=list)
+    commit: str | None = None
+
+
+def published_ref(store: Store) -> str | None:
+    """The commit this machine's branch is published as (its remote-tracking branch), if any."""
+    ref = f"refs/remotes/origin/{store.git.branch()}"
+    try:
+        return ref if store.git.read_file_at(ref, "memory.json") is not None else None
+    except Exception:  # noqa: BLE001 - no such ref: nothing was published
+        return None
+
+
+def _text_at(store: Store, rev: str, path: str) -> str | None:
+    data = store.git.read_file_at(rev, path)
+    return None if data is None else data.decode("utf-8", errors="replace")
+
+
+def _sides(store: Store, published: str, duplicates: dict[str, list[str]],
+           settled: Settled) -> tuple[Side, Side]:
+    """This machine's changed topic files (every entry of them) and, from the published
+    commit, only the entries whose Id is duplicated now."""
+    theirs: dict[str, list[str]] = {}
+    for ident, paths in sorted(duplicates.items()):
+        holding = [p for p in paths if ident in ids_of(parse_copy(_text_at(store, published, p), p))]
+        if len(holding) == 1:
+            theirs.setdefault(holding[0], []).append(ident)
+        else:  # no copy published, or several: nothing tells which one is this machine's
+            settled.left.append(ident)
+    theirs_side: Side = {}
+    for path, idents in theirs.items():
+        topic = parse_copy(_text_at(store, published, path), path)
+        if topic is not None:
+            topic.entries = [e for e in topic.entries if e.id in idents]
+            theirs_side[path] = (None, render_topic_file(topic))
+    changed = set(store.git.changed_between(published, store.git.head_oid()))
+    ours_side: Side = {}
+    for path in sorted(changed - set(theirs_side)):
+        if L.classify_path(path).kind != "topic" or not (store.root / path).is_file():
+            continue
+        text = read_memory_text(store.root, path)
+        if not conflict_marker_lines(text):
+            ours_side[path] = (None, text)
+    return ours_side, theirs_side
+
+
+def settle_collisions(store: Store, published: str | None, *, absorb: bool = True) -> Settled:
+    """Renumber this machine's entries whose Id the published commit gives to another entry in
+    another topic file; one commit. Nothing to do without a published commit. `absorb`: commit
+    hand edits first, as every write does (check --fix normalizes them itself)."""
+    settled = Settled()
+    if published is None:
+        return settled
+    with store.reading():
+        store.catch_up_catalog()
+    if not store.catalog.duplicates():
+        return settled  # the common case: no write, no hand edit committed along
+    with store.writing("renumber", absorb=absorb) as txn:
+        duplicates = store.catalog.duplicates()
+        if not duplicates:
+            return settled
+        ours_side, theirs_side = _sides(store, published, duplicates, settled)
+        rewritten, settled.renumbered, settled.notes = renumber_local_ids(
+            ours_side, theirs_side, store.catalog.numbers)
+        clear_parse_cache()
+        for path, text in sorted(rewritten.items()):
+            store.write_file(txn, path, text)
+        pairs = ", ".join(f"{old} -> {new}" for old, new in sorted(settled.renumbered.items()))
+        txn.message = (f"renumber: {pairs} (the published commit gives the same Id to another "
+                       "entry)\n\n" + "\n".join(f"- {note}" for note in settled.notes) + "\n")
+    settled.commit = store.git.head_oid() if settled.renumbered else None
+    return settled
