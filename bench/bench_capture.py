@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchutil import median_ms, print_result, python_start  # noqa: E402
 
 from gitmem.capture.pipeline import capture  # noqa: E402
 from gitmem.store.store import Store  # noqa: E402
@@ -67,10 +68,6 @@ def build_transcript(path: Path, megabytes: float) -> int:
     return lines
 
 
-def median_ms(samples: list[float]) -> float:
-    return round(statistics.median(samples) * 1000, 1)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=float, default=5.0)
@@ -96,9 +93,7 @@ def main() -> None:
                 for raw in handle:
                     json.loads(raw)
             parse.append(time.perf_counter() - began)
-            began = time.perf_counter()
-            subprocess.run([sys.executable, "-c", "pass"], check=True)
-            start.append(time.perf_counter() - began)
+            start.append(python_start())
         gitmem = str(Path(sys.executable).with_name("gitmem"))
         for run in range(min(3, args.runs)):
             root = base / f"cli{run}"
@@ -115,11 +110,7 @@ def main() -> None:
             "reference_python_start_ms": median_ms(start),
             "load_average": os.getloadavg()[0],
         }
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        for key, value in result.items():
-            print(f"{key}: {value}")
+    print_result(result, args.json)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ next commit is not timed while it still works. Also times the hooked commit with
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -24,6 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchutil import print_result  # noqa: E402
 
 from gitmem.history.codehook import install  # noqa: E402
 from gitmem.history.ingest import ingest, recorded_commits  # noqa: E402
@@ -93,11 +94,7 @@ def main() -> None:
             "commit_recorded_in_background_after_ms": round(statistics.median(background) * 1000, 1),
             "load_average": os.getloadavg()[0],
         }
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        for key_, value in result.items():
-            print(f"{key_}: {value}")
+    print_result(result, args.json)
 
 
 if __name__ == "__main__":

@@ -12,9 +12,7 @@ CLI process once and an incremental pass that finds nothing new.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,6 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchutil import median_ms, print_result, python_start  # noqa: E402
 
 from gitmem.history.ingest import ingest  # noqa: E402
 from gitmem.store.store import Store  # noqa: E402
@@ -58,10 +58,6 @@ def build_repo(path: Path, commits: int) -> None:
     subprocess.run(["git", "checkout", "-q", "main"], cwd=path, check=True, env=ENV)
 
 
-def median_ms(samples: list[float]) -> float:
-    return round(statistics.median(samples) * 1000, 1)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--commits", type=int, default=5000)
@@ -90,9 +86,7 @@ def main() -> None:
             subprocess.run(["git", "log", "--name-only", "--format=%H%n%B"], cwd=repo, check=True,
                            capture_output=True)
             gitlog.append(time.perf_counter() - began)
-            began = time.perf_counter()
-            subprocess.run([sys.executable, "-c", "pass"], check=True)
-            start.append(time.perf_counter() - began)
+            start.append(python_start())
         root = base / "cli"
         Store(root, cwd=repo).init()
         gitmem = str(Path(sys.executable).with_name("gitmem"))
@@ -111,11 +105,7 @@ def main() -> None:
             "reference_python_start_ms": median_ms(start),
             "load_average": os.getloadavg()[0],
         }
-    if args.json:
-        print(json.dumps(result, indent=2))
-    else:
-        for key, value in result.items():
-            print(f"{key}: {value}")
+    print_result(result, args.json)
 
 
 if __name__ == "__main__":

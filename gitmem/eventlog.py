@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -39,8 +40,13 @@ def log_event(root: Path, record: dict[str, Any]) -> None:
         if path.exists() and path.stat().st_size > LOG_ROTATE_BYTES:
             os.replace(path, path.with_name(path.name + ".1"))
         line = json.dumps({"ts": now_iso(), **redact_value(record)}, ensure_ascii=False)
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        with os.fdopen(os.open(path, flags, 0o666), "a", encoding="utf-8") as handle:
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) \
+            | getattr(os, "O_NONBLOCK", 0)  # a FIFO in the log's place is not waited on
+        fd = os.open(path, flags, 0o666)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return
+        with os.fdopen(fd, "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
     except OSError:
         pass

@@ -247,6 +247,33 @@ def read_regular_file(path: Path) -> bytes:
         os.close(fd)
 
 
+def open_regular(path: Path, flags: int, mode: int = 0o666) -> int:
+    """os.open for a file gitmem keeps appending to or rewriting (a log, the counters): never
+    through a link, never waiting on a FIFO; NotRegularFileError for anything but a regular file."""
+    fd = os.open(path, flags | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0), mode)
+    kind = os.fstat(fd).st_mode
+    if not stat.S_ISREG(kind):
+        os.close(fd)
+        raise NotRegularFileError(path, _file_kind(kind))
+    return fd
+
+
+def read_regular_text(path: Path) -> str:
+    """The text of a regular UTF-8 file, exactly as stored; OSError (NotRegularFileError for a
+    FIFO, folder or link) or UnicodeDecodeError otherwise."""
+    return read_regular_file(path).decode("utf-8")
+
+
+def load_json_object(path: Path) -> dict[str, Any]:
+    """A machine-local JSON record (state/, index/) as a dict: {} when it is missing, not a
+    regular file, not JSON or not an object. Such a file is only a record: a bad one is not an error."""
+    try:
+        data = json.loads(read_regular_file(path))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def remove_file(path: Path) -> bool:
     try:
         path.unlink()

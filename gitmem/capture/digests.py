@@ -10,7 +10,6 @@ never removed, being the only copy of work not yet in the store."""
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -18,7 +17,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from gitmem.fsio import file_lock, read_text, remove_file, write_json_atomic, write_text_atomic
+from gitmem.fsio import (
+    file_lock,
+    load_json_object,
+    read_regular_text,
+    remove_file,
+    write_json_atomic,
+    write_text_atomic,
+)
 
 DIGEST_DIR = "digests"
 LOCK_FILE = "state/digests.lock"
@@ -140,8 +146,8 @@ def write_digest(root: Path, digest: Digest) -> Path:
 
 def read_digest(root: Path, digest_id: str) -> Digest | None:
     try:
-        return parse_digest(read_text(digest_dir(root) / f"{digest_id}.md"), digest_id)
-    except OSError:
+        return parse_digest(read_regular_text(digest_dir(root) / f"{digest_id}.md"), digest_id)
+    except (OSError, UnicodeDecodeError):
         return None
 
 
@@ -151,7 +157,7 @@ def list_digests(root: Path, status: str | None = None) -> list[Digest]:
     folder = digest_dir(root)
     for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
         try:
-            digest = parse_digest(read_text(path), path.stem)
+            digest = parse_digest(read_regular_text(path), path.stem)
         except (OSError, UnicodeDecodeError):
             continue
         if "captured" not in digest.header:
@@ -185,8 +191,4 @@ def save_last_pass(root: Path, summary: dict[str, Any]) -> None:
 
 
 def load_last_pass(root: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(read_text(root / LAST_PASS_FILE))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    return load_json_object(root / LAST_PASS_FILE) or None

@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from gitmem.capture.formats import Event
-from gitmem.redaction import redact
+from gitmem.redaction import hide_secrets
 
 # Tagged blocks a harness injects into user turns: context, not intent.
 _INJECTED_TAGS = ("system-reminder", "environment_context", "user_instructions", "command-name",
@@ -53,17 +53,6 @@ _OPENER_SENTENCE = re.compile(
 )
 _FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?(?:^\1[^\n]*$|\Z)", re.DOTALL | re.MULTILINE)
 _SPACE = re.compile(r"\s+")
-_SECRET_SHAPES = re.compile(
-    r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)"
-    r"|\b(?:sk|rk|pk)-(?:live-|test-|proj-|ant-)?[A-Za-z0-9_-]{16,}"
-    r"|\bgh[pousr]_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}|\bglpat-[A-Za-z0-9_-]{20,}"
-    r"|\bAKIA[0-9A-Z]{16}\b|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bAIza[0-9A-Za-z_-]{35}\b"
-    r"|(?i:\bbearer\s+)[A-Za-z0-9._~+/-]{20,}=*",
-    re.DOTALL,
-)
-_SECRET_ASSIGNMENT = re.compile(
-    r"(?i)\b([\w-]*(?:api[_-]?key|secret|token|password|passwd)[\w-]*)(\s*[:=]\s*[\"']?)[^\s\"']{6,}"
-)
 _PATH_KEYS = ("file_path", "path", "paths", "notebook_path", "filename", "file", "files",
               "target_file", "source", "destination")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
@@ -115,12 +104,6 @@ def strip_injected(text: str) -> str:
     text = _TAGGED.sub("", text)
     text = _CARD.sub("", text)
     return text.strip()
-
-
-def hide_secrets(text: str) -> str:
-    """The text with secret-shaped strings and known tokens replaced by ***."""
-    text = _SECRET_SHAPES.sub("***", text)
-    return redact(_SECRET_ASSIGNMENT.sub(lambda m: f"{m.group(1)}{m.group(2)}***", text))
 
 
 def is_acknowledgement(text: str) -> bool:

@@ -4,12 +4,11 @@ summary of the waiting material has been tried."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from gitmem.fsio import read_text, write_json_atomic
+from gitmem.fsio import load_json_object, write_json_atomic
 
 SESSIONS_FILE = "state/sessions.json"
 MAX_SESSIONS = 1000  # the oldest watermarks are forgotten past this many sessions
@@ -29,11 +28,7 @@ class Watermark:
 
 
 def _load_all(root: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(read_text(root / SESSIONS_FILE))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return load_json_object(root / SESSIONS_FILE)
 
 
 def load_watermark(root: Path, session: str) -> Watermark:

@@ -107,28 +107,25 @@ def list_cmd(ctx: click.Context, include_all: bool, scope: str | None, as_json: 
     emit(rows, as_json, "\n".join(lines) or "no documents (`gitmem doc add FILE --title T`)")
 
 
-@doc.command(name="archive")
-@click.argument("doc_id", metavar="ID")
-@json_option
-@click.pass_context
-def archive_cmd(ctx: click.Context, doc_id: str, as_json: bool) -> None:
-    """Move a document to archived/ (out of default search and the card, still readable)."""
-    from gitmem.documents.verbs import archive
+def _move_command(name: str, help_text: str) -> click.Command:
+    """`doc archive ID` / `doc restore ID`: the same command around a different verb."""
 
-    result = archive(get_store(ctx), doc_id)
-    emit(result.as_json(), as_json, result.text)
+    @click.command(name=name, help=help_text)
+    @click.argument("doc_id", metavar="ID")
+    @json_option
+    @click.pass_context
+    def command(ctx: click.Context, doc_id: str, as_json: bool) -> None:
+        from gitmem.documents import verbs
+
+        result = getattr(verbs, name)(get_store(ctx), doc_id)
+        emit(result.as_json(), as_json, result.text)
+
+    return command
 
 
-@doc.command(name="restore")
-@click.argument("doc_id", metavar="ID")
-@json_option
-@click.pass_context
-def restore_cmd(ctx: click.Context, doc_id: str, as_json: bool) -> None:
-    """Bring an archived document back to active/."""
-    from gitmem.documents.verbs import restore
-
-    result = restore(get_store(ctx), doc_id)
-    emit(result.as_json(), as_json, result.text)
+doc.add_command(_move_command(
+    "archive", "Move a document to archived/ (out of default search and the card, still readable)."))
+doc.add_command(_move_command("restore", "Bring an archived document back to active/."))
 
 
 COMMANDS = (doc,)

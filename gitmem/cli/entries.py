@@ -105,6 +105,7 @@ def show(ctx: click.Context, entry_id: str, space: str | None, as_json: bool) ->
 def list_cmd(ctx: click.Context, layer: str | None, scope: str, include_all: bool, space: str | None,
              as_json: bool) -> None:
     """List entries (id, title, freshness) of the store and its active spaces, optionally of one layer."""
+    from gitmem.verbs.base import record_ref
     from gitmem.verbs.reads import list_entries, skipped_note
 
     store = get_store(ctx)
@@ -112,7 +113,7 @@ def list_cmd(ctx: click.Context, layer: str | None, scope: str, include_all: boo
     skipped: set[str] = set()
     records = list_entries(store, layer=layer, scopes=scopes, include_all=include_all, space=space,
                            skipped=skipped)
-    lines = [f"{r['ref'] or '-'}  {r['title']}{' ' + r['label'] if r['label'] else ''}" for r in records]
+    lines = [f"{r['ref'] or '(' + record_ref(r) + ')'}  {r['title']}{' ' + r['label'] if r['label'] else ''}" for r in records]
     emit(records, as_json, "\n".join(lines) or "no entries")
     if skipped:
         click.echo(f"gitmem: {skipped_note(skipped)}", err=True)

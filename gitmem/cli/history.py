@@ -43,6 +43,7 @@ def history(ctx: click.Context, repo: str | None, limit: int, as_json: bool) -> 
             lines.append(f"  more commits wait: run `gitmem history` again (--limit {limit})")
         if report.message:
             lines.append(f"  {report.message}")
+        lines += [f"  skipped {why}" for why in report.skipped]
         return "\n".join(lines)
 
     emit(report.as_json(), as_json, text)

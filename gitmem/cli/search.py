@@ -16,8 +16,8 @@ def _hit_line(hit: dict[str, Any], spaces: bool) -> str:
                          "CONFLICT" if hit["conflicted"] else "",
                          "SUSPECT" if hit.get("suspect") else "",
                          hit["status"] if hit["status"] != "live" else "") if m]
-    flag = f" [{', '.join(marks)}]" if marks else ""
-    head = f"{hit.get('ref') or hit['id'] or '-'}  {hit['title']}{flag}"
+    flag = f" [{', '.join(dict.fromkeys(marks))}]" if marks else ""  # expired is a grade and a status
+    head = f"{hit.get('ref') or hit['id'] or '(no Id yet)'}  {hit['title']}{flag}"
     where = f"{hit['space']}:" if spaces else ""
     line = f"{head}\n    {where}{hit['path']}:{hit['line']}  {hit['scope']}/{hit['layer']}  {hit['snippet']}"
     if hit.get("suspect"):

@@ -37,6 +37,34 @@ def init(ctx: click.Context, remote: str | None, branch: str, as_json: bool) -> 
           "remote": result.remote, "token": result.token_message}, as_json, text)
 
 
+PROBLEMS_SHOWN = 3
+
+
+def dirty_line(data: dict[str, Any]) -> str:
+    """Uncommitted files, and what the next write will do with them."""
+    count = len(data["dirty"])
+    if data.get("dirty_refused"):
+        return (f"uncommitted: {count} file(s); the next write will refuse to run until this is"
+                f" fixed: {data['dirty_refused']}")
+    return f"uncommitted: {count} file(s) (committed as a hand edit by the next write)"
+
+
+def sync_lines(state: dict[str, Any]) -> list[str]:
+    """The last sync: when, what came of it, and an error only while it still holds."""
+    if not state:
+        return ["sync: never run on this machine"]
+    when = state.get("lastAttempt", "-")
+    success = state.get("lastSuccess") or "never"
+    if state.get("error"):
+        return [f"sync: the last attempt failed ({when}): {state['error']}",
+                f"  last successful sync: {success}"]
+    if state.get("obsoleteError"):
+        return [f"sync: the last attempt failed ({when}), but the remote has changed since;"
+                " `gitmem sync` tries the new one", f"  last successful sync: {success}"]
+    return [f"sync: {state.get('result', 'done')} ({when}); ahead {state.get('ahead', 0)},"
+            f" behind {state.get('behind', 0)}"]
+
+
 @click.command()
 @json_option
 @click.pass_context
@@ -53,22 +81,20 @@ def status(ctx: click.Context, as_json: bool) -> None:
         for scope, per_layer in data["layers"].items():
             lines.append(f"  {scope}: " + ", ".join(f"{k} {v['entries']}" for k, v in per_layer.items()))
         if data["dirty"]:
-            lines.append(f"uncommitted: {len(data['dirty'])} file(s) (committed as a hand edit by the next write)")
+            lines.append(dirty_line(data))
         if data["system_doc_stale"]:
             lines.append("SYSTEM.md is stale: run `gitmem system`")
         if data["conflicts"]:
             lines.append("conflicts: " + ", ".join(data["conflicts"]))
         if data["problems"]:
-            lines.append(f"problems: {len(data['problems'])} (skipped by reads; `gitmem check` lists all)")
-            lines.extend(f"  {problem}" for problem in data["problems"])
+            shown = data["problems"][:PROBLEMS_SHOWN]
+            more = len(data["problems"]) - len(shown)
+            lines.append(f"problems: {len(data['problems'])} (`gitmem check` lists all)")
+            lines.extend(f"  {problem}" for problem in shown)
+            if more:
+                lines.append(f"  ... and {more} more")
         lines += [f"attention: {item}" for item in data["leftovers"]]
-        sync_state = data["sync"] or {}
-        if sync_state:
-            lines.append(f"sync: last attempt {sync_state.get('lastAttempt', '-')}, "
-                         f"last success {sync_state.get('lastSuccess', 'never')}, "
-                         f"ahead {sync_state.get('ahead', 0)}, behind {sync_state.get('behind', 0)}")
-            if sync_state.get("error"):
-                lines.append(f"sync error: {sync_state['error']}")
+        lines += sync_lines(data["sync"] or {})
         lines += memory_work_lines(data)
         lines += _server_lines(data["server"])
         return "\n".join(lines)

@@ -6,22 +6,17 @@ a commit or a merge conflict. On a fresh clone the file is absent and `updatedAt
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gitmem.fsio import read_text, write_json_atomic
+from gitmem.fsio import load_json_object, write_json_atomic
 
 ACCESS_FILE = "state/documents-access.json"
 
 
 def load_access(root: Path) -> dict[str, str]:
-    try:
-        data = json.loads(read_text(root / ACCESS_FILE))
-    except (OSError, ValueError):
-        return {}
-    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+    return {str(k): str(v) for k, v in load_json_object(root / ACCESS_FILE).items()}
 
 
 def access_stamp(moment: datetime) -> str:

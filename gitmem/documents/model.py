@@ -16,7 +16,6 @@ values are JSON literals, which YAML reads as the same values.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -24,6 +23,7 @@ from typing import Any
 
 from gitmem.errors import InvalidInputError
 from gitmem.format.document import render_front_matter
+from gitmem.format.records import conflict_of, dump_record_list, load_record_list
 
 SCHEMA_VERSION = 1
 STATUSES: tuple[str, ...] = ("active", "archived")
@@ -53,8 +53,7 @@ class DocRecord:
 
     @property
     def conflict(self) -> dict[str, Any] | None:
-        value = self.extra.get("conflict")
-        return value if isinstance(value, dict) else None
+        return conflict_of(self.extra)
 
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -124,17 +123,11 @@ def unique_filename(slug: str, index: DocIndex) -> str:
 
 # -- index.json -------------------------------------------------------------------------------
 def load_index(text: str, path: str) -> DocIndex:
-    if not text.strip():
+    raws, extra = load_record_list(text, path, "documents")
+    if not raws and not extra:
         return DocIndex()
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); fix it by hand "
-                                "or restore it with git") from None
-    if not isinstance(data, dict) or not isinstance(data.get("documents", []), list):
-        raise InvalidInputError(f"{path}: expected an object with a `documents` list")
     documents = []
-    for number, raw in enumerate(data.get("documents", []), 1):
+    for number, raw in enumerate(raws, 1):
         if not isinstance(raw, dict) or not isinstance(raw.get("id"), str) \
                 or not isinstance(raw.get("filename"), str):
             raise InvalidInputError(f"{path}: document {number} lacks an `id` or a `filename`")
@@ -149,7 +142,7 @@ def load_index(text: str, path: str) -> DocIndex:
             sha256=str(raw.get("sha256") or ""), size=_int(raw.get("size"), 0),
             extra={k: v for k, v in raw.items() if k not in _KNOWN},
         ))
-    return DocIndex(documents, {k: v for k, v in data.items() if k != "documents"})
+    return DocIndex(documents, extra)
 
 
 def _int(value: Any, default: int) -> int:
@@ -157,9 +150,8 @@ def _int(value: Any, default: int) -> int:
 
 
 def dump_index(index: DocIndex) -> str:
-    data = {**index.extra, "documents": [d.as_json() for d in index.documents]}
-    data.setdefault("schemaVersion", SCHEMA_VERSION)
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return dump_record_list(index.extra, "documents", [d.as_json() for d in index.documents],
+                            SCHEMA_VERSION)
 
 
 # -- managed copies ---------------------------------------------------------------------------

@@ -26,10 +26,10 @@ from gitmem.documents.model import (
     render_copy,
     timestamp,
 )
-from gitmem.errors import InvalidInputError
+from gitmem.errors import InvalidInputError, ParseError
 from gitmem.format import layers as L
 from gitmem.format.document import split_copy
-from gitmem.fsio import read_text
+from gitmem.store.tree import read_memory_text
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store, WriteTxn
@@ -76,8 +76,8 @@ def copy_path(scope: str, record: DocRecord) -> str:
 
 def read_index(store: Store, scope: str) -> DocIndex:
     relpath = index_path(scope)
-    try:
-        return load_index(read_text(store.path(relpath)), relpath)
+    try:  # a folder, link, FIFO or binary file in its place is a ParseError naming it
+        return load_index(read_memory_text(store.root, relpath), relpath)
     except FileNotFoundError:
         return DocIndex()
 
@@ -88,8 +88,8 @@ def write_index(store: Store, txn: WriteTxn, scope: str, index: DocIndex) -> Non
 
 def read_body(store: Store, scope: str, record: DocRecord) -> tuple[str, int] | None:
     """(body, line where it starts) of a managed copy; None when the copy is missing."""
-    try:
-        text = read_text(store.path(copy_path(scope, record)))
+    try:  # ParseError (naming the copy) when it is not a regular UTF-8 file
+        text = read_memory_text(store.root, copy_path(scope, record))
     except FileNotFoundError:
         return None
     _values, body, line = split_copy(text)
@@ -155,7 +155,11 @@ def make_room(store: Store, txn: WriteTxn, scope: str, index: DocIndex, incoming
     for record in order:
         if total <= limits.active:
             break
-        current, body = with_hand_edit(store, scope, record)
+        try:
+            current, body = with_hand_edit(store, scope, record)
+        except ParseError as exc:  # one unreadable copy must not stop the shelf
+            store.notes.append(f"{exc}: not archived, left where it is")
+            continue
         archived = replace(current, status="archived")
         place(store, txn, scope, record, archived, body if body is not None else "")
         index.documents = [archived if d.id == record.id else d for d in index.documents]

@@ -265,7 +265,12 @@ def list_documents(store: Store, *, include_all: bool = False, scope: str | None
     seen = load_access(store.root)
     out = []
     for key in scopes:
-        for record in read_index(store, key).documents:
+        try:
+            records = read_index(store, key).documents
+        except InvalidInputError as exc:  # one unreadable index must not hide the others
+            store.notes.append(f"{exc} (its documents are not listed)")
+            continue
+        for record in records:
             if include_all or record.status == "active":
                 out.append(_view(store, key, record, seen))
     out.sort(key=lambda v: str(v["updatedAt"]), reverse=True)

@@ -12,6 +12,7 @@ import pygit2
 from pygit2.enums import CredentialType
 
 from gitmem.errors import AuthError, GitLayerError, SyncError
+from gitmem.fsio import read_regular_file
 from gitmem.git.gitnet import Token
 from gitmem.redaction import (  # noqa: F401 - re-exported for the git layer's callers
     TOKEN_ENV,
@@ -45,7 +46,11 @@ def load_token(token_file: Path | None) -> str | None:
             f"refusing to use token file {token_file}: mode {mode:04o} lets other users read it;"
             f" run chmod 600 {token_file}"
         )
-    token = token_file.read_text(encoding="utf-8").strip()
+    try:
+        token = read_regular_file(token_file).decode("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        raise AuthError(f"token file {token_file} cannot be read as text: remove it and give the"
+                        " token again (`gitmem remote set URL` with the token in the URL)") from None
     register_secret(token)
     return token or None
 

@@ -9,7 +9,6 @@ Git runs a hook as `python -P -m gitmem.githooks <name> [args]` in the work tree
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gitmem.errors import InvalidInputError, StoreStateError
+from gitmem.fsio import load_json_object, read_regular_file
 from gitmem.git import binary as gitcli
 from gitmem.githooks.driver import merge_driver_command
 
@@ -61,9 +61,8 @@ def render_script(name: str, python: str) -> str:
 
 
 def is_gitmem_script(path: Path) -> bool:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            head = handle.read(400)
+    try:  # never opened when it is a FIFO or a folder: a hook script is a regular file
+        head = read_regular_file(path)[:400].decode("utf-8", errors="replace")
     except OSError:
         return False
     return MARKER in head
@@ -71,7 +70,7 @@ def is_gitmem_script(path: Path) -> bool:
 
 def _script_python(path: Path) -> str | None:
     try:
-        match = _PYTHON_LINE.search(path.read_text(encoding="utf-8", errors="replace"))
+        match = _PYTHON_LINE.search(read_regular_file(path).decode("utf-8", errors="replace"))
     except OSError:
         return None
     if not match:
@@ -83,8 +82,8 @@ def _script_python(path: Path) -> str | None:
 def _current_script(target: Path, name: str, python: str) -> bool:
     """True when the installed script is what this version of gitmem would write."""
     try:
-        return target.read_text(encoding="utf-8") == render_script(name, python)
-    except OSError:
+        return read_regular_file(target).decode("utf-8") == render_script(name, python)
+    except (OSError, UnicodeDecodeError):
         return False
 
 
@@ -105,11 +104,7 @@ def _hooks_dir(root: Path) -> Path:
 
 
 def _state(root: Path) -> dict[str, Any]:
-    try:
-        data = json.loads((root / STATE_FILE).read_text(encoding="utf-8"))
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
+    return load_json_object(root / STATE_FILE)
 
 
 def status(root: Path, python: str | None = None) -> HooksReport:

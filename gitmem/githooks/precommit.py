@@ -164,7 +164,9 @@ def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str
                               for r in map(L.classify_path, topics)})
         for relpath in index_paths:
             if relpath not in staged and (root / relpath).is_file():
-                problems.extend(_legacy_entries(relpath, (root / relpath).read_text(encoding="utf-8")))
+                with contextlib.suppress(ParseError):  # not text: regenerated below all the same
+                    problems.extend(_legacy_entries(relpath, decode_memory_bytes(
+                        (root / relpath).read_bytes(), relpath)))
         if problems:
             for problem in problems:
                 print(problem, file=sys.stderr)
@@ -187,10 +189,29 @@ def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str
 
             store.catalog.refresh(topics, read)
             store.regenerate_layer_indexes(topics)
+            index_paths += _system_doc(store)
         _stage(root, whole + index_paths + _kept_marks(root, store))
         return 0
     finally:
         store.close()
+
+
+def _system_doc(store: Any) -> list[str]:
+    """SYSTEM.md rendered for the commit's counts, when it changes: a plain commit keeps it
+    current as a gitmem write does."""
+    from gitmem.fsio import read_regular_file, write_text_atomic
+
+    target = store.root / "SYSTEM.md"
+    text = store.render_system_doc()
+    try:
+        if read_regular_file(target) == text.encode("utf-8"):
+            return []
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return []  # not a regular file: left as it is (gitmem status reports it)
+    write_text_atomic(target, text, durable=False)
+    return ["SYSTEM.md"]
 
 
 def _kept_marks(root: Path, store: Any) -> list[str]:

@@ -10,7 +10,6 @@ a lost watermark, a fresh clone or a rewound head never records a commit twice."
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -18,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitmem.errors import InvalidInputError
+from gitmem.errors import InvalidInputError, ParseError
 from gitmem.format import layers as L
 from gitmem.format.entry import Entry
 from gitmem.format.markdown import (
@@ -28,9 +27,10 @@ from gitmem.format.markdown import (
     render_topic_file,
     unclosed_fence,
 )
-from gitmem.fsio import read_text, write_json_atomic
+from gitmem.fsio import load_json_object, write_json_atomic
 from gitmem.history.gitlog import Commit, head, is_ancestor, read_commits, repository_top, rev_list
 from gitmem.observe.record import record
+from gitmem.store.tree import read_memory_text
 from gitmem.store.txn import refuse_subagent
 from gitmem.verbs.base import safe_body, target_scope
 
@@ -47,7 +47,8 @@ _FIELD_LINE = re.compile(r"^(\*\*[A-Za-z][A-Za-z -]*:\*\*)", re.MULTILINE)
 
 @dataclass
 class HistoryReport:
-    """What one pass did. result: recorded | up-to-date | no-commits."""
+    """What one pass did. result: recorded | up-to-date | no-commits | skipped (every new commit
+    belongs to a day whose file cannot be read)."""
 
     repo: str
     workspace: str
@@ -56,6 +57,7 @@ class HistoryReport:
     already_recorded: int = 0
     fell_back: bool = False
     more: bool = False  # the range held more than `limit` commits: the next pass continues
+    skipped: list[str] = field(default_factory=list)  # day files that cannot be read, and why
     head: str | None = None
     days: list[str] = field(default_factory=list)
     message: str = ""
@@ -64,21 +66,25 @@ class HistoryReport:
         return asdict(self)
 
 
-def recorded_commits(store: Store, key: str) -> set[str]:
-    """Full hashes of every commit the workspace's history layer already holds."""
-    folder = store.root / L.topic_dir(key, "history")
+def recorded_commits(store: Store, key: str, unreadable: dict[str, str] | None = None) -> set[str]:
+    """Full hashes of every commit the workspace's history layer already holds; a day file that
+    cannot be read goes into `unreadable` (path -> why) and its commits count as not recorded."""
+    folder = L.topic_dir(key, "history")
     found: set[str] = set()
-    for path in folder.glob("*.md") if folder.is_dir() else []:
-        found.update(_COMMIT_LINE.findall(read_text(path)))
+    for path in sorted(store.root.joinpath(folder).glob("*.md")):
+        relpath = f"{folder}/{path.name}"
+        try:
+            found.update(_COMMIT_LINE.findall(read_memory_text(store.root, relpath)))
+        except FileNotFoundError:
+            continue
+        except ParseError as exc:
+            if unreadable is not None:
+                unreadable[relpath] = str(exc)
     return found
 
 
 def _load_state(root: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(read_text(root / STATE_FILE))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return load_json_object(root / STATE_FILE)
 
 
 def _plan(repo: Path, tip: str, mark: str | None, limit: int, report: HistoryReport) -> tuple[list[str], str]:
@@ -120,8 +126,10 @@ def _write_day(store: Store, txn: WriteTxn, key: str, day: str, entries: list[En
 
     The catalog is told what was written, so the commit does not parse the files again."""
     relpath = L.topic_path(key, "history", day)
-    path = store.path(relpath)
-    existing = read_text(path) if path.exists() else None
+    try:
+        existing: str | None = read_memory_text(store.root, relpath)
+    except FileNotFoundError:
+        existing = None
     if existing is not None:
         text = append_entry_text(existing, entries[0])
     else:
@@ -164,20 +172,24 @@ def ingest(store: Store, repo: Path | None = None, *, limit: int = DEFAULT_LIMIT
         return _finish(store, report)
     candidates, new_mark = _plan(top, tip, mark, limit, report)
     with store.locked():  # two passes at once (a hook and a person) must not both record a commit
-        known = recorded_commits(store, key)
+        unreadable: dict[str, str] = {}
+        known = recorded_commits(store, key, unreadable)
+        report.skipped = [f"{why}: the commits of that day wait until it is fixed" for why in unreadable.values()]
         wanted = [oid for oid in candidates if oid not in known]
         report.already_recorded = len(candidates) - len(wanted)
         if wanted:
             if say:
                 say(f"reading {len(wanted)} commits of {top.name}")
-            _record_commits(store, report, key, read_commits(top, wanted), say)
+            _record_commits(store, report, key, read_commits(top, wanted), say, unreadable)
+    if report.skipped:  # the next pass walks these commits again (recorded ones are known)
+        new_mark = mark or ""
     state[key] = {"head": new_mark, "repo": str(top), "at": datetime.now(UTC).isoformat(timespec="seconds")}
     write_json_atomic(store.root / STATE_FILE, state, durable=False)
     return _finish(store, report)
 
 
 def _record_commits(store: Store, report: HistoryReport, key: str, commits: list[Commit],
-                    say: Callable[[str], None] | None) -> None:
+                    say: Callable[[str], None] | None, unreadable: dict[str, str]) -> None:
     by_day: dict[str, list[Commit]] = {}
     for commit in commits:
         by_day.setdefault(commit.day, []).append(commit)
@@ -187,13 +199,18 @@ def _record_commits(store: Store, report: HistoryReport, key: str, commits: list
         target_scope(store, txn, "history", "workspace", key)
         number = store.catalog.max_number(key, "history")
         for day in sorted(by_day):
+            if L.topic_path(key, "history", day) in unreadable:
+                continue  # its commits wait for the next pass rather than overwrite the file
             entries = []
             for commit in by_day[day]:
                 number += 1
                 entries.append(commit_entry(commit, L.format_id(key, "history", number)))
             _write_day(store, txn, key, day, entries)
-        txn.message = f"history: {_count(len(commits), 'commit')} of {key} ({_count(len(by_day), 'day')})"
-    report.result, report.recorded, report.days = "recorded", len(commits), sorted(by_day)
+        days = sorted(day for day in by_day if L.topic_path(key, "history", day) not in unreadable)
+        recorded = sum(len(by_day[day]) for day in days)
+        txn.message = f"history: {_count(recorded, 'commit')} of {key} ({_count(len(days), 'day')})"
+    report.result = "recorded" if recorded else "skipped"
+    report.recorded, report.days = recorded, days
 
 
 def _count(n: int, noun: str) -> str:

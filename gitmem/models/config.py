@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gitmem.errors import InvalidInputError, NotFoundError
-from gitmem.fsio import file_lock, read_text, write_json_atomic
+from gitmem.fsio import file_lock, read_regular_file, write_json_atomic
 from gitmem.redaction import redact
 
 LADDER_FILE = "state/models.json"
@@ -110,7 +110,7 @@ def load_saved_ladder(root: Path) -> Ladder:
     """The ladder in state/models.json; a broken file is an error, never silently replaced."""
     path = root / LADDER_FILE
     try:
-        data = json.loads(read_text(path))
+        data = json.loads(read_regular_file(path))  # a FIFO in its place is refused, not waited on
     except FileNotFoundError:
         return Ladder()
     except (OSError, ValueError) as exc:

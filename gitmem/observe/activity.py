@@ -4,10 +4,11 @@ for a person asking "what has gitmem been doing here?" (`gitmem log`)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
-from gitmem.fsio import read_text, write_text_atomic
+from gitmem.fsio import open_regular, read_regular_file, read_text, write_text_atomic
 
 ACTIVITY_FILE = "state/activity.jsonl"
 KEEP_LINES = 500
@@ -21,7 +22,11 @@ def append_activity(root: Path, record: dict[str, Any]) -> None:
     path = root / ACTIVITY_FILE
     line = json.dumps(record, ensure_ascii=False, sort_keys=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8") as handle:
+    try:  # a FIFO or folder in its place is left alone: the feed is only a record
+        fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    except OSError:
+        return
+    with os.fdopen(fd, "a", encoding="utf-8") as handle:
         handle.write(line + "\n")
     if path.stat().st_size > TRIM_BYTES:
         lines = read_text(path).splitlines()
@@ -31,7 +36,7 @@ def append_activity(root: Path, record: dict[str, Any]) -> None:
 def recent_activity(root: Path, limit: int = 20) -> list[dict[str, Any]]:
     """The newest `limit` actions, oldest first; unreadable lines are skipped."""
     try:
-        lines = read_text(root / ACTIVITY_FILE).splitlines()
+        lines = read_regular_file(root / ACTIVITY_FILE).decode("utf-8", errors="replace").splitlines()
     except OSError:
         return []
     found: list[dict[str, Any]] = []

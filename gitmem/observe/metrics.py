@@ -11,7 +11,7 @@ from typing import Any
 
 from gitmem.errors import LockTimeoutError
 from gitmem.eventlog import now_iso
-from gitmem.fsio import file_lock, read_text
+from gitmem.fsio import file_lock, load_json_object, open_regular
 
 METRICS_FILE = "state/metrics.json"
 _LOCK_FILE = "state/metrics.lock"
@@ -21,11 +21,7 @@ _LOCK_TIMEOUT = 2.0
 
 def load_metrics(root: Path) -> dict[str, Any]:
     """The counters ({} when none were recorded yet or the file is unreadable)."""
-    try:
-        data = json.loads(read_text(root / METRICS_FILE))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return load_json_object(root / METRICS_FILE)
 
 
 def _add(data: dict[str, Any], dotted: str, amount: int) -> None:
@@ -50,7 +46,7 @@ def bump(root: Path, counters: Iterable[str], amount: int = 1) -> None:
     path = root / METRICS_FILE
     try:
         with file_lock(root / _LOCK_FILE, _LOCK_TIMEOUT, "the metrics lock"):
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = open_regular(path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
                 _bump_file(fd, names, amount)
             finally:

@@ -85,7 +85,7 @@ class EntryTrace:
 
     def __init__(self, root: Path, entry_id: str) -> None:
         if L.parse_id(entry_id) is None:
-            raise InvalidInputError(f"malformed id {entry_id!r} (expected <scope>-<abbr>-<NNNN>)")
+            raise InvalidInputError(f"malformed Id {entry_id!r} (expected <scope>-<abbr>-<NNNN>)")
         self.entry_id = entry_id
         self.history = RepoHistory(root)
         self._finder: NeedleFinder = self.history.needle_finder(entry_id.encode(), MEMORY_FOLDERS)
@@ -131,7 +131,7 @@ class EntryTrace:
             new = here[0] if here else None
             out.append(Change(commit, kind, old, new, summarize(old, new)))
         if not out:
-            raise NotFoundError(f"no entry with id {self.entry_id} in the history of this store")
+            raise NotFoundError(f"no entry with Id {self.entry_id} in the history of this store")
         return out
 
 

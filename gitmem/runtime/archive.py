@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 from gitmem.format import layers as L
 from gitmem.format.entry import Entry, text_hash
 from gitmem.format.markdown import CONFLICT_MARKER_RE, new_topic_file
-from gitmem.fsio import read_text
+from gitmem.fsio import read_regular_text
 from gitmem.runtime.model import Item
 from gitmem.runtime.tier import ARCHIVE_FILE, runtime_dir
+from gitmem.store.tree import read_memory_text
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store, WriteTxn
@@ -79,9 +80,9 @@ def _body(text: str) -> str:
 
 def _legacy_layer(store: Store, scope: str, layer: str) -> bool:
     try:
-        return bool(_LEGACY_ENTRY_RE.search(read_text(store.path(L.layer_index_path(scope, layer)))))
-    except FileNotFoundError:
-        return False
+        return bool(_LEGACY_ENTRY_RE.search(read_regular_text(store.path(L.layer_index_path(scope, layer)))))
+    except (OSError, UnicodeDecodeError):
+        return False  # missing, or not a layer file at all (a folder in its place): not legacy
 
 
 class Archiver:
@@ -125,9 +126,8 @@ class Archiver:
         return Moved(item, relpath, entry_id)
 
     def _to_list(self, relpath: str, source: str, items: list[Item], moment: str) -> Moved:
-        path = self.store.path(relpath)
-        try:
-            text = read_text(path)
+        try:  # ParseError naming the file when it is not a regular UTF-8 file
+            text = read_memory_text(self.store.root, relpath)
         except FileNotFoundError:
             text = (f"# Items that left {source}\n\n"
                     f"gitmem moves an item here when {source} is over its budget and an add needs room\n"

@@ -13,7 +13,6 @@ a person can edit them like any text file (see edits.py for how such edits come 
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import unicodedata
@@ -22,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from gitmem.errors import InvalidInputError
+from gitmem.format.records import conflict_of, dump_record_list, load_record_list
 
 SCHEMA_VERSION = 1
 TARGETS: tuple[str, ...] = ("user", "memory")
@@ -49,9 +49,7 @@ class Item:
 
     @property
     def conflict(self) -> dict[str, Any] | None:
-        """The other machine's version when a merge found two different edits of this record."""
-        value = self.extra.get("conflict")
-        return value if isinstance(value, dict) else None
+        return conflict_of(self.extra)
 
     def as_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -149,19 +147,12 @@ def parse_timestamp(value: str) -> datetime | None:
 
 # -- the JSON file ----------------------------------------------------------------------------
 def load_records(text: str, path: str = RECORDS_FILE) -> RuntimeFile:
-    """Parse memories.json; InvalidInputError with line and column when it is not readable."""
-    if not text.strip():
+    """Parse memories.json; InvalidInputError naming the line when it is not readable."""
+    raws, extra = load_record_list(text, path, "items")
+    if not raws and not extra:
         return RuntimeFile()
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(
-            f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); fix it by hand or restore it with git"
-        ) from None
-    if not isinstance(data, dict) or not isinstance(data.get("items", []), list):
-        raise InvalidInputError(f"{path}: expected an object with an `items` list")
     items = []
-    for number, raw in enumerate(data.get("items", []), 1):
+    for number, raw in enumerate(raws, 1):
         if not isinstance(raw, dict) or not isinstance(raw.get("content"), str):
             raise InvalidInputError(f"{path}: item {number} has no text `content`")
         target = raw.get("target", "memory")
@@ -177,14 +168,13 @@ def load_records(text: str, path: str = RECORDS_FILE) -> RuntimeFile:
             branches=tuple(str(b) for b in branches) if isinstance(branches, list) else (),
             extra={k: v for k, v in raw.items() if k not in _KNOWN},
         ))
-    return RuntimeFile(items, {k: v for k, v in data.items() if k != "items"})
+    return RuntimeFile(items, extra)
 
 
 def dump_records(records: RuntimeFile) -> str:
     """memories.json text: fixed key order, two-space indent, UTF-8 kept, final newline."""
-    data = {**records.extra, "items": [item.as_json() for item in records.items]}
-    data.setdefault("schemaVersion", SCHEMA_VERSION)
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return dump_record_list(records.extra, "items", [item.as_json() for item in records.items],
+                            SCHEMA_VERSION)
 
 
 def without_duplicates(records: RuntimeFile) -> tuple[RuntimeFile, list[Item]]:

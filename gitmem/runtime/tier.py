@@ -12,7 +12,6 @@ Without a recorded base (a fresh clone) the committed copy at HEAD serves as the
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,9 +19,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitmem.errors import InvalidInputError
+from gitmem.errors import InvalidInputError, ParseError
 from gitmem.format import layers as L
-from gitmem.fsio import read_text, write_json_atomic
+from gitmem.fsio import load_json_object, write_json_atomic
 from gitmem.runtime.budget import Limits
 from gitmem.runtime.edits import Change, apply_changes, diff_lines
 from gitmem.runtime.model import (
@@ -35,6 +34,7 @@ from gitmem.runtime.model import (
     render_projection,
     timestamp,
 )
+from gitmem.store.tree import read_memory_text
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store, WriteTxn
@@ -71,11 +71,7 @@ def _digest(text: str) -> str:
 
 
 def load_state(root: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(read_text(root / STATE_FILE))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return load_json_object(root / STATE_FILE)
 
 
 def remember_projections(root: Path, texts: dict[str, str]) -> None:
@@ -107,8 +103,8 @@ def recorded_base(root: Path, relpath: str) -> str | None:
 def read_records(store: Store, scope: str) -> RuntimeFile:
     """The scope's records (none when it has no memories.json yet)."""
     relpath = records_path(scope)
-    try:
-        text = read_text(store.path(relpath))
+    try:  # a folder, link, FIFO or binary file in its place is a ParseError naming it
+        text = read_memory_text(store.root, relpath)
     except FileNotFoundError:
         return RuntimeFile()
     return load_records(text, relpath)
@@ -136,9 +132,12 @@ def hand_edits(store: Store, scope: str, records: RuntimeFile, limits: Limits,
         relpath = projection_path(scope, target)
         path = store.path(relpath)
         try:
-            disk = read_text(path)
+            disk = read_memory_text(store.root, relpath)
         except FileNotFoundError:
             continue  # a missing projection is rendered again
+        except ParseError as exc:  # reported like a line that breaks the rules: never imported
+            found.append(HandEdit(relpath, target, problems=[(exc.line, exc.reason)]))
+            continue
         rendered = render_projection([item.content for item in records.of(target)])
         base = recorded_base(store.root, relpath)
         if disk == rendered:

@@ -24,7 +24,7 @@ from gitmem.format.entry import Entry
 from gitmem.format.freshness import entry_volatility
 from gitmem.format.layers import LAYERS, classify_path, is_workspace_key
 from gitmem.format.markdown import conflict_marker_lines, decode_memory_bytes, parse_topic_file
-from gitmem.fsio import NotRegularFileError, read_regular_file
+from gitmem.fsio import NotRegularFileError, read_regular_file, read_regular_text
 from gitmem.search.documents import document_sections
 
 SCHEMA_VERSION = 1
@@ -186,7 +186,7 @@ class Manifest:
 def load_manifest(path: Path) -> Manifest | None:
     """The manifest on disk, or None when it is missing, unreadable or of another schema."""
     try:
-        manifest = Manifest.from_json(path.read_text("utf-8"))
+        manifest = Manifest.from_json(read_regular_text(path))
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return None
     return manifest if manifest.schema == SCHEMA_VERSION and manifest.folder else None

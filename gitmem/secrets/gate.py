@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from gitmem.fsio import read_text, write_text_atomic
+from gitmem.fsio import read_regular_file, read_text, write_text_atomic
 
 CACHE_NAME = "secret-patterns.json"
 _VERSION_RE = re.compile(r"""VERSION\s*=\s*['"]([^'"]+)['"]""")
@@ -68,7 +68,7 @@ def load_gate(skipped: frozenset[str]) -> list[re.Pattern[str]] | None:
 def _read_gate(path: Path, skipped: frozenset[str]) -> list[re.Pattern[str]] | None:
     version = installed_version()
     try:
-        data = json.loads(read_text(path))
+        data = json.loads(read_regular_file(path))  # index/ is machine-local: never wait on a FIFO
         if not version or data.get("version") != version or not data.get("patterns"):
             return None
         if sorted(data.get("skipped") or ()) != sorted(skipped):

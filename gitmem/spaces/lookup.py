@@ -8,6 +8,7 @@ qualified references to choose from, never guessed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,9 @@ from gitmem.spaces.mounts import (
 
 if TYPE_CHECKING:
     from gitmem.store.store import Located, Store
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
 @dataclass(frozen=True)
@@ -43,8 +47,9 @@ class Ref:
 def split_ref(ref: str) -> tuple[str | None, str]:
     """(`SPACE` or None, `ID`) of `SPACE/ID` or `ID`."""
     space, _, entry_id = ref.strip().rpartition("/")
-    if parse_id(entry_id) is None:
-        raise InvalidInputError(f"malformed id {ref!r} (expected <scope>-<abbr>-<NNNN> or SPACE/ID)")
+    # An Id written by hand in another shape is looked up as given (Store.locate names it).
+    if parse_id(entry_id) is None and not _TOKEN.fullmatch(entry_id):
+        raise InvalidInputError(f"malformed Id {ref!r} (expected <scope>-<abbr>-<NNNN> or SPACE/ID)")
     return space or None, entry_id
 
 
@@ -84,7 +89,7 @@ def resolve_ref(home: Store, ref: str, *, space: str | None = None,
     if len(found) == 1:
         return found[0]
     if not found:
-        raise NotFoundError(f"no entry with id {entry_id}")
+        raise NotFoundError(f"no entry with Id {entry_id}")
     choices = ", ".join(r.qualified for r, _ in found)
     raise InvalidInputError(f"{entry_id} exists in several spaces: name one ({choices})")
 

@@ -142,11 +142,28 @@ class StoreBase:
         when it cannot be read (not a regular file, binary, not UTF-8, broken frontmatter)."""
         return tree.read_topic(self.root, relpath)
 
-    def write_file(self, txn: WriteTxn, relpath: str, text: str, *, settling: bool = False) -> bool:
+    def refresh_system_doc(self, txn: WriteTxn) -> None:
+        """SYSTEM.md follows every write: its holdings table is rendered from the catalog, so it
+        changes (and joins the write's commit) only when the counts or the settings did."""
+        path = self.path("SYSTEM.md")
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            self.notes.append("SYSTEM.md is not a regular file: left as it is")
+            return
+        # No fsync: the file is rendered again by the next write should a power cut lose it.
+        self.write_file(txn, "SYSTEM.md", self.render_system_doc(), durable=False)
+
+    def render_system_doc(self) -> str:
+        from gitmem.store.system_doc import render_system_doc
+
+        return render_system_doc(self.registry, self.catalog.counts())
+
+    def write_file(self, txn: WriteTxn, relpath: str, text: str, *, settling: bool = False,
+                   durable: bool = True) -> bool:
         """Write atomically when the content differs; returns whether it changed.
 
         A conflict block in the file is kept byte for byte or the write is refused, unless the
-        write is `settling` it (gitmem resolve)."""
+        write is `settling` it (gitmem resolve). `durable=False` skips the fsync, for a generated
+        file the next write renders again if a power cut loses it."""
         target = self.path(relpath)
         try:
             old = read_text(target)
@@ -157,7 +174,7 @@ class StoreBase:
         except FileNotFoundError:
             pass
         self._journal(txn, relpath)
-        write_text_atomic(target, text)
+        write_text_atomic(target, text, durable=durable)
         txn.note(relpath)
         return True
 

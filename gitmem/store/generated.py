@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from gitmem.format import layers as L
@@ -20,8 +21,12 @@ GITATTRIBUTES = (
 )
 
 
-def regenerate_layer_indexes(root: Path, catalog: Catalog, relpaths: list[str]) -> list[str]:
-    """Rewrite the layer index of every layer these topic files belong to; returns changed paths."""
+def regenerate_layer_indexes(root: Path, catalog: Catalog, relpaths: list[str],
+                             note: Callable[[str], None] | None = None) -> list[str]:
+    """Rewrite the layer index of every layer these topic files belong to; returns changed paths.
+
+    A folder where an index belongs cannot be replaced: it is left, named through `note`, and
+    the write goes on (`gitmem check` reports it too)."""
     changed = []
     layers_touched = {
         (role.scope, role.layer)
@@ -32,6 +37,10 @@ def regenerate_layer_indexes(root: Path, catalog: Catalog, relpaths: list[str]) 
         relpath = L.layer_index_path(scope, layer)
         text = L.render_layer_index(scope, layer, catalog.topics(scope, layer))
         target = root / relpath
+        if target.is_dir() and not target.is_symlink():
+            if note is not None:
+                note(f"{relpath} is a folder: the layer index was not written (move the folder away)")
+            continue
         if _current_bytes(target) != text.encode("utf-8"):
             write_text_atomic(target, text)
             changed.append(relpath)

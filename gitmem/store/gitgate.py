@@ -15,7 +15,6 @@ process itself) waits until that `git commit` has exited before it moves HEAD.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import time
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from pathlib import Path
 
 from gitmem.errors import GitLayerError, LockTimeoutError
 from gitmem.eventlog import log_event
-from gitmem.fsio import pid_alive, remove_file, write_json_atomic
+from gitmem.fsio import load_json_object, pid_alive, remove_file, write_json_atomic
 from gitmem.git.locks import (
     GitProcess,
     git_processes,
@@ -117,10 +116,7 @@ def announcements(root: Path) -> list[Announcement]:
             continue
         if suffix != "json":
             continue
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            data = {}
+        data = load_json_object(path)
         if data.get("start") in (None, process_start(pid)):
             found.append(Announcement(pid, path, data.get("head")))
         else:  # the pid now names another process

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gitmem.fsio import read_text, remove_file, write_json_atomic
+from gitmem.fsio import read_regular_file, remove_file, write_json_atomic
 
 JOURNAL = "state/journal.json"
 
@@ -27,7 +27,7 @@ def pending(root: Path) -> tuple[str, list[str]] | None:
     if not path.exists():
         return None
     try:
-        data = json.loads(read_text(path))
+        data = json.loads(read_regular_file(path))
         return str(data.get("verb", "write")), [str(p) for p in data.get("paths", [])]
-    except (json.JSONDecodeError, AttributeError, OSError):
+    except (ValueError, AttributeError, OSError):  # a FIFO in its place is never opened
         return "write", []

@@ -31,7 +31,7 @@ def leftovers(store: StoreBase) -> list[Problem]:
     try:
         load_registry(store.root)
     except StoreStateError as exc:
-        found.append(Problem("memory.json", 1, str(exc)))
+        found.append(Problem("memory.json", 1, str(exc).removeprefix("memory.json: ")))
     pending = journal.pending(store.root)
     if pending is not None:
         found.append(hint(journal.JOURNAL, 1, f"a `{pending[0]}` was interrupted; the next write "

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gitmem.errors import StoreStateError
-from gitmem.fsio import read_text, write_json_atomic
+from gitmem.fsio import load_json_object, read_regular_file, write_json_atomic
 
 SCHEMA_VERSION = 1
 DEFAULT_SETTINGS: dict[str, Any] = {
@@ -61,19 +62,38 @@ def default_registry(branch: str = "main") -> Registry:
 def load_registry(root: Path) -> Registry:
     """Read memory.json; a broken file is a one-line error, never silently replaced."""
     path = root / "memory.json"
-    if not path.exists():
+    if not os.path.lexists(path):
         return default_registry()
     try:
-        data = json.loads(read_text(path))
+        data = json.loads(read_regular_file(path).decode("utf-8"))
     except json.JSONDecodeError as exc:
         raise StoreStateError(
             f"memory.json is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); fix it by hand or restore it with git"
         ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc)
+        raise StoreStateError(f"memory.json cannot be read ({reason}); restore it with git") from None
     if not isinstance(data, dict):
         raise StoreStateError("memory.json must hold a JSON object")
-    if not isinstance(data.get("workspaces", {}), dict):
-        raise StoreStateError("memory.json: 'workspaces' must be an object")
+    for key in ("workspaces", "git", "settings"):
+        if not isinstance(data.get(key, {}), dict):
+            raise StoreStateError(f"memory.json: '{key}' must be an object")
+    _check_freshness((data.get("settings") or {}).get("freshness", {}))
     return Registry(data)
+
+
+MAX_WINDOW_DAYS = 100_000
+
+
+def _check_freshness(value: Any) -> None:
+    """settings.freshness: volatility name -> window in whole days (1 to 100000)."""
+    if not isinstance(value, dict):
+        raise StoreStateError("memory.json: 'settings.freshness' must be an object of volatility -> days,"
+                              ' e.g. {"stable": 365, "normal": 90, "volatile": 3}')
+    for name, days in value.items():
+        if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= MAX_WINDOW_DAYS:
+            raise StoreStateError(f"memory.json: 'settings.freshness.{name}' must be a whole number of"
+                                  f" days from 1 to {MAX_WINDOW_DAYS}, not {json.dumps(days)}")
 
 
 def save_registry(root: Path, registry: Registry) -> None:
@@ -86,14 +106,8 @@ def _associations_path(root: Path) -> Path:
 
 
 def load_associations(root: Path) -> dict[str, str]:
-    path = _associations_path(root)
-    if not path.exists():
-        return {}
-    try:
-        data = json.loads(read_text(path))
-    except json.JSONDecodeError:
-        return {}  # a derived, machine-local file: a broken copy is rebuilt by the next associate
-    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+    # A derived, machine-local file: a broken copy is rebuilt by the next associate.
+    return {str(k): str(v) for k, v in load_json_object(_associations_path(root)).items()}
 
 
 def save_association(root: Path, folder: Path, key: str) -> None:

@@ -16,7 +16,7 @@ from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
 from gitmem.format.idmarks import MARKS_PATH
 from gitmem.format.normalize import Outcome
-from gitmem.fsio import is_temp_name, read_text, refuse_link, sweep_temp
+from gitmem.fsio import is_temp_name, read_regular_text, read_text, refuse_link, sweep_temp
 from gitmem.observe.record import record
 from gitmem.resources import read_text as read_resource
 from gitmem.secrets.scan import refuse_hand_edit_secrets
@@ -115,6 +115,7 @@ class Store(StoreBase):
         self.catalog.refresh([p for p in txn.touched if p not in txn.cataloged], read)
         for relpath in self.regenerate_layer_indexes(txn.touched + txn.changed_elsewhere):
             txn.note(relpath)
+        self.refresh_system_doc(txn)
         self.keep_marks(txn)
         message = txn.message or f"{txn.verb}"
         oid = self.git.commit_paths(txn.touched, message)
@@ -160,9 +161,12 @@ class Store(StoreBase):
     def ignore_temp_files(self) -> None:
         """A store made by an earlier version gets the .gitignore lines it lacks (temp files)."""
         try:
-            current: str | None = read_text(self.path(".gitignore"))
+            current: str | None = read_regular_text(self.path(".gitignore"))
         except FileNotFoundError:
             current = None
+        except (OSError, UnicodeDecodeError):  # not a file gitmem can add lines to: leave it
+            self.notes.append(".gitignore is not a regular UTF-8 file: its lines were not checked")
+            return
         text = generated.with_missing_lines(current, generated.GITIGNORE)
         if text is None:
             return
@@ -265,7 +269,7 @@ class Store(StoreBase):
 
     def regenerate_layer_indexes(self, relpaths: list[str]) -> list[str]:
         """Rewrite the layer index of every layer these topic files belong to; returns changed paths."""
-        return generated.regenerate_layer_indexes(self.root, self.catalog, relpaths)
+        return generated.regenerate_layer_indexes(self.root, self.catalog, relpaths, self.notes.append)
 
     def update_search_index(self, relpaths: list[str]) -> None:
         """Keep an existing search index current for these files (no index: nothing to do).
@@ -290,11 +294,6 @@ class Store(StoreBase):
 
             self._search_index = GuardedIndex(self.root, note=self.notes.append)
         return self._search_index
-
-    def render_system_doc(self) -> str:
-        from gitmem.store.system_doc import render_system_doc
-
-        return render_system_doc(self.registry, self.catalog.counts())
 
     # -- init --------------------------------------------------------------------------------
     def init(self, *, branch: str = "main") -> bool:
@@ -367,12 +366,12 @@ class Store(StoreBase):
     # -- lookups -----------------------------------------------------------------------------
     def locate(self, entry_id: str) -> Located:
         """Find an entry by id (catalog first, then the file)."""
-        parsed = L.parse_id(entry_id)
-        if parsed is None:
-            raise InvalidInputError(f"malformed id {entry_id!r} (expected <scope>-<abbr>-<NNNN>)")
         with self.reading():
             self.catch_up_catalog()
-        for relpath in self.catalog.locate(entry_id):
+        paths = self.catalog.locate(entry_id)
+        if not paths and L.parse_id(entry_id) is None:  # one written by hand is still found
+            raise InvalidInputError(f"malformed Id {entry_id!r} (expected <scope>-<abbr>-<NNNN>)")
+        for relpath in paths:
             topic = self.read_file(relpath)
             if topic is None:
                 continue
@@ -381,7 +380,7 @@ class Store(StoreBase):
                 role = L.classify_path(relpath)
                 return Located(topic.entries[index], relpath, role.scope, role.layer,
                                str(topic.meta.get("topic") or role.slug))
-        raise NotFoundError(f"no entry with id {entry_id}")
+        raise NotFoundError(f"no entry with Id {entry_id}")
 
     def save_registry(self, txn: WriteTxn, registry: Registry) -> None:
         before = self.path("memory.json")

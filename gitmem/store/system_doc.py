@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
 from gitmem.format import layers as L
+from gitmem.fsio import read_regular_file
 from gitmem.redaction import redact
 from gitmem.resources import read_text as read_resource
 from gitmem.store.registry import Registry
 
 # Bump when the template or what is rendered into it changes meaning.
-SYSTEM_DOC_VERSION = "5"  # 3: hot memory and documents; 4: the entry rule; 5: Related links and Paths
+SYSTEM_DOC_VERSION = "6"  # 3: hot memory and documents; 4: the entry rule; 5: Related links
+# and Paths; 6: rendered by every write
 _VERSION_RE = re.compile(r"gitmem-system-doc-version:\s*([0-9A-Za-z.-]+)")
 Counts = dict[tuple[str, str], tuple[int, int]]  # (scope, layer) -> (topic files, entries)
 
@@ -32,6 +35,11 @@ def _count_rows(counts: Counts) -> str:
     return "\n".join(rows) or "| — | — | 0 | 0 |"
 
 
+@functools.cache
+def _template() -> str:
+    return read_resource("SYSTEM.template.md")
+
+
 def render_system_doc(registry: Registry, counts: Counts) -> str:
     """Fill the template with live configuration (no secrets) and what the store holds."""
     remote = registry.git.get("remote")
@@ -45,7 +53,7 @@ def render_system_doc(registry: Registry, counts: Counts) -> str:
         "table": _count_rows(counts),
         "layers": _layer_rows(),
     }
-    text = read_resource("SYSTEM.template.md")
+    text = _template()
     for key, value in values.items():
         text = text.replace("{{" + key + "}}", value)
     return text
@@ -58,7 +66,8 @@ def system_doc_version(text: str) -> str | None:
 
 def system_doc_stale(root: Path) -> bool:
     """True when SYSTEM.md is missing or was written by another document version."""
-    path = root / "SYSTEM.md"
-    if not path.is_file():
+    try:
+        text = read_regular_file(root / "SYSTEM.md").decode("utf-8", errors="replace")
+    except OSError:
         return True
-    return system_doc_version(path.read_text(encoding="utf-8")) != SYSTEM_DOC_VERSION
+    return system_doc_version(text) != SYSTEM_DOC_VERSION

@@ -164,7 +164,7 @@ def document_conflicted(root: Path, relpath: str, text: str) -> bool:
     folder, _, name = relpath.rpartition("/")
     index = root / folder.rpartition("/")[0] / "index.json"
     try:
-        documents = json.loads(index.read_text(encoding="utf-8")).get("documents", [])
+        documents = json.loads(read_regular_file(index)).get("documents", [])
     except (OSError, ValueError, AttributeError):
         return True
     recorded = {d.get("filename"): d.get("sha256") for d in documents if isinstance(d, dict)}
@@ -199,6 +199,7 @@ def scan_tree(root: Path) -> TreeScan:
     found = TreeScan(problems=invalid_scope_folders(root))
     _scan_memory_files(root, all_memory_files(root), found)
     _scan_copies_and_records(root, found)
+    found.problems += layer_index_folders(root)
     found.conflicted.sort()
     return found
 
@@ -222,7 +223,13 @@ def _scan_copies_and_records(root: Path, found: TreeScan) -> None:
                 document_conflicted(root, relpath, data.decode("utf-8", errors="replace")):
             found.conflicted.append(relpath)
     for relpath in record_files(root):
-        if has_record_conflict((root / relpath).read_text(encoding="utf-8", errors="replace")):
+        try:  # a FIFO in a record's place is never opened (the read would wait forever)
+            data = read_regular_file(root / relpath)
+        except OSError as exc:
+            if not isinstance(exc, FileNotFoundError):
+                found.problems.append(Problem(relpath, 1, f"cannot be read: {exc}"))
+            continue
+        if has_record_conflict(data.decode("utf-8", errors="replace")):
             found.conflicted.append(relpath)
 
 
@@ -235,6 +242,14 @@ def _scan_file(root: Path, relpath: str) -> Problem | bool:
     except ParseError as exc:
         return Problem(relpath, exc.line, exc.reason)
     return bool(conflict_marker_lines(text))
+
+
+def layer_index_folders(root: Path) -> list[Problem]:
+    """Folders named like a layer's generated index: the index cannot be written there."""
+    return [Problem(relpath, 1, "a folder where the layer index belongs: move it away")
+            for scope in scope_keys(root) for layer in L.TOPIC_LAYERS
+            if (root / (relpath := L.layer_index_path(scope, layer))).is_dir()
+            and not (root / relpath).is_symlink()]
 
 
 # Answers, for topic files, which of them hold conflict markers (a stat-checked cache).

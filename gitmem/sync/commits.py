@@ -202,8 +202,10 @@ def _regenerate(
             text = L.render_layer_index(scope, layer, topics).encode("utf-8")
             if text != trees.blob("ours", path) or path in result.files:
                 result.files[path] = text
-    if SYSTEM_DOC in flagged:
-        result.files[SYSTEM_DOC] = _system_doc(store, result).encode("utf-8")
+    # SYSTEM.md describes the merged store whichever side changed it: rendered, never merged.
+    system = _system_doc(store, result).encode("utf-8")
+    if system != trees.blob("ours", SYSTEM_DOC):
+        result.files[SYSTEM_DOC] = system
     _regenerate_runtime(result, ours_paths | theirs_paths, trees)
     _renumbered_documents(result, trees)
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from gitmem.errors import ConflictError, GitmemError
 from gitmem.format.conflicts import ConflictBlock, conflict_blocks, parse_label
 from gitmem.format.markdown import conflict_marker_lines
-from gitmem.fsio import read_text
+from gitmem.fsio import read_regular_text, read_text
 from gitmem.git.machine import machine_name
 from gitmem.sync.state import CONFLICT_FILE, ConflictRecord, load_sync_state, write_conflicts
 
@@ -110,7 +110,7 @@ def current_conflicts(
     for path in sorted(paths):
         full = store.path(path)
         try:
-            text = read_text(full) if full.is_file() else ""
+            text = read_regular_text(full) if full.is_file() else ""
         except (OSError, UnicodeDecodeError):
             continue
         if is_record_file(path):

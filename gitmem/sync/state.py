@@ -7,14 +7,18 @@ ever reaches a file or a log line.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from gitmem.eventlog import LOG_FILE, log_event, now_iso  # noqa: F401 - part of this module's API
 from gitmem.eventlog import redact_value as _clean
-from gitmem.fsio import read_text, remove_file, write_json_atomic, write_text_atomic
+from gitmem.fsio import (
+    load_json_object,
+    remove_file,
+    write_json_atomic,
+    write_text_atomic,
+)
 from gitmem.redaction import redact
 
 SYNC_STATE = "state/sync.json"
@@ -57,11 +61,7 @@ class ConflictRecord:
 # -- state/sync.json ------------------------------------------------------------------------
 def load_sync_state(root: Path) -> dict[str, Any]:
     """The last recorded sync state ({} when none or unreadable: it is only a record)."""
-    try:
-        data = json.loads(read_text(root / SYNC_STATE))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    return load_json_object(root / SYNC_STATE)
 
 
 def record_sync(root: Path, **fields: Any) -> dict[str, Any]:

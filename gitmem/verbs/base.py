@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
@@ -103,3 +104,7 @@ def load_or_new_topic(store: Store, relpath: str, key: str, layer: str, topic: s
     return new_topic_file({"topic": topic, "layer": layer, "scope": key}, topic)
 
 
+def record_ref(record: dict[str, Any]) -> str:
+    """How a listed entry is named: its reference or Id, else where it is (an entry written by
+    hand has no Id until the next write commits it)."""
+    return record.get("ref") or record.get("id") or f"{record['path']}:{record['line']}, no Id yet"

@@ -57,10 +57,10 @@ def move_entry(store: Store, entry_id: str, topic: str, layer: str | None = None
             raise InvalidInputError(f"{entry_id} is already in {relpath}; nothing was written")
         source = open_held(store, found.path)
         if source is None:
-            raise NotFoundError(f"no entry with id {entry_id}")
+            raise NotFoundError(f"no entry with Id {entry_id}")
         index = source.document.find(entry_id)
         if index is None:
-            raise NotFoundError(f"no entry with id {entry_id}")
+            raise NotFoundError(f"no entry with Id {entry_id}")
         entry = source.document.entries[index]
         source.refuse_if_held(entry, "mv")
         target = open_held(store, relpath)

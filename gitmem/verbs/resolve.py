@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gitmem.errors import InvalidInputError, NotFoundError
+from gitmem.errors import InvalidInputError, NotFoundError, ParseError
 from gitmem.format import layers as L
 from gitmem.format.conflicts import (
     ConflictBlock,
@@ -33,8 +33,8 @@ from gitmem.format.conflicts import (
     parse_label,
 )
 from gitmem.format.markdown import conflict_marker_lines, parse_topic_file, render_entry
-from gitmem.fsio import read_text, write_text_atomic
-from gitmem.store.tree import conflicted_files
+from gitmem.fsio import write_text_atomic
+from gitmem.store.tree import conflicted_files, read_memory_text
 from gitmem.sync.conflicts import list_conflicts, refresh_conflict_file, this_machine
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def resolve(store: Store, target: str, how: str | None = None) -> ResolveResult:
     merging = _git_operation_in_progress(store)
     with store.writing("resolve", absorb=False) as txn:
         path = _find_path(store, target)
-        text = read_text(store.path(path))
+        text = read_memory_text(store.root, path)  # ParseError naming a file that is no text
         head = _head_text(store, path)
         block = _find_block(text, target, path)
         if how is None:
@@ -111,9 +111,12 @@ def _find_path(store: Store, target: str) -> str:
     candidates = list(dict.fromkeys([*conflicted_files(store.root), *store.catalog.locate(target),
                                      *store.git.dirty_paths()]))
     for path in candidates:
-        if not store.path(path).is_file() or not L.is_memory_file(path):
+        if not L.is_memory_file(path):
             continue
-        text = read_text(store.path(path))
+        try:
+            text = read_memory_text(store.root, path)
+        except (FileNotFoundError, ParseError):
+            continue  # gone, or not a regular UTF-8 file: no conflict block can be read in it
         if any(target in b.ids for b in conflict_blocks(text)):
             return path
     for path in candidates:  # an edit removed the markers: the conflict is in HEAD's version

@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from gitmem.capture.report import memory_work
-from gitmem.errors import StoreStateError
+from gitmem.errors import GitmemError, StoreStateError
+from gitmem.fsio import is_temp_name, refuse_link
+from gitmem.redaction import redact
+from gitmem.secrets.scan import refuse_hand_edit_secrets
 from gitmem.serve.state import describe as describe_server
 from gitmem.store.recovery import leftovers
 from gitmem.store.store import Store
@@ -24,7 +27,8 @@ def status(store: Store) -> dict[str, Any]:
     for (scope, layer), (files, entries) in sorted(counts.items()):
         layers.setdefault(scope, {})[layer] = {"topics": files, "entries": entries}
     git = store.git
-    sync_state = load_sync_state(store.root) or None
+    sync_state = sync_outcome(load_sync_state(store.root), git.remote_url())
+    dirty = git.dirty_paths()
     on_disk = scan_tree(store.root)
     problems = {f"{path}:{line}: {reason}" for path, line, reason in store.catalog.problems()}
     problems.update(str(problem) for problem in on_disk.problems)
@@ -33,7 +37,8 @@ def status(store: Store) -> dict[str, Any]:
         "branch": git.branch(),
         "head": git.head_oid(),
         "remote": git.remote_url(),
-        "dirty": git.dirty_paths(),
+        "dirty": dirty,
+        "dirty_refused": hand_edit_refusal(store, dirty) if dirty else None,
         "entries": sum(entries for _, entries in counts.values()),
         "layers": layers,
         "workspaces": _workspaces(store),
@@ -46,6 +51,36 @@ def status(store: Store) -> dict[str, Any]:
     data.update(memory_work(store.root))
     data["server"] = describe_server(store.root)
     return data
+
+
+def hand_edit_refusal(store: Store, dirty: list[str]) -> str | None:
+    """Why the next write would refuse these uncommitted hand edits (None: it commits them).
+
+    The checks of Store.absorb_hand_edits, in the same order, changing nothing."""
+    dirty = [p for p in dirty if not is_temp_name(p)]
+    try:
+        for relpath in dirty:
+            refuse_link(store.root, relpath)
+        refuse_hand_edit_secrets(store.root, dirty, lambda path: store.git.read_file_at("HEAD", path))
+    except GitmemError as exc:
+        return str(exc)
+    blocking = [p for o in store.normalize_paths(dirty, fix=False) for p in o.blocking]
+    if not blocking:
+        return None
+    more = f" (and {len(blocking) - 1} more)" if len(blocking) > 1 else ""
+    return f"{blocking[0]}{more}"
+
+
+def sync_outcome(state: dict[str, Any], remote: str | None) -> dict[str, Any] | None:
+    """The last sync as recorded, its error dropped (kept as `obsoleteError`) once the remote it
+    was about has changed since: a later success clears it when it is recorded."""
+    if not state:
+        return None
+    error = state.get("error")
+    if error and (state.get("remote") or "") != redact(remote or ""):
+        state = {key: value for key, value in state.items() if key != "error"}
+        state["obsoleteError"] = error
+    return state
 
 
 def _workspaces(store: Store) -> list[str]:

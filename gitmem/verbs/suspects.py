@@ -13,6 +13,7 @@ from gitmem.format import layers as L
 from gitmem.format.blocks import field_match
 from gitmem.fsio import read_regular_file
 from gitmem.provenance.codefresh import Bound, CodeWatch
+from gitmem.verbs.base import record_ref
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
@@ -83,7 +84,7 @@ def suspect_lines(store: Store, workspace: str | None,
         return []
     records = load()
     mark_records(store, records)
-    lines = [f"- {r['title']} ({r.get('ref') or r['id']}): {summary(r['suspect'])}"
-             f" — check it, then `gitmem verify {r.get('ref') or r['id']}`"
+    lines = [f"- {r['title']} ({record_ref(r)}): {summary(r['suspect'])} — check it"
+             + (f", then `gitmem verify {r.get('ref') or r['id']}`" if r.get("ref") or r["id"] else "")
              for r in records if r["suspect"]]
     return lines[:CARD_LIMIT]

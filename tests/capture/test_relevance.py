@@ -80,11 +80,14 @@ def test_turns_are_clipped_and_paths_bounded() -> None:
 
 
 def test_secret_shaped_strings_never_pass_the_filter() -> None:
-    text = ("Use key sk-proj-abcdefghijklmnopqrstuv for staging, DB_PASSWORD=hunter2222, "
-            "push with ghp_abcdefghijklmnopqrstuvwx1234 to https://bob:pw123@git.example.com/x.git. "
+    # The same shapes every read hides (gitmem.redaction.hide_secrets): keys as their issuers
+    # make them (an OpenAI key holds digits, a GitHub token 36 characters after ghp_).
+    text = ("Use key sk-proj-abcdefghijklmnopqrstuv1234 for staging, DB_PASSWORD=hunter2222, "
+            "push with ghp_abcdefghijklmnopqrstuvwxyz0123456789 to https://bob:pw123@git.example.com/x.git. "
             "The token budget is 5 per minute.")
     material = filter_events([Event("user", text)], CWD, Limits())
     kept = material.turns[0].text
-    for secret in ("sk-proj-abcdefghijklmnopqrstuv", "hunter2222", "ghp_abcdefghijklmnopqrstuvwx1234", "pw123"):
+    for secret in ("sk-proj-abcdefghijklmnopqrstuv1234", "hunter2222",
+                   "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "pw123"):
         assert secret not in kept
     assert "Use key *** for staging" in kept and "The token budget is 5 per minute." in kept

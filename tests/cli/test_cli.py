@@ -186,7 +186,7 @@ def test_subagent_writes_refused(gm: Cli) -> None:
         (["remember", "x", "-l", "semantic", "--until", "tomorrow"], "YYYY-MM-DD"),
         (["--workspace", "global", "remember", "x", "-l", "codebase"], "invalid workspace key"),
         (["remember", "x"], "Missing option '--layer'"),
-        (["show", "not-an-id"], "malformed id"),
+        (["show", "not-an-id"], "malformed Id"),
         (["working", "--section", "Mood", "--content", "x", "--workspace", "w"], "unknown working section"),
     ],
 )

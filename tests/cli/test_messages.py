@@ -3,6 +3,7 @@ a bad --root refused, the store found from the current folder, text from stdin."
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -10,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -37,8 +39,8 @@ def test_an_internal_error_exits_4_in_one_line(gm: Cli, monkeypatch: pytest.Monk
 def test_errors_under_json_are_a_json_object_on_stdout_too(gm: Cli) -> None:
     result = gm("show", "global-sem-0042", "--json")
     assert result.exit_code == 1
-    assert json.loads(result.stdout) == {"error": "gitmem: error: no entry with id global-sem-0042", "code": 1}
-    assert result.stderr == "gitmem: error: no entry with id global-sem-0042\n"
+    assert json.loads(result.stdout) == {"error": "gitmem: error: no entry with Id global-sem-0042", "code": 1}
+    assert result.stderr == "gitmem: error: no entry with Id global-sem-0042\n"
     usage = gm("search", "--json")
     assert usage.exit_code == 2 and json.loads(usage.stdout)["code"] == 2
     plain = gm("show", "global-sem-0042")
@@ -83,6 +85,69 @@ def test_every_way_out_a_message_names_is_a_real_verb() -> None:
     hidden = {"hook", "merge-driver"}  # commands git itself calls
     missing = {verb: where for verb, where in named.items() if verb not in _registered() | hidden}
     assert missing == {}
+
+
+def _problem(command: str) -> str | None:
+    """What is wrong with `gitmem COMMAND` as written in a message (None: it would run)."""
+    ctx = click.Context(cli)
+    globals_ = {opt for param in cli.params for opt in param.opts} | {"--help"}
+    words = command.split()
+    while words and (words[0] in globals_ or words[0].isupper() or words[0] in ("X", "...")
+                     or words[0].startswith("[") or words[0].endswith("]")):
+        words = words[1:]  # --root PATH, [--workspace K], COMMAND --help, `gitmem ... mcp`
+    if not words or words[0] in {"hook", "merge-driver"}:  # commands git itself calls
+        return None
+    found = cli.get_command(ctx, words[0])
+    if found is None:
+        return f"no verb {words[0]!r}"
+    rest = words[1:]
+    if isinstance(found, click.Group) and rest and rest[0][:1].islower():
+        for name in rest[0].replace("\\", "").split("|"):
+            if found.get_command(ctx, name) is None:
+                return f"no {words[0]} {name!r}"
+        found, rest = found.get_command(ctx, rest[0].replace("\\", "").split("|")[0]), rest[1:]
+    assert found is not None
+    options = {o for p in found.params for o in (*p.opts, *p.secondary_opts)} | globals_ | {"--help"}
+    flags = [f for word in rest for f in re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", word)]
+    unknown = [flag for flag in flags if flag not in options]
+    return f"{words[0]} has no option {unknown[0]}" if unknown else None
+
+
+def _strings(path: Path) -> list[tuple[int, str]]:
+    """Every string literal of a module; an f-string with X where a value goes."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parts_of_f: set[int] = set()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            parts_of_f.update(id(v) for v in node.values)
+            found.append((node.lineno, "".join(str(v.value) if isinstance(v, ast.Constant) else "X"
+                                               for v in node.values)))
+    found += [(node.lineno, node.value) for node in ast.walk(tree)
+              if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in parts_of_f]
+    return found
+
+
+def test_every_command_a_message_or_doc_names_has_those_subcommands_and_flags() -> None:
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for line, text in _strings(path):
+            # `gitmem ...` in backticks, and a string that starts with a command (CONFLICT.md lines)
+            for match in re.finditer(r"`gitmem ([^`]*)`|^\s*gitmem ([a-z][a-z-]*(?: \S+)*)", text, re.M):
+                command = match.group(1) or match.group(2)
+                if match.group(2) and cli.get_command(click.Context(cli), command.split()[0]) is None:
+                    continue  # prose that starts with the word gitmem
+                problem = _problem(command)
+                if problem:
+                    wrong.append(f"{path.relative_to(PACKAGE)}:{line}: `gitmem {command}`: {problem}")
+    top = PACKAGE.parent
+    for path in [top / "README.md", top / "SYSTEM.template.md", *sorted((top / "docs").glob("*.md"))]:
+        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for match in re.finditer(r"`gitmem ([^`]*)`", text):
+                problem = _problem(match.group(1))
+                if problem:
+                    wrong.append(f"{path.name}:{number}: `gitmem {match.group(1)}`: {problem}")
+    assert wrong == []
 
 
 @pytest.mark.parametrize(("layer", "way_out"), [("junk", "edited by hand"), ("state", "`gitmem state"),

@@ -157,7 +157,8 @@ def test_commit_am_assigns_the_id_and_regenerates_the_layer_index(root: Path) ->
     assert "**Id:** global-pro-0002" in new_part and "**Created:** " in new_part
     assert "[deploy](procedural/deploy.md) — 2 entries" in git(root, "show", "HEAD:global/procedural.md")
     assert set(git(root, "show", "--name-only", "--format=", "HEAD").split()) == {
-        TOPIC, "global/procedural.md"}
+        TOPIC, "global/procedural.md", "SYSTEM.md"}  # SYSTEM.md's counts follow the commit
+    assert "| global | procedural | 1 | 2 |" in git(root, "show", "HEAD:SYSTEM.md")
     assert git(root, "status", "--porcelain") == ""
     assert (root / TOPIC).read_text() == committed
 

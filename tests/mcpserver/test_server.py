@@ -140,9 +140,9 @@ def test_a_bad_id_is_a_tool_error_with_the_cli_line(world) -> None:
     assert result.is_error
     cli = run_gitmem("--root", str(world.root), "forget", "global-sem-9999", env={"HOME": str(world.home)})
     assert cli.returncode == 1
-    assert _text(result) == cli.stderr.strip() == "gitmem: error: no entry with id global-sem-9999"
+    assert _text(result) == cli.stderr.strip() == "gitmem: error: no entry with Id global-sem-9999"
     malformed = world.client.call("show", {"entry_id": "nonsense"})
-    assert malformed.is_error and _text(malformed).startswith("gitmem: error: malformed id")
+    assert malformed.is_error and _text(malformed).startswith("gitmem: error: malformed Id")
 
 
 def test_hand_edits_between_calls_are_seen_as_the_cli_sees_them(world) -> None:

@@ -74,7 +74,7 @@ def test_up_to_date_push_and_fast_forward(pair: tuple[Store, Store], bare_remote
     before = snapshot(a)
     report = dry_run(a)
     assert report.action == "push" and report.ahead == 1 and report.behind == 0
-    assert report.outgoing_files == ["global/semantic.md", "global/semantic/news.md"]
+    assert report.outgoing_files == ["SYSTEM.md", "global/semantic.md", "global/semantic/news.md"]
     assert [c.subject for c in report.outgoing_commits] == [git(a.root, "log", "-1", "--format=%s").strip()]
     assert snapshot(a) == before and git(bare_remote, "rev-parse", "main") == remote_before
     sync(a)
@@ -82,7 +82,7 @@ def test_up_to_date_push_and_fast_forward(pair: tuple[Store, Store], bare_remote
     before = snapshot(b)
     report = dry_run(b)
     assert report.action == "fast-forward" and report.behind == 1 and not report.conflicts
-    assert report.incoming_files == ["global/semantic.md", "global/semantic/news.md"]
+    assert report.incoming_files == ["SYSTEM.md", "global/semantic.md", "global/semantic/news.md"]
     assert snapshot(b) == before
     real = sync(b)
     assert real.result == "fast-forward" and real.incoming == report.incoming_files

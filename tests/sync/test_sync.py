@@ -478,7 +478,7 @@ def test_generated_files_are_regenerated_not_merged(pair: tuple[Store, Store]) -
     for store, name, count in ((a, "one", 1), (b, "two", 2)):
         for i in range(count):
             remember(store, f"Fact {i} for topic {name}", "procedural", topic=name)
-        assert write_system_doc(store)
+        assert not write_system_doc(store)  # every write keeps SYSTEM.md current
     sync(a)
     report = sync(b)
     assert report.result == "merged" and not report.conflicts
@@ -487,8 +487,16 @@ def test_generated_files_are_regenerated_not_merged(pair: tuple[Store, Store]) -
     assert "procedural/one.md" in index and "procedural/two.md" in index
     system = text(b, "SYSTEM.md")
     assert not MARKER_RE.search(system) and system == b.render_system_doc()
+    assert "| global | procedural | 2 | 3 |" in system
     sync(a)
     assert tree(a) == tree(b)
+    remember(a, "A fact only one machine wrote", "procedural", topic="one")
+    sync(a)
+    with (b.root / "global" / "INDEX.md").open("a", encoding="utf-8") as handle:
+        handle.write("\nA note of b's own.\n")
+    git(b.root, "commit", "-qam", "index note")
+    assert sync(b).result == "merged"  # only a changed SYSTEM.md: it still describes the merge
+    assert "| global | procedural | 2 | 4 |" in text(b, "SYSTEM.md") and clean(b)
 
 
 def test_memory_json_merges_by_key(pair: tuple[Store, Store], tmp_path: Path) -> None:

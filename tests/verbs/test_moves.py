@@ -94,8 +94,8 @@ def test_mv_topic_renames_a_file_and_its_title(gm: Cli, facts: tuple[str, str]) 
     (("mv", "global-sem-0001", "--topic", "db"), 2, "is already in global/semantic/db.md"),
     (("mv", "global-sem-0001", "--topic", "x", "--layer", "working"), 2, "has no topic files"),
     (("mv", "global-sem-0001", "--topic", "x", "--layer", "nope"), 2, "nope"),
-    (("mv", "global-sem-0009", "--topic", "x"), 1, "no entry with id global-sem-0009"),
-    (("mv", "nonsense", "--topic", "x"), 2, "malformed id"),
+    (("mv", "global-sem-0009", "--topic", "x"), 1, "no entry with Id global-sem-0009"),
+    (("mv", "nonsense", "--topic", "x"), 2, "malformed Id"),
 ])
 def test_refusals_are_one_line_and_change_nothing(gm: Cli, facts: tuple[str, str], args: tuple[str, ...],
                                                   code: int, message: str) -> None:

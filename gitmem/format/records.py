@@ -1,0 +1,40 @@
+"""Record files: a JSON object holding one list of records (`runtime/memories.json` holds `items`,
+`documents/index.json` holds `documents`). Both are read and written the same way: a broken file
+is an error naming its line, keys this version does not know are kept, and a record a merge left
+in conflict carries the other machine's version under `"conflict"` (see merge/records.py)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gitmem.errors import InvalidInputError
+
+
+def load_record_list(text: str, path: str, key: str) -> tuple[list[Any], dict[str, Any]]:
+    """(the raw records under `key`, the other top-level keys); empty text holds no records."""
+    if not text.strip():
+        return [], {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); fix it by hand "
+                                "or restore it with git") from None
+    if not isinstance(data, dict) or not isinstance(data.get(key, []), list):
+        article = "an" if key[0] in "aeiou" else "a"
+        raise InvalidInputError(f"{path}: expected an object with {article} `{key}` list")
+    return list(data.get(key, [])), {k: v for k, v in data.items() if k != key}
+
+
+def dump_record_list(extra: dict[str, Any], key: str, records: list[dict[str, Any]],
+                     schema_version: int) -> str:
+    """The file's text: its other keys, then the records; two-space indent, UTF-8 kept, final newline."""
+    data = {**extra, key: records}
+    data.setdefault("schemaVersion", schema_version)
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def conflict_of(extra: dict[str, Any]) -> dict[str, Any] | None:
+    """The other machine's version when a merge found two different edits of this record."""
+    value = extra.get("conflict")
+    return value if isinstance(value, dict) else None
