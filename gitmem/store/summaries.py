@@ -12,11 +12,12 @@ The summaries are a cache like the catalog: safe to delete, rebuilt on demand, n
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -100,12 +101,32 @@ class Summaries:
     def __init__(self, db: sqlite3.Connection, root: Path) -> None:
         self.db = db
         self.root = root
+        self._memo: dict[str, tuple[bool, str | None] | None] | None = None
         self.db.executescript(_SCHEMA)
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Within it, each file is looked at (a stat, and a read when it changed) at most once:
+        a context card asks about most files several times, and a few milliseconds apart."""
+        self._memo = {}
+        try:
+            yield
+        finally:
+            self._memo = None
 
     def current(self, relpaths: Iterable[str]) -> dict[str, tuple[bool, str | None]]:
         """path -> (holds conflict markers, why it cannot be read or None) for the files that
         exist, every stale summary read again first."""
         wanted = list(relpaths)
+        memo = self._memo
+        todo = wanted if memo is None else [p for p in wanted if p not in memo]
+        looked = self._look(todo) if todo else {}
+        if memo is None:
+            return looked
+        memo.update({p: looked.get(p) for p in todo})
+        return {p: state for p in wanted if (state := memo[p]) is not None}
+
+    def _look(self, wanted: list[str]) -> dict[str, tuple[bool, str | None]]:
         known = {str(row[0]): (str(row[1]), bool(row[2]), row[3])
                  for row in self.db.execute("SELECT path, stamp, conflicted, problem FROM summary_files")}
         stale: list[tuple[str, str]] = []

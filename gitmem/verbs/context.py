@@ -272,23 +272,24 @@ def build_card(
     cut_note = "_Cut to fit: {names} omitted. Absence here is not deletion — use `gitmem search`._"
     budget = max_chars - len(header) - len(footer) - len(cut_note) - 120
     parts = [header]
-    for provider in PROVIDERS:
-        section = provider(store, workspace, scopes)
-        if section is None:
-            continue
-        section.lines = [hide_secrets(line) for line in section.lines]  # stored secrets never shown
-        block = "\n".join([f"### {section.name}", *section.lines])
-        room = min(budget, int(max_chars * section.share))
-        if len(block) + 2 > room:
-            kept = _fit_lines(section, room)
-            if kept is None:
-                card.truncated.append(section.name)
+    with store.summaries.batch():  # the sections ask about the same files: look once
+        for provider in PROVIDERS:
+            section = provider(store, workspace, scopes)
+            if section is None:
                 continue
-            card.truncated.append(section.name)
-            section, block = kept
-        budget -= len(block) + 2
-        card.sections.append(section)
-        parts.append(block)
+            section.lines = [hide_secrets(line) for line in section.lines]  # stored secrets never shown
+            block = "\n".join([f"### {section.name}", *section.lines])
+            room = min(budget, int(max_chars * section.share))
+            if len(block) + 2 > room:
+                kept = _fit_lines(section, room)
+                if kept is None:
+                    card.truncated.append(section.name)
+                    continue
+                card.truncated.append(section.name)
+                section, block = kept
+            budget -= len(block) + 2
+            card.sections.append(section)
+            parts.append(block)
     if card.truncated:
         parts.append(cut_note.format(names=", ".join(card.truncated)))
     card.skipped = skipped_files(store, workspace, scopes)

@@ -151,3 +151,13 @@ def test_limit_cuts_where_a_full_sort_would(store: Store) -> None:
     _age_files(store.root)
     assert _lists(today) == expected
     today.close()
+
+
+def test_a_batch_looks_at_each_file_once(store: Store) -> None:
+    _fill(store)
+    files = store.catalog.files("global", "semantic")
+    with store.summaries.batch():
+        first = store.summaries.current(files)
+        (store.root / files[0]).unlink()
+        assert store.summaries.current(files) == first  # the card's sections agree with each other
+    assert files[0] not in store.summaries.current(files)  # outside a batch: looked at again
