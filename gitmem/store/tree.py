@@ -77,13 +77,18 @@ def all_topic_files(root: Path) -> list[str]:
 
 def all_memory_files(root: Path) -> list[str]:
     """Every topic file and single-file layer (state, working, junk) on disk."""
-    files = all_topic_files(root)
+    return sorted(all_topic_files(root) + single_layer_files(root))
+
+
+def single_layer_files(root: Path) -> list[str]:
+    """The single-file layers (state, working, junk) on disk."""
+    files = []
     for scope in scope_keys(root):
         for layer, spec in L.LAYERS.items():
             relpath = L.single_file_path(scope, layer)
             if spec.shape == "single" and os.path.lexists(root / relpath):
                 files.append(relpath)
-    return sorted(files)
+    return files
 
 
 def read_memory_text(root: Path, relpath: str) -> str:
@@ -261,10 +266,8 @@ def conflicted_files(root: Path, topic_conflicts: TopicConflicts | None = None) 
     holding a record in conflict. `topic_conflicts`, when given, answers for the topic files."""
     if topic_conflicts is None:
         return scan_tree(root).conflicted
-    topics = all_topic_files(root)
-    known = set(topics)
-    found = TreeScan(conflicted=list(topic_conflicts(topics)))
-    _scan_memory_files(root, [p for p in all_memory_files(root) if p not in known], found)
+    found = TreeScan(conflicted=list(topic_conflicts(all_topic_files(root))))
+    _scan_memory_files(root, single_layer_files(root), found)
     _scan_copies_and_records(root, found)
     return sorted(found.conflicted)
 
