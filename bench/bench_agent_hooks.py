@@ -33,17 +33,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
+from benchutil import percentile  # noqa: E402
 from synthstore import SynthConfig, build_store, make_queries  # noqa: E402
 
 from gitmem.integrate.hookio import HookInput  # noqa: E402
 from gitmem.integrate.hooks import search_hook  # noqa: E402
 from gitmem.store.store import Store  # noqa: E402
 from gitmem.verbs.search import search  # noqa: E402
-
-
-def percentile(values: Sequence[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))]
 
 
 def summary(name: str, times: Sequence[float]) -> dict[str, float | str]:

@@ -26,16 +26,11 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
+from benchutil import percentile  # noqa: E402
 from synthstore import SynthConfig, build_store, make_partial_queries, make_queries  # noqa: E402
 
 from gitmem.search.files import read_file, scan_memory_files  # noqa: E402
 from gitmem.search.index import SearchIndex  # noqa: E402
-
-
-def percentile(values: Sequence[float], share: float) -> float:
-    """Nearest-rank percentile of a non-empty sample."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))]
 
 
 def timed(action: Callable[[], object]) -> float:
