@@ -37,6 +37,7 @@ class Store(StoreBase):
     # The open batch, when writes are being gathered into one commit (see `batch`).
     _batch: WriteTxn | None = None
     _batch_stamps: dict[str, str] | None = None
+    _look: object = None  # set inside catchup.one_look(): the catalog is caught up already
 
     # -- the write transaction ---------------------------------------------------------------
     @contextlib.contextmanager
@@ -51,6 +52,7 @@ class Store(StoreBase):
                 yield self._batch
             return
         self.require()
+        self._look = None  # a write (and every read after it) catches up for itself
         with self.locked():
             _ = self.registry  # a broken memory.json stops every write before anything changes
             self.recover_interrupted()
@@ -244,8 +246,11 @@ class Store(StoreBase):
         by hand and not yet committed): re-read only files changed since it last looked.
 
         Returns the topic files that changed underneath it (pulls, plain-git commits), so a
-        write can regenerate their layer indexes too.
+        write can regenerate their layer indexes too. Inside catchup.one_look() a read does
+        not catch up again.
         """
+        if self._look is not None:
+            return []
         changed = self.catch_up_catalog_from(self.git.head_oid(), self.git.changed_between)
         catchup.reconcile(self.catalog, self.root, self.git.dirty_paths(under=L.SCOPE_ROOTS),
                           self._read_lenient)

@@ -7,6 +7,15 @@ changed, so it sees hand edits exactly as a full re-read would while an unchange
 stat per file. A file changed less than RACY_SECONDS ago is never trusted by its stamp: a second
 edit within the same clock tick could leave the stamp as it was (git's "racy" case).
 
+Within a read that has just asked git which files differ from HEAD (a `GitView`: the context
+card's catch-up runs git status anyway), a file git reports unchanged is not even stat'ed when its
+summary was read from exactly the bytes HEAD holds for it ("verified"). git status compares each
+file's stat with its index, rehashing files changed within the index's own clock tick, so this
+is git's own answer and no weaker than a stamp. A summary is verified by comparing the bytes it
+was read from with HEAD's blob; when HEAD moves (a commit, a pull, a checkout), the summaries of
+the files that differ between the two commits stop being verified until read again. Files git
+does not track (ignored ones) are never verified: they keep the stat check.
+
 The summaries are a cache like the catalog: safe to delete, rebuilt on demand, never the truth.
 """
 
@@ -17,7 +26,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -27,13 +36,17 @@ from gitmem.format import layers as L
 from gitmem.format.entry import IMPORTANCE_RANK, Entry
 from gitmem.format.freshness import entry_volatility, parse_day
 from gitmem.format.markdown import conflict_marker_lines, parse_topic_file
-from gitmem.store.tree import read_memory_text
+from gitmem.store.tree import read_memory_bytes
 
 RACY_SECONDS = 2.0
+# summary_files.verified: 1 = read from the bytes the commit in summary_meta 'head' holds for the
+# path; -1 = checked against that commit and different (or not in it); 0 = not checked since.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS summary_files (
-    path TEXT PRIMARY KEY, stamp TEXT NOT NULL, conflicted INTEGER NOT NULL, problem TEXT
+    path TEXT PRIMARY KEY, stamp TEXT NOT NULL, conflicted INTEGER NOT NULL, problem TEXT,
+    verified INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS summary_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS summary_entries (
     path TEXT NOT NULL, scope TEXT NOT NULL, layer TEXT NOT NULL, topic TEXT NOT NULL,
     line INTEGER NOT NULL, id TEXT, title TEXT NOT NULL, fields TEXT NOT NULL,
@@ -44,6 +57,21 @@ CREATE INDEX IF NOT EXISTS summary_entries_path ON summary_entries (path);
 CREATE INDEX IF NOT EXISTS summary_entries_layer ON summary_entries (layer, scope);
 """
 _ENTRY_COLUMNS = "path, scope, layer, topic, line, id, title, fields, volatility"
+
+
+@dataclass(frozen=True)
+class GitView:
+    """What git said of the working tree at the start of a read: every topic file not in
+    `dirty` holds exactly what commit `head` holds for it."""
+
+    head: str
+    dirty: frozenset[str]
+    changed_between: Callable[[str, str], list[str]]  # paths that differ; raises when unknown
+    committed: Callable[[str], bytes | None]  # a file's bytes in `head` (None: not there)
+
+
+# (holds conflict markers, why it cannot be read or None)
+State = tuple[bool, str | None]
 
 
 @dataclass(frozen=True)
@@ -69,7 +97,9 @@ def _stamp(path: str) -> str | None:
         return None
     if info.st_mtime > time.time() - RACY_SECONDS:
         return ""
-    return f"{info.st_mtime_ns}:{info.st_size}:{info.st_ino}:{info.st_mode}"
+    # The change time too: an edit that puts the modification time back (and keeps the size)
+    # still moves it, and it cannot be set by hand.
+    return f"{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_size}:{info.st_ino}:{info.st_mode}"
 
 
 def _day(value: str) -> str:
@@ -84,6 +114,31 @@ def _entry_row(relpath: str, role: L.FileRole, topic: str, entry: Entry) -> tupl
             json.dumps(dict(entry.ordered_fields())), entry.status,
             IMPORTANCE_RANK.get(importance, 1), importance, entry_volatility(entry), basis,
             _day(entry.get("Valid-until")))
+
+
+def _create(db: sqlite3.Connection) -> None:
+    """The summary tables; summaries of an older layout are dropped (they are only a cache)."""
+    columns = [row[1] for row in db.execute("PRAGMA table_info(summary_files)")]
+    if columns and "verified" not in columns:
+        db.executescript("DROP TABLE summary_files; DROP TABLE IF EXISTS summary_entries;")
+    db.executescript(_SCHEMA)
+
+
+def _meta(db: sqlite3.Connection, key: str) -> str | None:
+    row = db.execute("SELECT value FROM summary_meta WHERE key=?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+@contextlib.contextmanager
+def _immediate(db: sqlite3.Connection) -> Iterator[None]:
+    """A write transaction that sees the latest data (another process may write meanwhile)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
 
 
 def _marks(values: list[str]) -> str:
@@ -101,20 +156,23 @@ class Summaries:
     def __init__(self, db: sqlite3.Connection, root: Path) -> None:
         self.db = db
         self.root = root
-        self._memo: dict[str, tuple[bool, str | None] | None] | None = None
-        self.db.executescript(_SCHEMA)
+        self._memo: dict[str, State | None] | None = None
+        self._view: GitView | None = None
+        _create(db)
 
     @contextlib.contextmanager
-    def batch(self) -> Iterator[None]:
+    def batch(self, view: GitView | None = None) -> Iterator[None]:
         """Within it, each file is looked at (a stat, and a read when it changed) at most once:
-        a context card asks about most files several times, and a few milliseconds apart."""
-        self._memo = {}
+        a context card asks about most files several times, and a few milliseconds apart.
+        With `view` (git status taken just before), files git reports unchanged whose summary
+        is verified against HEAD are not looked at on disk at all."""
+        self._memo, self._view = {}, view
         try:
             yield
         finally:
-            self._memo = None
+            self._memo, self._view = None, None
 
-    def current(self, relpaths: Iterable[str]) -> dict[str, tuple[bool, str | None]]:
+    def current(self, relpaths: Iterable[str]) -> dict[str, State]:
         """path -> (holds conflict markers, why it cannot be read or None) for the files that
         exist, every stale summary read again first."""
         wanted = list(relpaths)
@@ -126,58 +184,95 @@ class Summaries:
         memo.update({p: looked.get(p) for p in todo})
         return {p: state for p in wanted if (state := memo[p]) is not None}
 
-    def _look(self, wanted: list[str]) -> dict[str, tuple[bool, str | None]]:
-        known = {str(row[0]): (str(row[1]), bool(row[2]), row[3])
-                 for row in self.db.execute("SELECT path, stamp, conflicted, problem FROM summary_files")}
+    def _look(self, wanted: list[str]) -> dict[str, State]:
+        view = self._view if self._view is not None and self._follow(self._view) else None
+        known, head = self._known()
+        if view is not None and head != view.head:  # another process moved on meanwhile
+            view = None
         stale: list[tuple[str, str]] = []
-        found: dict[str, tuple[bool, str | None]] = {}
+        found: dict[str, State] = {}
         base = f"{self.root}{os.sep}"
         for relpath in wanted:
+            row = known.get(relpath)
+            if view is not None and row is not None and row[3] == 1 and relpath not in view.dirty:
+                found[relpath] = (row[1], row[2])  # git: the file holds HEAD's bytes, as read
+                continue
             stamp = _stamp(base + relpath)
             if stamp is None:
                 continue
-            row = known.get(relpath)
-            if row is None or not stamp or row[0] != stamp:
+            unchecked = view is not None and row is not None and row[3] == 0 and relpath not in view.dirty
+            if row is None or not stamp or row[0] != stamp or unchecked:
                 stale.append((relpath, stamp))
             else:
                 found[relpath] = (row[1], row[2])
         if stale:
-            found.update(self._read_again(stale))
+            found.update(self._read_again(stale, view))
         return found
 
-    def _read_again(self, stale: list[tuple[str, str]]) -> dict[str, tuple[bool, str | None]]:
-        found: dict[str, tuple[bool, str | None]] = {}
+    def _known(self) -> tuple[dict[str, tuple[str, bool, str | None, int]], str | None]:
+        """Every summary's stamp, state and verification, and the commit it refers to (one
+        snapshot of the database)."""
         self.db.execute("BEGIN")
         try:
+            head = _meta(self.db, "head")
+            known = {str(row[0]): (str(row[1]), bool(row[2]), row[3], int(row[4])) for row in
+                     self.db.execute("SELECT path, stamp, conflicted, problem, verified FROM summary_files")}
+        finally:
+            self.db.execute("COMMIT")
+        return known, head
+
+    def _follow(self, view: GitView) -> bool:
+        """Make the verified summaries refer to `view.head`: those of files that differ between
+        the commit they were checked against and it are checked again when next read."""
+        if _meta(self.db, "head") == view.head:
+            return True
+        with _immediate(self.db):
+            before = _meta(self.db, "head")
+            if before == view.head:
+                return True
+            try:
+                changed = view.changed_between(before, view.head) if before else None
+            except Exception:  # noqa: BLE001 - an unknown commit (history rewritten): check all
+                changed = None
+            if changed is None:
+                self.db.execute("UPDATE summary_files SET verified = 0 WHERE verified != 0")
+            else:
+                self.db.executemany("UPDATE summary_files SET verified = 0 WHERE path = ?",
+                                    [(p,) for p in changed])
+            self.db.execute("INSERT OR REPLACE INTO summary_meta VALUES ('head', ?)", (view.head,))
+        return True
+
+    def _read_again(self, stale: list[tuple[str, str]], view: GitView | None) -> dict[str, State]:
+        found: dict[str, State] = {}
+        with _immediate(self.db):
+            if view is not None and _meta(self.db, "head") != view.head:
+                view = None  # verified means "as in the commit of summary_meta": not this one
             for relpath, stamp in stale:
-                outcome = self._summarize(relpath, stamp)
+                outcome = self._summarize(relpath, stamp, view)
                 if outcome is not None:
                     found[relpath] = outcome
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
         return found
 
-    def _summarize(self, relpath: str, stamp: str) -> tuple[bool, str | None] | None:
+    def _summarize(self, relpath: str, stamp: str, view: GitView | None) -> State | None:
         self.db.execute("DELETE FROM summary_files WHERE path=?", (relpath,))
         self.db.execute("DELETE FROM summary_entries WHERE path=?", (relpath,))
         try:
-            text = read_memory_text(self.root, relpath)
+            data, text = read_memory_bytes(self.root, relpath)
             conflicted = bool(conflict_marker_lines(text))
             topic_file = parse_topic_file(text, relpath)
         except FileNotFoundError:
             return None
         except ParseError as exc:
             problem = f"{exc.line}: {exc.reason}"
-            self.db.execute("INSERT INTO summary_files VALUES (?, ?, 0, ?)", (relpath, stamp, problem))
+            self.db.execute("INSERT INTO summary_files VALUES (?, ?, 0, ?, 0)", (relpath, stamp, problem))
             return False, problem
         role = L.classify_path(relpath)
         topic = str(topic_file.meta.get("topic") or role.slug)
         self.db.executemany(f"INSERT INTO summary_entries VALUES ({', '.join('?' * 14)})",
                             [_entry_row(relpath, role, topic, e) for e in topic_file.entries])
-        self.db.execute("INSERT INTO summary_files VALUES (?, ?, ?, NULL)",
-                        (relpath, stamp, int(conflicted)))
+        verified = 0 if view is None else 1 if view.committed(relpath) == data else -1
+        self.db.execute("INSERT INTO summary_files VALUES (?, ?, ?, NULL, ?)",
+                        (relpath, stamp, int(conflicted), verified))
         return conflicted, None
 
     def live_entries(self, relpaths: list[str], scopes: list[str], layers: list[str], today: date, *,
