@@ -26,7 +26,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -39,12 +39,15 @@ from gitmem.format.markdown import conflict_marker_lines, parse_topic_file
 from gitmem.store.tree import read_memory_bytes
 
 RACY_SECONDS = 2.0
-# summary_files.verified: 1 = read from the bytes the commit in summary_meta 'head' holds for the
-# path; -1 = checked against that commit and different (or not in it); 0 = not checked since.
+# A summary_files stamp is the file's stat stamp, then "|head" when the summary was read from
+# exactly the bytes the commit in summary_meta 'head' holds for the path, "|other" when checked
+# against that commit and found different (or absent there), nothing when not checked since. (In
+# the stamp, not a column of its own: an older gitmem sharing the store writes rows of the old
+# shape, and those count as not checked.)
+SAME, DIFFERENT = "|head", "|other"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS summary_files (
-    path TEXT PRIMARY KEY, stamp TEXT NOT NULL, conflicted INTEGER NOT NULL, problem TEXT,
-    verified INTEGER NOT NULL DEFAULT 0
+    path TEXT PRIMARY KEY, stamp TEXT NOT NULL, conflicted INTEGER NOT NULL, problem TEXT
 );
 CREATE TABLE IF NOT EXISTS summary_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS summary_entries (
@@ -55,7 +58,10 @@ CREATE TABLE IF NOT EXISTS summary_entries (
 );
 CREATE INDEX IF NOT EXISTS summary_entries_path ON summary_entries (path);
 CREATE INDEX IF NOT EXISTS summary_entries_layer ON summary_entries (layer, scope);
+CREATE INDEX IF NOT EXISTS summary_entries_order ON summary_entries
+    (layer, scope, status, rank DESC, basis = '', basis DESC, COALESCE(id, ''), path, line);
 """
+_ORDER = "rank DESC, basis = '', basis DESC, COALESCE(id, '')"  # the card's order (then layer, scope...)
 _ENTRY_COLUMNS = "path, scope, layer, topic, line, id, title, fields, volatility"
 
 
@@ -116,14 +122,6 @@ def _entry_row(relpath: str, role: L.FileRole, topic: str, entry: Entry) -> tupl
             _day(entry.get("Valid-until")))
 
 
-def _create(db: sqlite3.Connection) -> None:
-    """The summary tables; summaries of an older layout are dropped (they are only a cache)."""
-    columns = [row[1] for row in db.execute("PRAGMA table_info(summary_files)")]
-    if columns and "verified" not in columns:
-        db.executescript("DROP TABLE summary_files; DROP TABLE IF EXISTS summary_entries;")
-    db.executescript(_SCHEMA)
-
-
 def _meta(db: sqlite3.Connection, key: str) -> str | None:
     row = db.execute("SELECT value FROM summary_meta WHERE key=?", (key,)).fetchone()
     return None if row is None else str(row[0])
@@ -141,7 +139,17 @@ def _immediate(db: sqlite3.Connection) -> Iterator[None]:
     db.execute("COMMIT")
 
 
-def _marks(values: list[str]) -> str:
+@contextlib.contextmanager
+def _snapshot(db: sqlite3.Connection) -> Iterator[None]:
+    """A read transaction: its queries see one state of the database."""
+    db.execute("BEGIN")
+    try:
+        yield
+    finally:
+        db.execute("COMMIT")
+
+
+def _marks(values: Sequence[object]) -> str:
     return ", ".join("?" * len(values))
 
 
@@ -158,14 +166,14 @@ class Summaries:
         self.root = root
         self._memo: dict[str, State | None] | None = None
         self._view: GitView | None = None
-        _create(db)
+        self.db.executescript(_SCHEMA)
 
     @contextlib.contextmanager
     def batch(self, view: GitView | None = None) -> Iterator[None]:
         """Within it, each file is looked at (a stat, and a read when it changed) at most once:
         a context card asks about most files several times, and a few milliseconds apart.
         With `view` (git status taken just before), files git reports unchanged whose summary
-        is verified against HEAD are not looked at on disk at all."""
+        was read from HEAD's bytes are not looked at on disk at all."""
         self._memo, self._view = {}, view
         try:
             yield
@@ -186,44 +194,35 @@ class Summaries:
 
     def _look(self, wanted: list[str]) -> dict[str, State]:
         view = self._view if self._view is not None and self._follow(self._view) else None
-        known, head = self._known()
-        if view is not None and head != view.head:  # another process moved on meanwhile
-            view = None
+        with _snapshot(self.db):
+            rows = self.db.execute("SELECT path, stamp, conflicted, problem FROM summary_files").fetchall()
+            if view is not None and _meta(self.db, "head") != view.head:
+                view = None  # another process moved on meanwhile: the marks are not about this HEAD
+        known = {row[0]: row for row in rows}
+        dirty = view.dirty if view is not None else frozenset()
         stale: list[tuple[str, str]] = []
         found: dict[str, State] = {}
         base = f"{self.root}{os.sep}"
         for relpath in wanted:
             row = known.get(relpath)
-            if view is not None and row is not None and row[3] == 1 and relpath not in view.dirty:
-                found[relpath] = (row[1], row[2])  # git: the file holds HEAD's bytes, as read
+            if view is not None and row is not None and relpath not in dirty and row[1].endswith(SAME):
+                found[relpath] = (row[2] == 1, row[3])  # git: the file holds HEAD's bytes, as read
                 continue
             stamp = _stamp(base + relpath)
             if stamp is None:
                 continue
-            unchecked = view is not None and row is not None and row[3] == 0 and relpath not in view.dirty
-            if row is None or not stamp or row[0] != stamp or unchecked:
-                stale.append((relpath, stamp))
+            if row is None or not stamp or row[1].partition("|")[0] != stamp or \
+                    (view is not None and relpath not in dirty and not row[1].endswith(DIFFERENT)):
+                stale.append((relpath, stamp))  # changed, or as committed and never checked
             else:
-                found[relpath] = (row[1], row[2])
+                found[relpath] = (row[2] == 1, row[3])
         if stale:
             found.update(self._read_again(stale, view))
         return found
 
-    def _known(self) -> tuple[dict[str, tuple[str, bool, str | None, int]], str | None]:
-        """Every summary's stamp, state and verification, and the commit it refers to (one
-        snapshot of the database)."""
-        self.db.execute("BEGIN")
-        try:
-            head = _meta(self.db, "head")
-            known = {str(row[0]): (str(row[1]), bool(row[2]), row[3], int(row[4])) for row in
-                     self.db.execute("SELECT path, stamp, conflicted, problem, verified FROM summary_files")}
-        finally:
-            self.db.execute("COMMIT")
-        return known, head
-
     def _follow(self, view: GitView) -> bool:
-        """Make the verified summaries refer to `view.head`: those of files that differ between
-        the commit they were checked against and it are checked again when next read."""
+        """Make the marks refer to `view.head`: files that differ between the commit they were
+        checked against and it are checked again when next read."""
         if _meta(self.db, "head") == view.head:
             return True
         with _immediate(self.db):
@@ -234,11 +233,12 @@ class Summaries:
                 changed = view.changed_between(before, view.head) if before else None
             except Exception:  # noqa: BLE001 - an unknown commit (history rewritten): check all
                 changed = None
+            unmark = ("UPDATE summary_files SET stamp = substr(stamp, 1, instr(stamp, '|') - 1) "
+                      "WHERE instr(stamp, '|') > 0")
             if changed is None:
-                self.db.execute("UPDATE summary_files SET verified = 0 WHERE verified != 0")
+                self.db.execute(unmark)
             else:
-                self.db.executemany("UPDATE summary_files SET verified = 0 WHERE path = ?",
-                                    [(p,) for p in changed])
+                self.db.executemany(unmark + " AND path = ?", [(p,) for p in changed])
             self.db.execute("INSERT OR REPLACE INTO summary_meta VALUES ('head', ?)", (view.head,))
         return True
 
@@ -246,7 +246,7 @@ class Summaries:
         found: dict[str, State] = {}
         with _immediate(self.db):
             if view is not None and _meta(self.db, "head") != view.head:
-                view = None  # verified means "as in the commit of summary_meta": not this one
+                view = None  # a mark would be about the commit of summary_meta: not this one
             for relpath, stamp in stale:
                 outcome = self._summarize(relpath, stamp, view)
                 if outcome is not None:
@@ -264,15 +264,16 @@ class Summaries:
             return None
         except ParseError as exc:
             problem = f"{exc.line}: {exc.reason}"
-            self.db.execute("INSERT INTO summary_files VALUES (?, ?, 0, ?, 0)", (relpath, stamp, problem))
+            mark = "" if view is None else DIFFERENT  # rare: the stat check is enough
+            self.db.execute("INSERT INTO summary_files VALUES (?, ?, 0, ?)", (relpath, stamp + mark, problem))
             return False, problem
         role = L.classify_path(relpath)
         topic = str(topic_file.meta.get("topic") or role.slug)
         self.db.executemany(f"INSERT INTO summary_entries VALUES ({', '.join('?' * 14)})",
                             [_entry_row(relpath, role, topic, e) for e in topic_file.entries])
-        verified = 0 if view is None else 1 if view.committed(relpath) == data else -1
-        self.db.execute("INSERT INTO summary_files VALUES (?, ?, ?, NULL, ?)",
-                        (relpath, stamp, int(conflicted), verified))
+        mark = "" if view is None else SAME if view.committed(relpath) == data else DIFFERENT
+        self.db.execute("INSERT INTO summary_files VALUES (?, ?, ?, NULL)",
+                        (relpath, stamp + mark, int(conflicted)))
         return conflicted, None
 
     def live_entries(self, relpaths: list[str], scopes: list[str], layers: list[str], today: date, *,
@@ -286,24 +287,45 @@ class Summaries:
         skipped = sorted(p for p, (_c, problem) in state.items() if problem is not None)
         if not readable:
             return [], skipped
-        sql = (f"SELECT {_ENTRY_COLUMNS} FROM summary_entries "
-               f"WHERE layer IN ({_marks(layers)}) AND scope IN ({_marks(scopes)}) "
-               "AND status = 'live' AND (until = '' OR until >= ?)")
-        args: list[object] = [*layers, *scopes, today.isoformat()]
+        live = "status = 'live' AND (until = '' OR until >= ?)"
+        live_args: list[object] = [today.isoformat()]
         if importance is not None:
-            sql += f" AND importance IN ({_marks(importance)})"
-            args += importance
-        sql += (" ORDER BY rank DESC, basis = '', basis DESC, COALESCE(id, ''), "
-                f"{_position('layer', layers)}, {_position('scope', scopes)}, path, line")
-        args += [*layers, *scopes]
+            live += f" AND importance IN ({_marks(importance)})"
+            live_args += importance
+        sql = (f"SELECT {_ENTRY_COLUMNS} FROM summary_entries "
+               f"WHERE layer IN ({_marks(layers)}) AND scope IN ({_marks(scopes)}) AND {live}")
+        args: list[object] = [*layers, *scopes, *live_args]
         rows = []
-        for row in self.db.execute(sql, args):  # rows of files gone or unreadable are left out
-            if row[0] in readable:
-                rows.append(row)
-                if limit is not None and len(rows) >= limit:
-                    break
+        with _snapshot(self.db):  # the row ids picked first name the same rows in the end
+            if limit is not None:
+                picked = [rowid for layer in layers for scope in scopes
+                          for rowid in self._first(layer, scope, live, live_args, readable, limit)]
+                sql += f" AND rowid IN ({_marks(picked)})" if picked else " AND 0"
+                args += picked
+            sql += f" ORDER BY {_ORDER}, {_position('layer', layers)}, {_position('scope', scopes)}, path, line"
+            args += [*layers, *scopes]
+            for row in self.db.execute(sql, args):  # rows of files gone or unreadable are left out
+                if row[0] in readable:
+                    rows.append(row)
+                    if limit is not None and len(rows) >= limit:
+                        break
         return [EntrySummary(str(r[0]), str(r[1]), str(r[2]), str(r[3]), int(r[4]), r[5], str(r[6]),
                              json.loads(r[7]), str(r[8])) for r in rows], skipped
+
+    def _first(self, layer: str, scope: str, live: str, live_args: list[object], readable: set[str],
+               limit: int) -> list[int]:
+        """The row ids of the first `limit` live entries of readable files of one layer and
+        scope, in the card's order: read in the order of an index, so no query sorts every
+        entry of a layer (the first `limit` of all layers and scopes are among these)."""
+        sql = (f"SELECT rowid, path FROM summary_entries WHERE layer = ? AND scope = ? AND {live} "
+               f"ORDER BY {_ORDER}, path, line")
+        found: list[int] = []
+        for rowid, path in self.db.execute(sql, [layer, scope, *live_args]):
+            if path in readable:
+                found.append(int(rowid))
+                if len(found) >= limit:
+                    break
+        return found
 
     def conflicted(self, relpaths: Iterable[str]) -> list[str]:
         """Those of these files that hold conflict markers."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 
 from gitmem.store import catchup, parsecache, tree, warm
 from gitmem.store.store import Store
-from gitmem.store.summaries import Summaries
+from gitmem.store.summaries import DIFFERENT, SAME
 from gitmem.verbs.context import build_card
 from gitmem.verbs.entries import remember
 from support import git
@@ -62,8 +61,10 @@ def _fresh(store: Store) -> str:
         shutil.rmtree(copy)
 
 
-def _verified(store: Store) -> dict[str, int]:
-    return dict(store.summaries.db.execute("SELECT path, verified FROM summary_files"))
+def _marks(store: Store) -> dict[str, str]:
+    """path -> how its summary compares with HEAD (SAME, DIFFERENT or '' when not checked)."""
+    rows = store.summaries.db.execute("SELECT path, stamp FROM summary_files")
+    return {path: "|" + stamp.partition("|")[2] if "|" in stamp else "" for path, stamp in rows}
 
 
 def _edit(path: Path, old: str, new: str) -> None:
@@ -80,7 +81,7 @@ def _age(path: Path, seconds: float = 3600) -> None:
 def test_committed_files_are_verified_and_the_card_unchanged(filled: Store) -> None:
     first = _card(filled)
     assert "Decision 3: use tool 3" in first
-    assert _verified(filled)[TOPIC] == 1  # read from exactly what HEAD holds
+    assert _marks(filled)[TOPIC] == SAME  # read from exactly what HEAD holds
     assert _card(filled) == first == _fresh(filled)
 
 
@@ -135,7 +136,7 @@ def test_deleted_and_renamed_files(filled: Store) -> None:
     git(filled.root, "commit", "-qm", "rename by hand")
     assert "use wand 3" in (card := _card(filled))
     assert card == _fresh(filled)
-    assert _verified(filled).get(TOPIC) != 1  # a file gone from HEAD is verified no more
+    assert _marks(filled).get(TOPIC) != SAME  # a file gone from HEAD is trusted no more
 
 
 def test_plain_git_commits_checkouts_and_pulls(filled: Store, tmp_path: Path) -> None:
@@ -144,7 +145,7 @@ def test_plain_git_commits_checkouts_and_pulls(filled: Store, tmp_path: Path) ->
     _edit(path, "use tool 1 ", "use wand 1 ")
     git(filled.root, "commit", "-qam", "edit by hand")
     assert "use wand 1" in _card(filled)
-    assert _verified(filled)[TOPIC] == 1  # read again, and as the new HEAD holds it
+    assert _marks(filled)[TOPIC] == SAME  # read again, and as the new HEAD holds it
     git(filled.root, "checkout", "-q", "HEAD~1")
     assert "use tool 1 " in (card := _card(filled)) and "use wand 1" not in card
     assert card == _fresh(filled)
@@ -178,22 +179,25 @@ def test_ignored_topic_files_keep_the_stat_check(filled: Store) -> None:
     private.write_text("# notes\n\n<<<<<<< ours\n## A\nx\n=======\n## B\ny\n>>>>>>> theirs\n",
                        encoding="utf-8")
     assert "private-notes.md holds unresolved conflict markers" in _card(filled)
-    assert _verified(filled)["global/decisions/private-notes.md"] == -1  # not in HEAD
+    assert _marks(filled)["global/decisions/private-notes.md"] == DIFFERENT  # not in HEAD
     private.write_text("# notes\n\n## A\nx\n", encoding="utf-8")
     assert "private-notes.md holds" not in _card(filled)
     private.write_text("# notes\n\n## A\n=======\n", encoding="utf-8")
     assert "private-notes.md holds" in _card(filled)
 
 
-def test_an_older_summary_layout_is_dropped(tmp_path: Path) -> None:
-    db = sqlite3.connect(tmp_path / "catalog.sqlite", isolation_level=None)
-    db.execute("CREATE TABLE summary_files (path TEXT PRIMARY KEY, stamp TEXT NOT NULL, "
-               "conflicted INTEGER NOT NULL, problem TEXT)")
-    db.execute("INSERT INTO summary_files VALUES ('global/semantic/a.md', '1:2:3:4', 0, NULL)")
-    Summaries(db, tmp_path)
-    columns = [row[1] for row in db.execute("PRAGMA table_info(summary_files)")]
-    assert "verified" in columns
-    assert db.execute("SELECT COUNT(*) FROM summary_files").fetchone() == (0,)
+def test_a_summary_without_a_mark_is_checked_against_head(filled: Store) -> None:
+    """Rows as an older gitmem writes them (no mark in the stamp) are not trusted on git's word."""
+    path = filled.root / TOPIC
+    _age(path)
+    original = _card(filled)
+    db = filled.summaries.db
+    stamp = db.execute("SELECT stamp FROM summary_files WHERE path = ?", (TOPIC,)).fetchone()[0]
+    assert stamp.endswith(SAME)
+    db.execute("UPDATE summary_files SET stamp = ? WHERE path = ?", (stamp.partition("|")[0], TOPIC))
+    db.execute("UPDATE summary_entries SET title = 'Stale title' WHERE path = ?", (TOPIC,))
+    assert _card(filled) == original
+    assert _marks(filled)[TOPIC] == SAME
 
 
 def test_one_look_catches_up_once_and_a_write_ends_it(filled: Store) -> None:
