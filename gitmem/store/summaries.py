@@ -60,7 +60,20 @@ CREATE INDEX IF NOT EXISTS summary_entries_path ON summary_entries (path);
 CREATE INDEX IF NOT EXISTS summary_entries_layer ON summary_entries (layer, scope);
 CREATE INDEX IF NOT EXISTS summary_entries_order ON summary_entries
     (layer, scope, status, rank DESC, basis = '', basis DESC, COALESCE(id, ''), path, line);
+INSERT OR IGNORE INTO summary_meta VALUES ('generation', '0');
+CREATE TRIGGER IF NOT EXISTS summary_files_insert AFTER INSERT ON summary_files BEGIN
+    UPDATE summary_meta SET value = value + 1 WHERE key = 'generation'; END;
+CREATE TRIGGER IF NOT EXISTS summary_files_update AFTER UPDATE ON summary_files BEGIN
+    UPDATE summary_meta SET value = value + 1 WHERE key = 'generation'; END;
+CREATE TRIGGER IF NOT EXISTS summary_files_delete AFTER DELETE ON summary_files BEGIN
+    UPDATE summary_meta SET value = value + 1 WHERE key = 'generation'; END;
 """
+# The rows of summary_files as last read, with what they were read under: the connection, the
+# database's schema version and the generation the triggers above count up on every change of
+# summary_files, whoever makes it (this process, another one, an older gitmem, sqlite3 by hand).
+# A warm server reads the rows again only when one of them changed.
+Known = dict[str, tuple[str, str, int, str | None]]
+_kept: tuple[sqlite3.Connection, tuple[object, ...], Known] | None = None
 _ORDER = "rank DESC, basis = '', basis DESC, COALESCE(id, '')"  # the card's order (then layer, scope...)
 _ENTRY_COLUMNS = "path, scope, layer, topic, line, id, title, fields, volatility"
 
@@ -194,11 +207,9 @@ class Summaries:
 
     def _look(self, wanted: list[str]) -> dict[str, State]:
         view = self._view if self._view is not None and self._follow(self._view) else None
-        with _snapshot(self.db):
-            rows = self.db.execute("SELECT path, stamp, conflicted, problem FROM summary_files").fetchall()
-            if view is not None and _meta(self.db, "head") != view.head:
-                view = None  # another process moved on meanwhile: the marks are not about this HEAD
-        known = {row[0]: row for row in rows}
+        known, head = self._known()
+        if view is not None and head != view.head:
+            view = None  # another process moved on meanwhile: the marks are not about this HEAD
         dirty = view.dirty if view is not None else frozenset()
         stale: list[tuple[str, str]] = []
         found: dict[str, State] = {}
@@ -219,6 +230,20 @@ class Summaries:
         if stale:
             found.update(self._read_again(stale, view))
         return found
+
+    def _known(self) -> tuple[Known, str | None]:
+        """Every summary's row by path, and the commit its mark refers to (one snapshot)."""
+        global _kept
+        with _snapshot(self.db):
+            meta = dict(self.db.execute("SELECT key, value FROM summary_meta"))
+            key = (self.db.execute("PRAGMA schema_version").fetchone()[0], meta.get("generation"))
+            kept = _kept
+            if kept is not None and kept[0] is self.db and kept[1] == key:
+                return kept[2], meta.get("head")
+            rows = self.db.execute("SELECT path, stamp, conflicted, problem FROM summary_files")
+            known: Known = {row[0]: row for row in rows}
+        _kept = (self.db, key, known)
+        return known, meta.get("head")
 
     def _follow(self, view: GitView) -> bool:
         """Make the marks refer to `view.head`: files that differ between the commit they were

@@ -26,13 +26,17 @@ from gitmem.fsio import NotRegularFileError, read_regular_file
 from gitmem.store import parsecache
 
 
-def _workspace_folders(root: Path) -> list[str]:
-    folder = root / "workspaces"
+def _workspace_folders(root: Path) -> tuple[str, ...]:
+    """The folders under workspaces/ (a warm server lists it again only when it changed)."""
+    return parsecache.by_stat(str(root), "workspaces", partial(_list_folders, root))
+
+
+def _list_folders(root: Path) -> tuple[str, ...]:
     try:
-        with os.scandir(folder) as listing:
-            return sorted(item.name for item in listing if item.is_dir(follow_symlinks=False))
+        with os.scandir(root / "workspaces") as listing:
+            return tuple(sorted(item.name for item in listing if item.is_dir(follow_symlinks=False)))
     except OSError:
-        return []
+        return ()
 
 
 def scope_keys(root: Path) -> list[str]:
@@ -60,12 +64,12 @@ def _md_names(root: Path, folder: str) -> tuple[str, ...]:
     adding, removing or renaming an entry changes a folder's modification time, and a folder
     changed within the last 2 s is always listed again. (Only the names are kept: an edit of a
     file's content does not touch its folder, and nothing here depends on content.)"""
-    return parsecache.by_stat(str(root), folder, partial(_list_md, root / folder))
+    return parsecache.by_stat(str(root), folder, partial(_list_md, root, folder))
 
 
-def _list_md(folder: Path) -> tuple[str, ...]:
+def _list_md(root: Path, folder: str) -> tuple[str, ...]:
     try:
-        with os.scandir(folder) as listing:
+        with os.scandir(root / folder) as listing:
             return tuple(item.name for item in listing
                          if item.name.endswith(".md") and not item.name.startswith("."))
     except OSError:

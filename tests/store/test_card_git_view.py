@@ -234,5 +234,32 @@ def test_a_warm_listing_sees_files_added_renamed_and_removed(tmp_path: Path) -> 
         (folder / "a.md").unlink()
         os.utime(folder, ns=(before.st_atime_ns, before.st_mtime_ns))  # its time put back
         assert tree.all_topic_files(tmp_path) == ["global/semantic/c.md"]
+        (tmp_path / "workspaces" / "shop").mkdir(parents=True)
+        _age(tmp_path / "workspaces")
+        assert tree.scope_keys(tmp_path) == ["global", "shop"]
+        (tmp_path / "workspaces" / "cart").mkdir()
+        assert tree.scope_keys(tmp_path) == ["global", "cart", "shop"]
+        _age(tmp_path / "workspaces")
+        tree.scope_keys(tmp_path)
+        os.rename(tmp_path / "workspaces" / "cart", tmp_path / "workspaces" / "till")
+        assert tree.scope_keys(tmp_path) == ["global", "shop", "till"]
     finally:
         parsecache.disable()
+
+
+def test_rows_kept_between_cards_follow_changes_made_by_another_process(filled: Store) -> None:
+    """The summary rows a process keeps between cards are read again once another connection
+    changed them: here another store re-read an edited file, and the edit was then undone."""
+    path = filled.root / TOPIC
+    original = _card(filled)  # this store keeps the rows it read
+    _edit(path, "use tool 2 ", "use wand 2 ")
+    other = Store(filled.root, cwd=filled.root.parent)
+    try:
+        assert "use wand 2" in _card(other)  # its summary of the edited text replaces ours
+    finally:
+        other.close()
+    git(filled.root, "checkout", "--", TOPIC)
+    assert _card(filled) == original
+    filled.summaries.db.execute("DELETE FROM summary_entries")
+    filled.summaries.db.execute("DELETE FROM summary_files")  # by hand, on our own connection
+    assert _card(filled) == original
