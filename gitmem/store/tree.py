@@ -57,8 +57,9 @@ def invalid_scope_folders(root: Path) -> list[Problem]:
     return problems
 
 
-def _md_names(root: Path, folder: str) -> tuple[str, ...]:
-    """Names of `*.md` entries in a folder (any kind of entry: reading decides), hidden ones out.
+def _md_files(root: Path, folder: str) -> tuple[str, ...]:
+    """The `*.md` entries of a folder as store paths (any kind of entry: reading decides),
+    hidden ones out.
 
     A warm server lists a folder again only when lstat shows it changed (parsecache.by_stat):
     adding, removing or renaming an entry changes a folder's modification time, and a folder
@@ -70,7 +71,7 @@ def _md_names(root: Path, folder: str) -> tuple[str, ...]:
 def _list_md(root: Path, folder: str) -> tuple[str, ...]:
     try:
         with os.scandir(root / folder) as listing:
-            return tuple(item.name for item in listing
+            return tuple(f"{folder}/{item.name}" for item in listing
                          if item.name.endswith(".md") and not item.name.startswith("."))
     except OSError:
         return ()
@@ -83,8 +84,7 @@ def all_topic_files(root: Path) -> list[str]:
         for layer in L.TOPIC_LAYERS:
             if not L.LAYERS[layer].global_ok and scope == L.GLOBAL:
                 continue
-            base = L.topic_dir(scope, layer)
-            found.extend(f"{base}/{name}" for name in _md_names(root, base))
+            found.extend(_md_files(root, L.topic_dir(scope, layer)))
     return sorted(found)
 
 
