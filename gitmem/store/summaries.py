@@ -1,20 +1,20 @@
 """Stat-checked summaries of topic files, for reads that need many files at once (the context card).
 
 A file's summary (its entries' titles and fields, whether it holds conflict markers, why it
-cannot be read) is kept in the catalog's database with the stamp (mtime, size, inode) of the file
-it was read from. A read stats every file it needs and reads again only those whose stamp
+cannot be read) is kept in the catalog's database with the stamp (mtime, ctime, size, inode,
+mode) of the file it was read from. A read stats every file it needs and reads again only those whose stamp
 changed, so it sees hand edits exactly as a full re-read would while an unchanged tree costs one
 stat per file. A file changed less than RACY_SECONDS ago is never trusted by its stamp: a second
 edit within the same clock tick could leave the stamp as it was (git's "racy" case).
 
 Within a read that has just asked git which files differ from HEAD (a `GitView`: the context
 card's catch-up runs git status anyway), a file git reports unchanged is not even stat'ed when its
-summary was read from exactly the bytes HEAD holds for it ("verified"). git status compares each
+summary was read from exactly the bytes HEAD holds for it (marked SAME). git status compares each
 file's stat with its index, rehashing files changed within the index's own clock tick, so this
-is git's own answer and no weaker than a stamp. A summary is verified by comparing the bytes it
-was read from with HEAD's blob; when HEAD moves (a commit, a pull, a checkout), the summaries of
-the files that differ between the two commits stop being verified until read again. Files git
-does not track (ignored ones) are never verified: they keep the stat check.
+is git's own answer and no weaker than a stamp. The mark comes from comparing the bytes read
+with HEAD's blob; when HEAD moves (a commit, a pull, a checkout), the marks of the files that
+differ between the two commits are dropped until they are read again. Files git does not track
+(ignored ones) are never marked SAME: they keep the stat check.
 
 The summaries are a cache like the catalog: safe to delete, rebuilt on demand, never the truth.
 """
