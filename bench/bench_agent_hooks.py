@@ -111,12 +111,14 @@ def measure(root: Path, prompts: list[str], cli_runs: int) -> list[dict[str, flo
                               "session_id": "bench", "prompt": p}) for p in cli_prompts]
     start_payload = json.dumps({"hook_event_name": "SessionStart", "cwd": str(root),
                                 "session_id": "bench", "source": "startup"})
-    probe = subprocess.run([*base, "search", "--hook"], input=hook_input[0],
-                           capture_output=True, text=True, check=False)
-    if probe.returncode != 0 or not probe.stdout:
-        raise SystemExit(f"`gitmem search --hook` failed: {probe.stderr.strip()}")
-
     def hook_rows(how: str) -> None:
+        for args, stdin in ((["search", "--hook"], hook_input[0]), (["context", "--hook"], start_payload)):
+            # A hook answers 0 with nothing on failure: check it answers before timing it.
+            answer = subprocess.run([*base, *args], input=stdin, capture_output=True, text=True,
+                                    check=False)
+            if "hookSpecificOutput" not in answer.stdout:
+                raise SystemExit(f"`gitmem {' '.join(args)}` ({how}) answered nothing: "
+                                 f"{answer.stderr.strip()}")
         rows.append(summary(f"CLI `gitmem search --hook`, {how}",
                             [run_cli([*base, "search", "--hook"], h) for h in hook_input]))
         rows.append(summary(f"CLI `gitmem context --hook` (SessionStart), {how}",
