@@ -99,16 +99,18 @@ def is_compound(word: str) -> bool:
     return bool(_SPLIT_RE.search(word)) or (word.isascii() and bool(_HAS_CAMEL.search(word)))
 
 
-def word_terms(word: str) -> list[str]:
+# Prose repeats its words: a document's few thousand tokens are a few hundred distinct words.
+@lru_cache(maxsize=100_000)
+def word_terms(word: str) -> tuple[str, ...]:
     """Index terms of one word token: stem, or whole identifier plus stemmed parts."""
     lower = word.lower()
     if not is_compound(word):
-        return [] if lower in INDEX_STOPWORDS else [stem(lower)]
+        return () if lower in INDEX_STOPWORDS else (stem(lower),)
     terms = [lower]
     for part in identifier_parts(word):
         if part not in INDEX_STOPWORDS:
             terms.append(part if _SPLIT_RE.search(part) else stem(part))
-    return terms
+    return tuple(terms)
 
 
 def index_terms(text: str) -> list[str]:

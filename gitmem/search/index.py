@@ -222,7 +222,8 @@ class SearchIndex:
         files = dict(manifest.files)
         segment = writer.get_segment().segment_id()
         lookup = DocLookup(writer, files, self._view,
-                           lambda seg: SegmentReader(writer.storage, writer.schema, seg))
+                           lambda seg: SegmentReader(writer.storage, writer.schema, seg),
+                           in_step=ix.latest_generation() == manifest.generation)
         try:
             for relpath in paths:
                 for docnum in lookup.docnums(relpath):

@@ -270,12 +270,15 @@ class DocLookup:
     """Doc numbers and stored fields of a file's entries in the segments a writer starts from."""
 
     # The manifest says which segment holds a file, so only that segment is opened (for files
-    # written by a full rebuild: the rebuild's segments; for unknown files: all of them).
+    # written by a full rebuild: the rebuild's segments). A file the manifest does not know is in
+    # no segment when the manifest was saved for the index's latest generation (`in_step`); after
+    # a crash between the index's commit and the manifest's save it may be in any of them.
 
     def __init__(self, writer: Any, files: dict[str, FileRecord], view: View | None,
-                 open_segment: Callable[[Any], Any]) -> None:
+                 open_segment: Callable[[Any], Any], *, in_step: bool = False) -> None:
         self._open_segment = open_segment
         self._files = files
+        self._in_step = in_step
         self._segments: list[tuple[Any, int]] = []
         offset = 0
         for segment in writer.segments:
@@ -296,7 +299,7 @@ class DocLookup:
     def _holders(self, relpath: str) -> list[tuple[Any, int]]:
         record = self._files.get(relpath)
         if record is None:
-            return self._segments
+            return [] if self._in_step else self._segments
         if record.segment:
             return [(s, o) for s, o in self._segments if s.segment_id() == record.segment]
         return [(s, o) for s, o in self._segments if s.segment_id() not in self._referenced]

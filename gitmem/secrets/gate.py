@@ -8,6 +8,10 @@ the detector anyway, writes those patterns to a cache file keyed by the installe
 version; later processes clear such lines with the cached patterns and import the detector only
 for a line one of them matches, and the detector (with its filters) has the last word.
 
+Each pattern is cached with its needles (needles.py): strings one of which any match contains.
+A pattern none of whose needles occurs in the text is not run at all, and otherwise only on the
+lines holding one; this takes a 16 KiB document's gate from ~20 ms to about a millisecond.
+
 No cache, an unreadable one or one written for another version: no gate, the detector runs.
 """
 
@@ -18,12 +22,15 @@ import importlib.util
 import json
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gitmem.fsio import read_regular_file, read_text, write_text_atomic
+from gitmem.secrets.needles import fold, needles
 
 CACHE_NAME = "secret-patterns.json"
+CACHE_FORMAT = 2  # 2: patterns come with their needles
 _VERSION_RE = re.compile(r"""VERSION\s*=\s*['"]([^'"]+)['"]""")
 
 
@@ -49,10 +56,34 @@ def installed_version() -> str | None:
     return match.group(1) if match else None
 
 
-_LOADED: dict[tuple[str, frozenset[str]], list[re.Pattern[str]]] = {}
+@dataclass(frozen=True)
+class Gate:
+    """The detector's patterns, each with its needles (None: run it on every line)."""
+
+    patterns: tuple[tuple[re.Pattern[str], tuple[str, ...] | None], ...]
+
+    def suspects(self, numbered: list[tuple[int, str]]) -> list[tuple[int, str]]:
+        """The numbered lines at least one pattern matches, in order."""
+        folded = [fold(line) for _, line in numbered]
+        whole = "\n".join(folded)
+        hit: set[int] = set()
+        for pattern, pins in self.patterns:
+            if pins is None:
+                candidates: list[int] | range = range(len(numbered))
+            else:
+                present = [pin for pin in pins if pin in whole]
+                if not present:
+                    continue
+                candidates = [i for i, line in enumerate(folded)
+                              if any(pin in line for pin in present)]
+            hit.update(i for i in candidates if i not in hit and pattern.search(numbered[i][1]))
+        return [numbered[i] for i in sorted(hit)]
 
 
-def load_gate(skipped: frozenset[str]) -> list[re.Pattern[str]] | None:
+_LOADED: dict[tuple[str, frozenset[str]], Gate] = {}
+
+
+def load_gate(skipped: frozenset[str]) -> Gate | None:
     """The cached patterns, compiled; None when there is no cache written for this version of
     detect-secrets and this choice of plugins (`skipped`: the ones gitmem leaves out). Read once
     per process and cache file."""
@@ -65,17 +96,30 @@ def load_gate(skipped: frozenset[str]) -> list[re.Pattern[str]] | None:
     return gate
 
 
-def _read_gate(path: Path, skipped: frozenset[str]) -> list[re.Pattern[str]] | None:
+def _read_gate(path: Path, skipped: frozenset[str]) -> Gate | None:
     version = installed_version()
     try:
-        data = json.loads(read_regular_file(path))  # index/ is machine-local: never wait on a FIFO
+        data = json.loads(read_regular_file(path))  # a cache file: never wait on a FIFO
         if not version or data.get("version") != version or not data.get("patterns"):
             return None
-        if sorted(data.get("skipped") or ()) != sorted(skipped):
+        if data.get("format") != CACHE_FORMAT or sorted(data.get("skipped") or ()) != sorted(skipped):
             return None
-        return [re.compile(source, flags) for source, flags in data["patterns"]]
+        pins = data["needles"]
+        if len(pins) != len(data["patterns"]):
+            return None
+        return Gate(tuple((re.compile(source, flags), _pins(found))
+                          for (source, flags), found in zip(data["patterns"], pins, strict=True)))
     except (OSError, ValueError, TypeError, KeyError, re.error):
         return None
+
+
+def _pins(found: Any) -> tuple[str, ...] | None:
+    """Needles as cached: a list of non-empty strings, or null."""
+    if found is None:
+        return None
+    if not isinstance(found, list) or not found or not all(isinstance(x, str) and x for x in found):
+        raise ValueError("malformed needles")
+    return tuple(found)
 
 
 def save_gate(skipped: frozenset[str], plugins: tuple[str, ...],
@@ -84,8 +128,9 @@ def save_gate(skipped: frozenset[str], plugins: tuple[str, ...],
     version = installed_version()
     if not version or not patterns:
         return
-    data = {"version": version, "skipped": sorted(skipped), "plugins": list(plugins),
-            "patterns": patterns}
+    data = {"format": CACHE_FORMAT, "version": version, "skipped": sorted(skipped),
+            "plugins": list(plugins), "patterns": patterns,
+            "needles": [needles(source, flags) for source, flags in patterns]}
     try:
         cache_file().parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(cache_file(), json.dumps(data), durable=False)

@@ -74,7 +74,7 @@ def scan_lines(lines: Iterable[tuple[int, str]], *, path: str = "",
             found.setdefault((number, "token"), Finding("the git token of this store", number, path))
     gate = load_gate(_SKIPPED)
     if gate is not None:  # only lines one of the detector's own patterns matches can be findings
-        numbered = [(n, line) for n, line in numbered if any(p.search(line) for p in gate)]
+        numbered = gate.suspects(numbered)
     if numbered:
         for number, kind in _detect(numbered, cache=gate is None):
             found.setdefault((number, kind), Finding(kind, number, path))

@@ -37,6 +37,7 @@ class Store(StoreBase):
     # The open batch, when writes are being gathered into one commit (see `batch`).
     _batch: WriteTxn | None = None
     _batch_stamps: dict[str, str] | None = None
+    _seen_clean = False  # the last absorb_hand_edits found `git status` empty
 
     # -- the write transaction ---------------------------------------------------------------
     @contextlib.contextmanager
@@ -55,9 +56,9 @@ class Store(StoreBase):
             _ = self.registry  # a broken memory.json stops every write before anything changes
             self.recover_interrupted()
             self.ignore_temp_files()
-            if absorb:
-                self.absorb_hand_edits()
-            txn = WriteTxn(verb, changed_elsewhere=self.catch_up_catalog())
+            # A tree found clean a moment ago under the lock needs no second status walk.
+            clean = absorb and not self.absorb_hand_edits() and self._seen_clean
+            txn = WriteTxn(verb, changed_elsewhere=self.catch_up_catalog(clean=clean))
             yield txn
             self.finish(txn)
 
@@ -177,7 +178,9 @@ class Store(StoreBase):
 
     def absorb_hand_edits(self) -> list[str]:
         """Commit changes someone made by hand (normalized) before our own write."""
-        dirty = [p for p in self.git.dirty_paths() if not is_temp_name(p)]
+        found = self.git.dirty_paths()
+        self._seen_clean = not found
+        dirty = [p for p in found if not is_temp_name(p)]
         if not dirty:
             return []
         for relpath in dirty:  # a link made by hand is neither followed nor committed
@@ -239,16 +242,17 @@ class Store(StoreBase):
         """Parse for the catalog: never fatal; an unreadable file carries its problem."""
         return tree.read_lenient(self.root, relpath)
 
-    def catch_up_catalog(self) -> list[str]:
+    def catch_up_catalog(self, *, clean: bool = False) -> list[str]:
         """Bring the catalog up to HEAD, then to the working tree (files renamed, moved or edited
         by hand and not yet committed): re-read only files changed since it last looked.
+        `clean`: the caller has just seen `git status` report nothing, under the store lock.
 
         Returns the topic files that changed underneath it (pulls, plain-git commits), so a
         write can regenerate their layer indexes too.
         """
         changed = self.catch_up_catalog_from(self.git.head_oid(), self.git.changed_between)
-        catchup.reconcile(self.catalog, self.root, self.git.dirty_paths(under=L.SCOPE_ROOTS),
-                          self._read_lenient)
+        dirty = [] if clean else self.git.dirty_paths(under=L.SCOPE_ROOTS)
+        catchup.reconcile(self.catalog, self.root, dirty, self._read_lenient)
         return changed
 
     def catch_up_catalog_from(self, head: str | None, changed_between: catchup.ChangedBetween) -> list[str]:

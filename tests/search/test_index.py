@@ -143,6 +143,26 @@ def test_update_paths_accepts_absolute_paths_and_deletions(store: Path, index: S
     assert search(index, "consolidation") == []
 
 
+@pytest.mark.parametrize("crash_before_manifest", [False, True])
+def test_a_new_file_is_indexed_once_even_after_a_crash_before_the_manifest(
+        store: Path, crash_before_manifest: bool) -> None:
+    """A file the manifest does not know is looked up in no segment while the manifest matches
+    the index's generation; when a crash kept the manifest one commit behind, in all of them."""
+    index = SearchIndex(store, watch=False)
+    index.rebuild()
+    manifest = store / "index" / "manifest.json"
+    before = manifest.read_bytes()
+    write(store, "global/semantic/vpn.md", entry("Connect through WireGuard", "Use wg0.", "global-sem-0009"))
+    index.update_paths(["global/semantic/vpn.md"])
+    if crash_before_manifest:
+        manifest.write_bytes(before)  # the index holds the file, the manifest never heard of it
+    index.close()
+    again = SearchIndex(store, watch=False)
+    again.update_paths(["global/semantic/vpn.md"])
+    assert ids(search(again, "wireguard")) == ["global-sem-0009"]
+    again.close()
+
+
 def test_refresh_reports_changed_paths(store: Path, index: SearchIndex) -> None:
     index.rebuild()
     assert index.refresh() == []
