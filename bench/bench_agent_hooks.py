@@ -12,7 +12,8 @@ the search index, then measures with prompts drawn like the search benchmark's q
     calls: its first call opens the index);
   - the SessionStart hook `gitmem context --hook`, wall clock, both ways;
   - the MCP server: spawn to initialized (the SDK's stdio client), and a `search` tool call
-    (limit 3) round trip over stdio;
+    (limit 3) round trip over stdio, with the prompts and with the bare queries (what an agent
+    sends the tool: a prompt's extra words are most of the search's time);
   - references in the same run: `python -c pass`, `gitmem --version`,
     `python -c "import mcp.server.mcpserver"` and `gitmem search PROMPT --json`.
 Prints median and p95 in milliseconds. The package's bytecode is compiled first, as an install
@@ -91,7 +92,8 @@ def start_server(root: Path) -> subprocess.Popen[bytes]:
     return proc
 
 
-def measure(root: Path, prompts: list[str], cli_runs: int) -> list[dict[str, float | str]]:
+def measure(root: Path, queries: list[str], cli_runs: int) -> list[dict[str, float | str]]:
+    prompts = [prompt_of(q) for q in queries]
     rows = []
     payloads = [HookInput(event="UserPromptSubmit", cwd=str(root), prompt=p) for p in prompts]
     rows.append(summary("search_hook in process (store opened per call)",
@@ -148,11 +150,11 @@ def measure(root: Path, prompts: list[str], cli_runs: int) -> list[dict[str, flo
     rows.append(summary("reference: import mcp.server.mcpserver",
                         [run_cli([sys.executable, "-c", "import mcp.server.mcpserver"])
                          for _ in range(5)]))
-    rows += measure_mcp(root, prompts)
+    rows += measure_mcp(root, prompts, queries)
     return rows
 
 
-def measure_mcp(root: Path, prompts: list[str]) -> list[dict[str, float | str]]:
+def measure_mcp(root: Path, prompts: list[str], queries: list[str]) -> list[dict[str, float | str]]:
     """Server start (spawn to initialized) and `search` tool calls over stdio."""
     import anyio
     from mcp.client.session import ClientSession
@@ -162,6 +164,7 @@ def measure_mcp(root: Path, prompts: list[str]) -> list[dict[str, float | str]]:
                                    args=["-m", "gitmem", "--root", str(root), "mcp"], cwd=str(root))
     starts: list[float] = []
     calls: list[float] = []
+    plain: list[float] = []  # the queries themselves, as an agent sends them to the tool
 
     async def session(call: bool) -> None:
         start = time.perf_counter()
@@ -175,11 +178,17 @@ def measure_mcp(root: Path, prompts: list[str]) -> list[dict[str, float | str]]:
                     result = await client.call_tool("search", {"query": prompt, "limit": 3})
                     calls.append((time.perf_counter() - begin) * 1000)
                     assert not result.is_error, result.content
+                for query in queries:
+                    begin = time.perf_counter()
+                    result = await client.call_tool("search", {"query": query, "limit": 3})
+                    plain.append((time.perf_counter() - begin) * 1000)
+                    assert not result.is_error, result.content
 
     for n in range(5):
         anyio.run(session, n == 0)
     return [summary("MCP server: spawn to initialized", starts),
-            summary("MCP `search` tool call (limit 3), stdio round trip", calls)]
+            summary("MCP `search` tool call (limit 3), stdio round trip", calls),
+            summary("MCP `search` tool call, the bare queries (not prompts)", plain)]
 
 
 def main() -> None:
@@ -200,8 +209,7 @@ def main() -> None:
         subprocess.run(["git", "commit", "-qm", "bench data"], cwd=tmp, check=True, env=env)
         store.search_index().rebuild()
         store.close()
-        prompts = [prompt_of(q) for q in make_queries(args.prompts)]
-        rows = measure(tmp, prompts, args.cli)
+        rows = measure(tmp, make_queries(args.prompts), args.cli)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if args.json:
