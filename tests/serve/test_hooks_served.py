@@ -65,3 +65,15 @@ def test_a_server_that_does_not_answer_leaves_the_hook_to_answer_itself(store: S
         mute.close()
     assert done.returncode == 0 and "5433" in done.stdout
     assert "the server did not answer" in done.stderr and ANSWERED not in done.stderr
+
+
+def test_a_hook_answered_by_the_server_loads_no_heavy_module(served: Path) -> None:
+    """What the prompt hook's process pays: the client, nothing of the search or the CLI."""
+    code = ("import sys; from gitmem.serve.client import forward\n"
+            f"code = forward(['--root', {str(served)!r}, 'search', '--hook'])\n"
+            "heavy = ('click', 'pygit2', 'whoosh', 'markdown_it', 'json', 're', 'typing', 'socket',"
+            " 'contextlib', 'dataclasses')\n"
+            "print(code, sorted(m for m in heavy if m in sys.modules), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          input=prompt("which port does staging listen on?", served))
+    assert done.stderr.strip().splitlines()[-1] == "0 []"
