@@ -49,7 +49,7 @@ def find_token(environ: Mapping[str, str]) -> str | None:
     try:
         with open(path, encoding="utf-8") as handle:
             return handle.read().strip() or None
-    except OSError:
+    except (OSError, UnicodeDecodeError):
         return None
 
 

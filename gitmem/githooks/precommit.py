@@ -277,15 +277,21 @@ def _write_back(root: Path, outcomes: list[Any], staged: dict[str, str],
                 modes: dict[str, str]) -> list[str]:
     """Normalized texts into the index; the working copy follows when it held exactly what was
     staged (those paths are returned, for the caller to stage with the layer indexes)."""
-    from gitmem.fsio import write_text_atomic
+    from gitmem.fsio import read_regular_file, write_text_atomic
 
     whole, index_only = [], []
     for outcome in outcomes:
         target = root / outcome.path
         try:
-            current: bytes | None = target.read_bytes()
+            current: bytes | None = read_regular_file(target)
         except FileNotFoundError:
             current = None
+        except OSError:  # a FIFO or folder where the file was: the staged copy only
+            index_only.append((modes.get(outcome.path) or "100644",
+                               gitcli.write_blob(root, outcome.text.encode("utf-8")), outcome.path))
+            say(f"{outcome.path} is not a regular file in the working tree: normalized the staged"
+                " copy only")
+            continue
         if current == staged[outcome.path].encode("utf-8"):
             mode = target.stat().st_mode & 0o7777
             write_text_atomic(target, outcome.text)

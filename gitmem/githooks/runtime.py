@@ -91,6 +91,19 @@ def import_staged(root: Path, scope: str, limits: Limits) -> tuple[StagedRuntime
     return StagedRuntime(texts, staged, notes), problems
 
 
+def _working_copy_is(target: Path, staged: str | None) -> bool:
+    """True when the working copy is missing or holds exactly the staged text (so it may be
+    rewritten); a FIFO, folder or non-text file there is left alone."""
+    from gitmem.fsio import read_regular_text
+
+    try:
+        return read_regular_text(target) == staged
+    except FileNotFoundError:
+        return True
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def stage_runtime(root: Path, result: StagedRuntime) -> tuple[list[str], list[tuple[str, str, str]]]:
     """Write the rendered texts: (paths whose working copy held exactly what was staged, now
     rewritten, for `git add`; index entries (mode, oid, path) for the others)."""
@@ -106,11 +119,7 @@ def stage_runtime(root: Path, result: StagedRuntime) -> tuple[list[str], list[tu
         if path.endswith(".md"):
             projections[path] = text
         target = root / path
-        try:
-            current: str | None = target.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            current = None
-        if current is None or current == before:
+        if _working_copy_is(target, before):
             write_text_atomic(target, text)
             whole.append(path)
         else:

@@ -105,7 +105,7 @@ def status(root: Path, repo: Path) -> CodeHookReport:
         else:
             try:
                 current = target.read_text(encoding="utf-8")
-            except OSError:
+            except (OSError, UnicodeDecodeError):  # unreadable: reported as outdated
                 current = ""
             report.store = _baked(current, "GITMEM_STORE")
             python = _baked(current, "GITMEM_PYTHON")

@@ -62,7 +62,7 @@ def _signature(entry: Entry) -> str:
     return lf(entry.raw if entry.raw is not None else render_entry(entry)).rstrip()
 
 
-def _same(a: Entry, b: Entry) -> bool:
+def same_entry(a: Entry, b: Entry) -> bool:
     """Same text, or the same title, body and fields written differently."""
     if _signature(a) == _signature(b):
         return True
@@ -212,13 +212,13 @@ class _EntryMerge:
         )
         if ours is None or theirs is None:
             self.one_sided(key, base, ours, theirs)
-        elif base is None and not _same(ours, theirs):
+        elif base is None and not same_entry(ours, theirs):
             # Added on both sides under one key: two different entries, keep both.
             self.pieces[key] = _Piece(ours.raw or "", "ours", ours)
             self.pieces[f"theirs:{key}"] = self.from_theirs(theirs)
-        elif base is None or _same(theirs, base) or _same(ours, theirs):
+        elif base is None or same_entry(theirs, base) or same_entry(ours, theirs):
             self.pieces[key] = _Piece(ours.raw or "", "ours", ours)
-        elif _same(ours, base):
+        elif same_entry(ours, base):
             self.pieces[key] = self.from_theirs(theirs)
         else:
             self.both_edited(key, base, ours, theirs)
@@ -238,7 +238,7 @@ class _EntryMerge:
         """An entry present on one side only: new, deleted, or edited against a deletion."""
         entry = ours if ours is not None else theirs
         assert entry is not None
-        if base is not None and _same(entry, base):
+        if base is not None and same_entry(entry, base):
             return  # deleted on the other side, untouched here
         if base is not None:
             side, other = ("ours", "theirs") if ours is not None else ("theirs", "ours")

@@ -23,6 +23,7 @@ from gitmem.format.entry import TopicFile
 from gitmem.merge.common import PLAIN, Labels
 from gitmem.merge.entries import MergeConflict
 from gitmem.merge.files import is_generated, merge_file
+from gitmem.merge.moves import align_moves
 from gitmem.merge.prep import (
     ConflictBlocks,
     TakenIds,
@@ -61,6 +62,7 @@ class _Trees:
         self.blocks = blocks
         self.revs = {"base": base, "ours": ours, "theirs": theirs}
         self.cache: dict[tuple[str, str], bytes | None] = {}
+        self.override: dict[tuple[str, str], str | None] = {}  # texts to merge instead (moves)
 
     def blob(self, side: str, path: str) -> bytes | None:
         key = (side, path)
@@ -70,6 +72,8 @@ class _Trees:
 
     def text(self, side: str, path: str) -> str | None:
         """The side's text; entry files with their conflict blocks held as placeholders."""
+        if (side, path) in self.override:
+            return self.override[(side, path)]
         text = _decode(self.blob(side, path))
         if L.classify_path(path).kind in ("topic", "single"):
             return self.blocks.protect(text)
@@ -110,8 +114,12 @@ def merge_commits(store: Store, base: str, ours: str, theirs: str,
         return store.catalog.numbers(scope, layer) | extra.get((scope, layer), set())
 
     rewritten, result.renumbered, result.notes = renumber_local_ids(ours_side, theirs_side, taken)
+    both = _align_moves(result, trees, rewritten, set(ours_side), set(theirs_side))
     regenerate: set[str] = set()
     for path in sorted(ours_paths | theirs_paths):
+        if path in both:
+            _merge_one(result, trees, path, rewritten, taken, regenerate, labels)
+            continue
         if path not in theirs_paths:
             if path in rewritten:
                 result.files[path] = result.blocks.restore(rewritten[path]).encode("utf-8")
@@ -125,6 +133,28 @@ def merge_commits(store: Store, base: str, ours: str, theirs: str,
     _regenerate(store, result, ours_paths, theirs_paths, regenerate, trees)
     clear_parse_cache()
     return result
+
+
+def _align_moves(result: TreeMerge, trees: _Trees, rewritten: dict[str, str], ours_paths: set[str],
+                 theirs_paths: set[str]) -> set[str]:
+    """Apply entries moved on one side to the base and the other side's edits (merge/moves.py);
+    returns the paths that must now be merged whatever each side did to them."""
+
+    def texts(side: str, path: str) -> str | None:
+        return rewritten[path] if side == "ours" and path in rewritten else trees.text(side, path)
+
+    try:
+        aligned = align_moves(texts, ours_paths, theirs_paths)
+    except UnicodeDecodeError:
+        return set()
+    for (side, path), text in aligned.texts.items():
+        if side == "ours":
+            if text is not None:
+                rewritten[path] = text
+        else:
+            trees.override[(side, path)] = text
+    result.notes.extend(aligned.notes())
+    return aligned.paths()
 
 
 def _merge_one(

@@ -56,6 +56,7 @@ class SyncReport:
     committed: list[str] = field(default_factory=list)  # local files committed before syncing
     incoming: list[str] = field(default_factory=list)  # files changed here by the remote's side
     pushed: bool = False
+    pushed_commits: int = 0  # commits the remote did not have (0 when it had no branch yet)
     merged: bool = False
     fast_forwarded: bool = False
     other_machine: str | None = None  # the machine that made the remote's commit we merged
@@ -91,11 +92,15 @@ class SyncReport:
         where = f"{self.remote} ({self.branch})"
         return {
             "up-to-date": f"up to date with {where}: nothing to fetch or push",
-            "pushed": f"pushed this machine's commits to {where}",
+            "pushed": f"pushed {self._pushed_what()} to {where}",
             "fast-forward": f"fast-forwarded to {where}: {len(self.incoming)} file(s) changed here;"
                             " nothing to push",
             "merged": f"merged {where} ({len(self.incoming)} file(s) changed here) and pushed the merge",
         }.get(self.action, self.action)
+
+    def _pushed_what(self) -> str:
+        n = self.pushed_commits
+        return f"{n} commit{'s' if n != 1 else ''}" if n else "this machine's commits"
 
     def _conflicts_line(self) -> str:
         new, arrived = self.new_conflicts, self.arrived_conflicts
@@ -170,6 +175,8 @@ def _sync_locked(store: Store, report: SyncReport, attempts: int, say: Callable[
         if not _integrate(store, report, theirs, found, say):
             break
         say(f"pushing to {report.remote}")
+        head = git.head_oid()
+        report.pushed_commits = git.ahead_behind(head, theirs)[0] if head and theirs else 0
         try:
             git.push(remote=REMOTE, branch=report.branch)
         except PushRejectedError as exc:

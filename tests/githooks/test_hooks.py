@@ -268,6 +268,24 @@ def test_partially_staged_file_commits_the_staged_part_and_keeps_the_rest(root: 
     assert git(root, "diff", "--cached") == ""
 
 
+@pytest.mark.parametrize("replacement", ["folder", "fifo"])
+def test_a_staged_file_whose_working_copy_became_a_folder_or_fifo_commits_the_staged_copy(
+        root: Path, replacement: str) -> None:
+    append(root, TOPIC, "\n## Staged before the swap\nStaged text.\n")
+    sh_git(root, "add", TOPIC)
+    (root / TOPIC).unlink()
+    if replacement == "folder":
+        (root / TOPIC).mkdir()
+    else:
+        os.mkfifo(root / TOPIC)
+    done = subprocess.run(["git", "commit", "-q", "-m", "swapped"], cwd=root, capture_output=True,
+                          text=True, timeout=60, env=bare_env(Path(os.environ["HOME"])))
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "not a regular file" in done.stderr
+    committed = git(root, "show", f"HEAD:{TOPIC}")
+    assert "## Staged before the swap" in committed and "**Id:** global-pro-0002" in committed
+
+
 def test_commit_of_named_paths_leaves_a_clean_tree(root: Path) -> None:
     append(root, TOPIC, "\n## Named path commit\nCommitted with git commit -- path.\n")
     done = sh_git(root, "commit", "-q", "-m", "only this", "--", TOPIC)

@@ -107,7 +107,7 @@ def test_the_sync_summary_says_what_happened_on_each_machine(machines: tuple[Sto
     first = gm(a, "laptop-a", "sync")
     assert first.returncode == 0
     assert first.stdout.splitlines()[:2] == ["committed 1 pending file(s)",
-                                             f"pushed this machine's commits to {machines[0].git.remote_url()} (main)"]
+                                             f"pushed 1 commit to {machines[0].git.remote_url()} (main)"]
     merged = gm(b, "laptop-b", "sync")
     assert merged.stdout.splitlines()[1].startswith("merged ") and "and pushed the merge" in merged.stdout
     assert "edited differently here and on laptop-a" in merged.stdout

@@ -29,6 +29,7 @@ from gitmem.store.store import Store
 from gitmem.sync.remote import init_store, remote_set
 from gitmem.sync.run import sync
 from gitmem.verbs.entries import forget, remember
+from gitmem.verbs.moves import move_entry
 from gitmem.verbs.system import write_system_doc
 from gitmem.verbs.workspaces import associate
 from gitserver import serve_git_http
@@ -818,3 +819,67 @@ def test_subagents_do_not_sync(store: Store, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("GITMEM_SUBAGENT", "1")
     with pytest.raises(SubagentWriteError):
         sync(store)
+
+
+# -- an entry moved on one machine and edited on the other --------------------------------------
+
+
+@pytest.mark.parametrize("mover", ["a", "b"])
+def test_an_entry_moved_on_one_machine_and_edited_on_the_other_is_moved_with_the_edit(
+        pair: tuple[Store, Store], mover: str) -> None:
+    """The move decides where the entry lives, the edit what it says: one entry, one Id."""
+    a, b = pair
+    moved = remember(a, "Deploys run the migrations first", "semantic", topic="deploy").id or ""
+    remember(a, "Deploy windows are Tuesdays", "semantic", topic="deploy")
+    sync(a)
+    sync(b)
+    moving, editing = (a, b) if mover == "a" else (b, a)
+    move_entry(moving, moved, "migrations")
+    set_body(editing, moved, "Deploys run the migrations first, then warm the caches")
+    remember(editing, "A new fact beside it", "semantic", topic="deploy")
+    sync(a)
+    report = sync(b)
+    assert report.result == "merged" and not report.conflicts
+    sync(a)
+    assert tree(a) == tree(b)
+    assert all_ids(b).count(moved) == 1
+    assert b.locate(moved).path == "global/semantic/migrations.md"
+    assert "then warm the caches" in text(b, "global/semantic/migrations.md")
+    assert "warm the caches" not in text(b, "global/semantic/deploy.md")
+    assert "Deploy windows are Tuesdays" in text(b, "global/semantic/deploy.md")
+    assert "A new fact beside it" in text(b, "global/semantic/deploy.md")
+
+
+def test_a_moved_entry_whose_old_file_went_away_takes_the_edit_along(pair: tuple[Store, Store]) -> None:
+    a, b = pair
+    moved = remember(a, "The only fact of its topic", "semantic", topic="solo").id or ""
+    sync(a)
+    sync(b)
+    move_entry(a, moved, "elsewhere")
+    assert not (a.root / "global/semantic/solo.md").exists()
+    set_body(b, moved, "The only fact of its topic, refined")
+    sync(a)
+    report = sync(b)
+    assert report.result == "merged" and not report.conflicts
+    assert any("the edit went with it" in note for note in report.notes)
+    assert all_ids(b).count(moved) == 1
+    assert "refined" in text(b, "global/semantic/elsewhere.md")
+    assert not (b.root / "global/semantic/solo.md").exists()
+
+
+def test_a_moved_entry_edited_on_both_machines_is_one_conflict_where_it_now_lives(
+        pair: tuple[Store, Store]) -> None:
+    a, b = pair
+    moved = remember(a, "Backups run at night", "semantic", topic="ops").id or ""
+    sync(a)
+    sync(b)
+    move_entry(a, moved, "backups")
+    set_body(a, moved, "Backups run at 01:00")
+    set_body(b, moved, "Backups run at 03:00")
+    sync(a)
+    report = sync(b)
+    assert report.conflicts
+    merged = text(b, "global/semantic/backups.md")
+    assert "01:00" in merged and "03:00" in merged and MARKER_RE.search(merged)
+    assert [p for p in b.all_topic_files() if moved in text(b, p)] == ["global/semantic/backups.md"]
+    assert not (b.root / "global/semantic/ops.md").exists()
