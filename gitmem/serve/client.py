@@ -131,7 +131,7 @@ def _exchange(sock: _socket.socket, argv: list[str], cwd: str, verbose: bool) ->
         sock.settimeout(HOOK_ANSWER_TIMEOUT if "--hook" in argv else ANSWER_TIMEOUT)
         reply = wire.receive(sock)
     except (OSError, ConnectionError, ValueError) as exc:
-        # ValueError: text that cannot travel as UTF-8 (an undecodable environment variable).
+        # ValueError: a request marshal cannot write (it holds only strings, lists and flags).
         _fall_back(verbose, f"the server did not answer ({exc})", stdin)
         return None
     if not reply.get("ran"):

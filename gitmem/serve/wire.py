@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 PROTOCOL = 2  # 1: JSON frames
+MARSHAL_VERSION = 4  # the format of every Python since 3.4: client and server may differ
 SOCKET_NAME = "serve.sock"
 STATE_DIR = "state"
 MAX_FRAME = 64 * 1024 * 1024  # a request or reply larger than this is refused
@@ -81,7 +82,7 @@ def bind(path: str) -> socket.socket:
 
 def send(sock: Sock, message: dict[str, Any]) -> None:
     """One frame; ValueError when the message holds something other than plain values."""
-    data = marshal.dumps(message)
+    data = marshal.dumps(message, MARSHAL_VERSION)
     sock.sendall(len(data).to_bytes(4, "big") + data)
 
 
