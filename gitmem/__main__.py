@@ -11,10 +11,18 @@ import sys
 def main() -> None:
     from gitmem.serve.client import forward
 
-    code = forward(sys.argv[1:])
+    hook = "--hook" in sys.argv[1:]
+    try:
+        code = forward(sys.argv[1:])
+    except Exception:
+        if not hook:
+            raise
+        # An agent's hook must answer whatever happens, and the hooks the server answers only
+        # read: a bug on the way to the server means the hook answers in this process.
+        code = None
     if code is not None:
         sys.exit(code)
-    if "--hook" in sys.argv[1:]:
+    if hook:
         from gitmem.integrate.hookrun import quick_argv
 
         quick = quick_argv(sys.argv[1:])

@@ -85,6 +85,23 @@ def claude_code(ctx: click.Context, project: str | None, user: bool, prompt_hook
     changes = plan(_gitmem(ctx), project=Path(project) if project else None, user=user,
                    home=_home(), remove=remove, prompt_hook=prompt_hook)
     _finish(changes, dry_run, as_json)
+    if prompt_hook and not remove:
+        _advise_server(ctx)
+
+
+def _advise_server(ctx: click.Context) -> None:
+    """The prompt hook runs before every prompt: say how it gets fast when no server runs."""
+    from gitmem.serve.control import ping
+    from gitmem.store.paths import locate_root
+
+    root, source = locate_root(ctx.find_root().obj["root"])
+    if not (root / "memory.json").is_file() or ping(root) is not None:
+        return
+    prefix = "gitmem" if source == "default" else f"gitmem --root {root}"
+    click.echo("gitmem: note: the prompt hook runs before every prompt; it answers in tens of "
+               "milliseconds through the store's warm server and in a few hundred on its own. "
+               f"Start one with `{prefix} serve`, or keep one running with `{prefix} serve "
+               "--install` (docs/performance.md, Agent hooks)", err=True)
 
 
 @integrate.command(name="codex")

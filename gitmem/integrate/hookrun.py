@@ -41,9 +41,26 @@ def answer_hook(stdin_text: str, answer: Answer, root: str | None, workspace: st
         return HookReply(answer(parse(stdin_text), root, workspace), "", 0)
     except GitmemError as exc:
         message = f"gitmem: error: {exc}"
-        shown = (additional_context(error_as_context, f"gitmem memory was not loaded: {message}")
-                 if error_as_context else "")
-        return HookReply(shown, message, error_exit)
+    except Exception as exc:  # noqa: BLE001 - a bug must not block the agent either
+        message = internal_error(exc)
+    shown = (additional_context(error_as_context, f"gitmem memory was not loaded: {message}")
+             if error_as_context else "")
+    return HookReply(shown, message, error_exit)
+
+
+def internal_error(exc: BaseException) -> str:
+    """The CLI's line for an unexpected exception (redacted, no traceback unless GITMEM_DEBUG)."""
+    import os
+    import sys
+
+    from gitmem.redaction import redact
+
+    if os.environ.get("GITMEM_DEBUG"):
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+    return (f"gitmem: internal error: {type(exc).__name__}: {redact(str(exc))} "
+            "(a bug in gitmem; GITMEM_DEBUG=1 shows where)")
 
 
 def quick_argv(argv: list[str]) -> tuple[str | None, str | None] | None:
@@ -61,12 +78,16 @@ def quick_argv(argv: list[str]) -> tuple[str | None, str | None] | None:
 
 
 def run_quick(root: str | None, workspace: str | None) -> int:
-    """The prompt hook without the command-line layer: read stdin, print, return the exit code."""
+    """The prompt hook without the command-line layer: read stdin, print, return the exit code
+    (0 whatever happens: the agent's prompt is never held back by its memory)."""
     import sys
 
-    from gitmem.integrate.hooks import search_hook
+    try:
+        from gitmem.integrate.hooks import search_hook
 
-    reply = answer_hook(stdin_text(), search_hook, root, workspace)
+        reply = answer_hook(stdin_text(), search_hook, root, workspace)
+    except Exception as exc:  # noqa: BLE001 - reading stdin, an import: see answer_hook
+        reply = HookReply("", internal_error(exc), 0)
     if reply.stdout:
         print(reply.stdout)
     if reply.stderr:

@@ -8,8 +8,9 @@ the model, or in logs/memory.log for the background capture) and the hook exits 
 
 from __future__ import annotations
 
-import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from gitmem.integrate.hookio import HookInput, additional_context
@@ -28,16 +29,29 @@ def open_for(payload: HookInput, root: str | None, workspace: str | None) -> Sto
     return open_store(root, workspace=workspace, cwd=payload.folder)
 
 
+@contextmanager
+def opened(payload: HookInput, root: str | None, workspace: str | None) -> Iterator[Store]:
+    """open_for, closed afterwards; in the warm server the store borrows the repository,
+    catalog and index kept there and gives them back when the call ends, as the CLI's own
+    commands do (closing them would make every hook open the index afresh)."""
+    from gitmem.store import warm
+
+    store = open_for(payload, root, workspace)
+    warm.adopt(store)
+    try:
+        yield store
+    finally:
+        if not warm.enabled():
+            store.close()
+
+
 def context_hook(payload: HookInput, root: str | None, workspace: str | None, *,
                  subagent: bool = False) -> str:
     """The hook output carrying the context card (the subagent card for a subagent)."""
     from gitmem.verbs.context import card_for
 
-    store = open_for(payload, root, workspace)
-    try:
+    with opened(payload, root, workspace) as store:
         card = card_for(store, cwd=payload.folder, subagent=subagent)
-    finally:
-        store.close()
     default = "SubagentStart" if subagent else "SessionStart"
     return additional_context(payload.event or default, card.text.rstrip("\n"))
 
@@ -48,11 +62,8 @@ def search_hook(payload: HookInput, root: str | None, workspace: str | None) -> 
 
     if not payload.prompt.strip():
         return ""
-    store = open_for(payload, root, workspace)
-    try:
+    with opened(payload, root, workspace) as store:
         hits = search(store, payload.prompt, limit=PROMPT_HITS)
-    finally:
-        store.close()
     if not hits:
         return ""
     lines = ["gitmem entries that may bear on this prompt (verify before relying on them):"]
@@ -80,6 +91,8 @@ def capture_hook(payload: HookInput, root: str | None, workspace: str | None) ->
         args += ["--workspace", workspace]
     # A new session: the job outlives the hook, and a signal to the agent's process group
     # (Claude Code closing) does not reach it.
+    import subprocess
+
     subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                      stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
                      cwd=str(payload.folder or store.root))

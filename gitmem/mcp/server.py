@@ -56,7 +56,18 @@ def build(session: Session) -> MCPServer:
 
 def serve(session: Session) -> None:
     """Answer MCP requests on stdin/stdout until the client closes the stream."""
+    keep_between_calls()
     try:
         build(session).run("stdio")
     finally:
         session.close()
+
+
+def keep_between_calls() -> None:
+    """What the warm server keeps, this long-lived process keeps too: git's answers about the
+    caller's code repository (two `git` processes per search otherwise) and parsed memory files,
+    each checked on every use (docs/decisions/0015-warm-server.md), so a hand edit or a changed
+    git config is seen at once. The session holds its Store itself: nothing adopts it."""
+    from gitmem.store import warm
+
+    warm.enable()

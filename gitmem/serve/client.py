@@ -21,6 +21,10 @@ ROUTED = frozenset({"search", "show", "list", "context", "status", "remember", "
 _VALUE_OPTIONS = ("--root", "--workspace", "-w")
 CONNECT_TIMEOUT = 2.0
 ANSWER_TIMEOUT = 900.0  # the server bounds its own waits; this only guards against a hung one
+# An agent's hook (`--hook`) waits on the server no longer than this, then answers itself: the
+# agent waits on the hook (before every prompt, for the prompt hook; Claude Code gives it 10 s),
+# and a server busy with a scheduled sync makes the call wait for its turn.
+HOOK_ANSWER_TIMEOUT = 3.0
 
 
 def identity() -> str:
@@ -112,7 +116,11 @@ def forward(argv: list[str]) -> int | None:
 
 
 def _exchange(sock: _socket.socket, argv: list[str], cwd: str, verbose: bool) -> int | None:
-    stdin = sys.stdin.buffer.read() if _reads_stdin(argv) else b""
+    try:
+        stdin = sys.stdin.buffer.read() if _reads_stdin(argv) else b""
+    except (OSError, ValueError) as exc:
+        _note(verbose, f"standard input could not be read ({exc}); running in this process")
+        return None
     request = {
         "op": "run", "protocol": wire.PROTOCOL, "identity": identity(), "argv": argv,
         "cwd": cwd, "env": dict(os.environ), "stdin": wire.pack(stdin),
@@ -120,9 +128,10 @@ def _exchange(sock: _socket.socket, argv: list[str], cwd: str, verbose: bool) ->
     }
     try:
         wire.send(sock, request)
-        sock.settimeout(ANSWER_TIMEOUT)
+        sock.settimeout(HOOK_ANSWER_TIMEOUT if "--hook" in argv else ANSWER_TIMEOUT)
         reply = wire.receive(sock)
-    except (OSError, ConnectionError) as exc:
+    except (OSError, ConnectionError, ValueError) as exc:
+        # ValueError: a request marshal cannot write (it holds only strings, lists and flags).
         _fall_back(verbose, f"the server did not answer ({exc})", stdin)
         return None
     if not reply.get("ran"):

@@ -62,6 +62,11 @@ def disable() -> None:
         _close(parts)
 
 
+def enabled() -> bool:
+    """Whether this process keeps parts between calls (the warm server)."""
+    return _kept is not None
+
+
 def _identity(root: Path) -> tuple[int, ...]:
     """Device and inode of the folder, its .git and its catalog: a store made again differs."""
     found: list[int] = []

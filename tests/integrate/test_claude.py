@@ -178,3 +178,19 @@ def test_the_written_server_entry_starts_a_server(gm: Cli, store: Store, project
             return str(result.content[0].text)
 
     assert anyio.run(card).startswith("## gitmem memory")
+
+
+def test_the_prompt_hook_says_how_to_keep_it_fast(gm: Cli, project: Path) -> None:
+    from servers import QUIET, start_server, stop
+
+    plain = gm("integrate", "claude-code", "--project", str(project))
+    assert "serve" not in plain.stderr
+    alone = gm("integrate", "claude-code", "--project", str(project), "--prompt-hook")
+    assert alone.exit_code == 0
+    assert f"gitmem --root {gm.root} serve --install" in alone.stderr
+    proc = start_server(gm.root, *QUIET)
+    try:
+        served = gm("integrate", "claude-code", "--project", str(project), "--prompt-hook")
+    finally:
+        stop(proc)
+    assert served.exit_code == 0 and "serve" not in served.stderr

@@ -149,3 +149,25 @@ def test_the_quick_path_answers_as_the_command_line_does(store: Store, gm: Cli, 
     through_click = hook(store, "search", "--hook", stdin=stdin)
     assert quick.returncode == 0 and quick.stdout == through_click.stdout
     assert "VPN must be up" in quick.stdout
+
+
+def test_a_bug_in_a_hook_is_one_line_and_exit_0(store: Store, project: Path) -> None:
+    from gitmem.integrate.hookrun import answer_hook
+
+    def broken(_payload: object, _root: object, _workspace: object) -> str:
+        raise KeyError("token=abc123secretsecret")
+
+    reply = answer_hook(payload("user_prompt_submit", project), broken, str(store.root), None)
+    assert reply.exit_code == 0 and reply.stdout == ""
+    assert reply.stderr.startswith("gitmem: internal error: KeyError:")
+    card = answer_hook("{}", broken, None, None, error_as_context="SessionStart")
+    assert "gitmem memory was not loaded: gitmem: internal error" in context_of(card.stdout, "SessionStart")
+
+
+def test_the_quick_path_never_fails_the_prompt(store: Store, project: Path, tmp_path: Path) -> None:
+    stdin = payload("user_prompt_submit", project)
+    nowhere = run_gitmem("--root", str(tmp_path / "none"), "search", "--hook", input_text=stdin)
+    assert nowhere.returncode == 0 and nowhere.stdout == ""
+    assert nowhere.stderr.startswith("gitmem: error: no gitmem store")
+    garbage = run_gitmem("--root", str(store.root), "search", "--hook", input_text="{not json")
+    assert garbage.returncode == 0 and garbage.stdout == "" and garbage.stderr.count("\n") == 1

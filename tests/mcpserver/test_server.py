@@ -178,3 +178,30 @@ def test_memory_json_edited_between_calls_is_read_again(world) -> None:
     finally:
         settings_file.write_text(original)
     assert "Cut to fit" not in _text(client.call("context"))
+
+
+def test_a_sync_that_leaves_conflicts_is_a_result_not_a_tool_error(world, tmp_path: Path) -> None:
+    """Last in this module: it leaves a conflict block in the store."""
+    client = world.client
+    env = {"HOME": str(world.home)}
+    remote = tmp_path / "conflicts-remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    assert run_gitmem("--root", str(world.root), "remote", "set", str(remote), env=env).returncode == 0
+    made = client.ok("remember", {"text": "Nightly backups start at 02:00", "layer": "semantic",
+                                  "topic": "backups"})
+    client.ok("sync")
+    other = tmp_path / "other"
+    cloned = run_gitmem("--root", str(other), "init", "--remote", str(remote), env=env)
+    assert cloned.returncode == 0, cloned.stderr
+    theirs = other / made["path"]
+    theirs.write_text(theirs.read_text().replace("02:00", "03:00"))
+    assert run_gitmem("--root", str(other), "sync", env=env).returncode == 0
+    ours = world.root / made["path"]
+    ours.write_text(ours.read_text().replace("02:00", "04:00"))  # a hand edit, not yet committed
+    result = client.call("sync")
+    assert not result.is_error, _text(result)
+    assert result.structured_content["result"] == "conflicts"
+    assert "conflicts tool" in _text(result)
+    listed = client.ok("conflicts")
+    assert made["id"] in str(listed)
+    assert "03:00" in ours.read_text() and "04:00" in ours.read_text()
