@@ -5,7 +5,8 @@ Every call runs from inside a code repository (a fresh `git init` with an origin
 does. For each size: build a store (synthetic entries, one commit, search index built), then time, in
 one run and interleaved per round so the machine's load falls on every line alike:
 `git grep`, CLI `search` without the server (GITMEM_SERVE=off), CLI `search` through the server,
-in-process search (library, one warm store), CLI `context` and `remember` both ways.
+in-process search (library, one warm store), CLI `context` both ways and in-process (the card the
+server builds, without the client), CLI `remember` both ways.
 
     .venv/bin/python bench/bench_serve.py [--sizes 10000,50000] [--rounds 25]
     .venv/bin/python bench/bench_serve.py --quick       # 1,000 entries, 8 rounds: a smoke run
@@ -94,6 +95,7 @@ def measure(size: int, rounds: int) -> dict[str, list[float]]:
 
     from gitmem.store import parsecache
     from gitmem.store.store import open_store
+    from gitmem.verbs.context import card_for
     from gitmem.verbs.search import search
 
     parsecache.enable()
@@ -104,6 +106,7 @@ def measure(size: int, rounds: int) -> dict[str, list[float]]:
             run([*base, "search", word, "--json"], env_on)
             run([*base, "context"], env_on)
             search(warm, word)
+            card_for(warm, cwd=CODE)
         for n in range(rounds):  # reads, interleaved; nothing writes meanwhile
             word = WORDS[n % len(WORDS)]
             add("python -c pass", run_ms([sys.executable, "-c", "pass"]))
@@ -113,6 +116,7 @@ def measure(size: int, rounds: int) -> dict[str, list[float]]:
             add("search, in-process (library, warm store)", ms(partial(search, warm, word)))
             add("context, CLI without the server", run_ms([*base, "context"], env_off))
             add("context, CLI through the server", run_ms([*base, "context"], env_on))
+            add("context, in-process (library, warm store)", ms(partial(card_for, warm, cwd=CODE)))
         write = ["remember", "--layer", "semantic", "--topic", "bench"]
         for n in range(rounds):  # writes, each way; then searches that follow a write
             word = WORDS[n % len(WORDS)]

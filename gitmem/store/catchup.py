@@ -7,14 +7,32 @@ an entry moved by hand is found where it is now, and the path it left holds noth
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, Protocol
 
 from gitmem.format import layers as L
 from gitmem.fsio import read_regular_file
 from gitmem.store.catalog import Catalog, FileReader
+
+# HEAD, and the topic files that differ from it in the working tree
+Look = tuple[str | None, frozenset[str]]
+
+
+class Reader(Protocol):
+    """What one_look needs of a store (gitmem.store.store.Store)."""
+
+    _look: object
+
+    @property
+    def catalog(self) -> Catalog: ...
+    @property
+    def git(self) -> Any: ...
+    def reading(self) -> contextlib.AbstractContextManager[None]: ...
+    def catch_up_catalog(self) -> list[str]: ...
 
 # changed_between(old, new): the paths that differ (old None: every file of new); raises when
 # `old` is unknown, e.g. after history was rewritten.
@@ -65,3 +83,32 @@ def reconcile(catalog: Catalog, root: Path, dirty: list[str], read: FileReader) 
         catalog.refresh(stale, read)
     if stale or set(before) != set(now):
         catalog.set_meta("worktree", json.dumps(now) if now else None)
+
+
+def worktree_state(catalog: Catalog) -> Look | None:
+    """The commit the catalog was last brought to and the topic files that differed from it in
+    the working tree then (None when unknown). Read it right after catching up, under the
+    store lock: between the two steps of another catch-up the pair does not agree."""
+    try:
+        dirty = json.loads(catalog.get_meta("worktree") or "{}")
+    except ValueError:
+        return None
+    return (catalog.get_meta("head"), frozenset(dirty)) if isinstance(dirty, dict) else None
+
+
+@contextlib.contextmanager
+def one_look(store: Reader) -> Iterator[Look | None]:
+    """For a read made of several parts (the context card): the catalog is caught up once, at
+    the start, and the parts see that state (git status runs once, not once per part). Yields
+    what that catch-up found (None when unknown, e.g. HEAD moved meanwhile); a write inside
+    ends it: the write, and every read after it, catch up for themselves."""
+    with store.reading():
+        store.catch_up_catalog()
+        look = worktree_state(store.catalog)
+    if look is not None and look[0] != store.git.head_oid():
+        look = None
+    store._look = True
+    try:
+        yield look
+    finally:
+        store._look = None

@@ -37,6 +37,7 @@ class Store(StoreBase):
     # The open batch, when writes are being gathered into one commit (see `batch`).
     _batch: WriteTxn | None = None
     _batch_stamps: dict[str, str] | None = None
+    _look: object = None  # set inside catchup.one_look(): the catalog is caught up already
     _seen_clean = False  # the last absorb_hand_edits found `git status` empty
 
     # -- the write transaction ---------------------------------------------------------------
@@ -52,6 +53,7 @@ class Store(StoreBase):
                 yield self._batch
             return
         self.require()
+        self._look = None  # a write (and every read after it) catches up for itself
         with self.locked():
             _ = self.registry  # a broken memory.json stops every write before anything changes
             self.recover_interrupted()
@@ -250,6 +252,8 @@ class Store(StoreBase):
         Returns the topic files that changed underneath it (pulls, plain-git commits), so a
         write can regenerate their layer indexes too.
         """
+        if self._look is not None:  # inside catchup.one_look(): caught up at its start
+            return []
         changed = self.catch_up_catalog_from(self.git.head_oid(), self.git.changed_between)
         dirty = [] if clean else self.git.dirty_paths(under=L.SCOPE_ROOTS)
         catchup.reconcile(self.catalog, self.root, dirty, self._read_lenient)

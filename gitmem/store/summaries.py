@@ -1,11 +1,20 @@
 """Stat-checked summaries of topic files, for reads that need many files at once (the context card).
 
 A file's summary (its entries' titles and fields, whether it holds conflict markers, why it
-cannot be read) is kept in the catalog's database with the stamp (mtime, size, inode) of the file
-it was read from. A read stats every file it needs and reads again only those whose stamp
+cannot be read) is kept in the catalog's database with the stamp (mtime, ctime, size, inode,
+mode) of the file it was read from. A read stats every file it needs and reads again only those whose stamp
 changed, so it sees hand edits exactly as a full re-read would while an unchanged tree costs one
 stat per file. A file changed less than RACY_SECONDS ago is never trusted by its stamp: a second
 edit within the same clock tick could leave the stamp as it was (git's "racy" case).
+
+Within a read that has just asked git which files differ from HEAD (a `GitView`: the context
+card's catch-up runs git status anyway), a file git reports unchanged is not even stat'ed when its
+summary was read from exactly the bytes HEAD holds for it (marked SAME). git status compares each
+file's stat with its index, rehashing files changed within the index's own clock tick, so this
+is git's own answer and no weaker than a stamp. The mark comes from comparing the bytes read
+with HEAD's blob; when HEAD moves (a commit, a pull, a checkout), the marks of the files that
+differ between the two commits are dropped until they are read again. Files git does not track
+(ignored ones) are never marked SAME: they keep the stat check.
 
 The summaries are a cache like the catalog: safe to delete, rebuilt on demand, never the truth.
 """
@@ -17,7 +26,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -27,13 +36,20 @@ from gitmem.format import layers as L
 from gitmem.format.entry import IMPORTANCE_RANK, Entry
 from gitmem.format.freshness import entry_volatility, parse_day
 from gitmem.format.markdown import conflict_marker_lines, parse_topic_file
-from gitmem.store.tree import read_memory_text
+from gitmem.store.tree import read_memory_bytes
 
 RACY_SECONDS = 2.0
+# A summary_files stamp is the file's stat stamp, then "|head" when the summary was read from
+# exactly the bytes the commit in summary_meta 'head' holds for the path, "|other" when checked
+# against that commit and found different (or absent there), nothing when not checked since. (In
+# the stamp, not a column of its own: an older gitmem sharing the store writes rows of the old
+# shape, and those count as not checked.)
+SAME, DIFFERENT = "|head", "|other"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS summary_files (
     path TEXT PRIMARY KEY, stamp TEXT NOT NULL, conflicted INTEGER NOT NULL, problem TEXT
 );
+CREATE TABLE IF NOT EXISTS summary_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS summary_entries (
     path TEXT NOT NULL, scope TEXT NOT NULL, layer TEXT NOT NULL, topic TEXT NOT NULL,
     line INTEGER NOT NULL, id TEXT, title TEXT NOT NULL, fields TEXT NOT NULL,
@@ -42,8 +58,39 @@ CREATE TABLE IF NOT EXISTS summary_entries (
 );
 CREATE INDEX IF NOT EXISTS summary_entries_path ON summary_entries (path);
 CREATE INDEX IF NOT EXISTS summary_entries_layer ON summary_entries (layer, scope);
+CREATE INDEX IF NOT EXISTS summary_entries_order ON summary_entries
+    (layer, scope, status, rank DESC, basis = '', basis DESC, COALESCE(id, ''), path, line);
+INSERT OR IGNORE INTO summary_meta VALUES ('generation', '0');
+CREATE TRIGGER IF NOT EXISTS summary_files_insert AFTER INSERT ON summary_files BEGIN
+    UPDATE summary_meta SET value = value + 1 WHERE key = 'generation'; END;
+CREATE TRIGGER IF NOT EXISTS summary_files_update AFTER UPDATE ON summary_files BEGIN
+    UPDATE summary_meta SET value = value + 1 WHERE key = 'generation'; END;
+CREATE TRIGGER IF NOT EXISTS summary_files_delete AFTER DELETE ON summary_files BEGIN
+    UPDATE summary_meta SET value = value + 1 WHERE key = 'generation'; END;
 """
+# The rows of summary_files as last read, with what they were read under: the connection, the
+# database's schema version and the generation the triggers above count up on every change of
+# summary_files, whoever makes it (this process, another one, an older gitmem, sqlite3 by hand).
+# A warm server reads the rows again only when one of them changed.
+Known = dict[str, tuple[str, str, int, str | None]]
+_kept: tuple[sqlite3.Connection, tuple[object, ...], Known] | None = None
+_ORDER = "rank DESC, basis = '', basis DESC, COALESCE(id, '')"  # the card's order (then layer, scope...)
 _ENTRY_COLUMNS = "path, scope, layer, topic, line, id, title, fields, volatility"
+
+
+@dataclass(frozen=True)
+class GitView:
+    """What git said of the working tree at the start of a read: every topic file not in
+    `dirty` holds exactly what commit `head` holds for it."""
+
+    head: str
+    dirty: frozenset[str]
+    changed_between: Callable[[str, str], list[str]]  # paths that differ; raises when unknown
+    committed: Callable[[str], bytes | None]  # a file's bytes in `head` (None: not there)
+
+
+# (holds conflict markers, why it cannot be read or None)
+State = tuple[bool, str | None]
 
 
 @dataclass(frozen=True)
@@ -69,7 +116,9 @@ def _stamp(path: str) -> str | None:
         return None
     if info.st_mtime > time.time() - RACY_SECONDS:
         return ""
-    return f"{info.st_mtime_ns}:{info.st_size}:{info.st_ino}:{info.st_mode}"
+    # The change time too: an edit that puts the modification time back (and keeps the size)
+    # still moves it, and it cannot be set by hand.
+    return f"{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_size}:{info.st_ino}:{info.st_mode}"
 
 
 def _day(value: str) -> str:
@@ -86,7 +135,34 @@ def _entry_row(relpath: str, role: L.FileRole, topic: str, entry: Entry) -> tupl
             _day(entry.get("Valid-until")))
 
 
-def _marks(values: list[str]) -> str:
+def _meta(db: sqlite3.Connection, key: str) -> str | None:
+    row = db.execute("SELECT value FROM summary_meta WHERE key=?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+@contextlib.contextmanager
+def _immediate(db: sqlite3.Connection) -> Iterator[None]:
+    """A write transaction that sees the latest data (another process may write meanwhile)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+@contextlib.contextmanager
+def _snapshot(db: sqlite3.Connection) -> Iterator[None]:
+    """A read transaction: its queries see one state of the database."""
+    db.execute("BEGIN")
+    try:
+        yield
+    finally:
+        db.execute("COMMIT")
+
+
+def _marks(values: Sequence[object]) -> str:
     return ", ".join("?" * len(values))
 
 
@@ -101,20 +177,23 @@ class Summaries:
     def __init__(self, db: sqlite3.Connection, root: Path) -> None:
         self.db = db
         self.root = root
-        self._memo: dict[str, tuple[bool, str | None] | None] | None = None
+        self._memo: dict[str, State | None] | None = None
+        self._view: GitView | None = None
         self.db.executescript(_SCHEMA)
 
     @contextlib.contextmanager
-    def batch(self) -> Iterator[None]:
+    def batch(self, view: GitView | None = None) -> Iterator[None]:
         """Within it, each file is looked at (a stat, and a read when it changed) at most once:
-        a context card asks about most files several times, and a few milliseconds apart."""
-        self._memo = {}
+        a context card asks about most files several times, and a few milliseconds apart.
+        With `view` (git status taken just before), files git reports unchanged whose summary
+        was read from HEAD's bytes are not looked at on disk at all."""
+        self._memo, self._view = {}, view
         try:
             yield
         finally:
-            self._memo = None
+            self._memo, self._view = None, None
 
-    def current(self, relpaths: Iterable[str]) -> dict[str, tuple[bool, str | None]]:
+    def current(self, relpaths: Iterable[str]) -> dict[str, State]:
         """path -> (holds conflict markers, why it cannot be read or None) for the files that
         exist, every stale summary read again first."""
         wanted = list(relpaths)
@@ -126,58 +205,100 @@ class Summaries:
         memo.update({p: looked.get(p) for p in todo})
         return {p: state for p in wanted if (state := memo[p]) is not None}
 
-    def _look(self, wanted: list[str]) -> dict[str, tuple[bool, str | None]]:
-        known = {str(row[0]): (str(row[1]), bool(row[2]), row[3])
-                 for row in self.db.execute("SELECT path, stamp, conflicted, problem FROM summary_files")}
+    def _look(self, wanted: list[str]) -> dict[str, State]:
+        view = self._view if self._view is not None and self._follow(self._view) else None
+        known, head = self._known()
+        if view is not None and head != view.head:
+            view = None  # another process moved on meanwhile: the marks are not about this HEAD
+        dirty = view.dirty if view is not None else frozenset()
         stale: list[tuple[str, str]] = []
-        found: dict[str, tuple[bool, str | None]] = {}
+        found: dict[str, State] = {}
         base = f"{self.root}{os.sep}"
         for relpath in wanted:
+            row = known.get(relpath)
+            if view is not None and row is not None and relpath not in dirty and row[1].endswith(SAME):
+                found[relpath] = (row[2] == 1, row[3])  # git: the file holds HEAD's bytes, as read
+                continue
             stamp = _stamp(base + relpath)
             if stamp is None:
                 continue
-            row = known.get(relpath)
-            if row is None or not stamp or row[0] != stamp:
-                stale.append((relpath, stamp))
+            if row is None or not stamp or row[1].partition("|")[0] != stamp or \
+                    (view is not None and relpath not in dirty and not row[1].endswith(DIFFERENT)):
+                stale.append((relpath, stamp))  # changed, or as committed and never checked
             else:
-                found[relpath] = (row[1], row[2])
+                found[relpath] = (row[2] == 1, row[3])
         if stale:
-            found.update(self._read_again(stale))
+            found.update(self._read_again(stale, view))
         return found
 
-    def _read_again(self, stale: list[tuple[str, str]]) -> dict[str, tuple[bool, str | None]]:
-        found: dict[str, tuple[bool, str | None]] = {}
-        self.db.execute("BEGIN")
-        try:
+    def _known(self) -> tuple[Known, str | None]:
+        """Every summary's row by path, and the commit its mark refers to (one snapshot)."""
+        global _kept
+        with _snapshot(self.db):
+            meta = dict(self.db.execute("SELECT key, value FROM summary_meta"))
+            key = (self.db.execute("PRAGMA schema_version").fetchone()[0], meta.get("generation"))
+            kept = _kept
+            if kept is not None and kept[0] is self.db and kept[1] == key:
+                return kept[2], meta.get("head")
+            rows = self.db.execute("SELECT path, stamp, conflicted, problem FROM summary_files")
+            known: Known = {row[0]: row for row in rows}
+        _kept = (self.db, key, known)
+        return known, meta.get("head")
+
+    def _follow(self, view: GitView) -> bool:
+        """Make the marks refer to `view.head`: files that differ between the commit they were
+        checked against and it are checked again when next read."""
+        if _meta(self.db, "head") == view.head:
+            return True
+        with _immediate(self.db):
+            before = _meta(self.db, "head")
+            if before == view.head:
+                return True
+            try:
+                changed = view.changed_between(before, view.head) if before else None
+            except Exception:  # noqa: BLE001 - an unknown commit (history rewritten): check all
+                changed = None
+            unmark = ("UPDATE summary_files SET stamp = substr(stamp, 1, instr(stamp, '|') - 1) "
+                      "WHERE instr(stamp, '|') > 0")
+            if changed is None:
+                self.db.execute(unmark)
+            else:
+                self.db.executemany(unmark + " AND path = ?", [(p,) for p in changed])
+            self.db.execute("INSERT OR REPLACE INTO summary_meta VALUES ('head', ?)", (view.head,))
+        return True
+
+    def _read_again(self, stale: list[tuple[str, str]], view: GitView | None) -> dict[str, State]:
+        found: dict[str, State] = {}
+        with _immediate(self.db):
+            if view is not None and _meta(self.db, "head") != view.head:
+                view = None  # a mark would be about the commit of summary_meta: not this one
             for relpath, stamp in stale:
-                outcome = self._summarize(relpath, stamp)
+                outcome = self._summarize(relpath, stamp, view)
                 if outcome is not None:
                     found[relpath] = outcome
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
         return found
 
-    def _summarize(self, relpath: str, stamp: str) -> tuple[bool, str | None] | None:
+    def _summarize(self, relpath: str, stamp: str, view: GitView | None) -> State | None:
         self.db.execute("DELETE FROM summary_files WHERE path=?", (relpath,))
         self.db.execute("DELETE FROM summary_entries WHERE path=?", (relpath,))
         try:
-            text = read_memory_text(self.root, relpath)
+            data, text = read_memory_bytes(self.root, relpath)
             conflicted = bool(conflict_marker_lines(text))
             topic_file = parse_topic_file(text, relpath)
         except FileNotFoundError:
             return None
         except ParseError as exc:
             problem = f"{exc.line}: {exc.reason}"
-            self.db.execute("INSERT INTO summary_files VALUES (?, ?, 0, ?)", (relpath, stamp, problem))
+            mark = "" if view is None else DIFFERENT  # rare: the stat check is enough
+            self.db.execute("INSERT INTO summary_files VALUES (?, ?, 0, ?)", (relpath, stamp + mark, problem))
             return False, problem
         role = L.classify_path(relpath)
         topic = str(topic_file.meta.get("topic") or role.slug)
         self.db.executemany(f"INSERT INTO summary_entries VALUES ({', '.join('?' * 14)})",
                             [_entry_row(relpath, role, topic, e) for e in topic_file.entries])
+        mark = "" if view is None else SAME if view.committed(relpath) == data else DIFFERENT
         self.db.execute("INSERT INTO summary_files VALUES (?, ?, ?, NULL)",
-                        (relpath, stamp, int(conflicted)))
+                        (relpath, stamp + mark, int(conflicted)))
         return conflicted, None
 
     def live_entries(self, relpaths: list[str], scopes: list[str], layers: list[str], today: date, *,
@@ -191,24 +312,45 @@ class Summaries:
         skipped = sorted(p for p, (_c, problem) in state.items() if problem is not None)
         if not readable:
             return [], skipped
-        sql = (f"SELECT {_ENTRY_COLUMNS} FROM summary_entries "
-               f"WHERE layer IN ({_marks(layers)}) AND scope IN ({_marks(scopes)}) "
-               "AND status = 'live' AND (until = '' OR until >= ?)")
-        args: list[object] = [*layers, *scopes, today.isoformat()]
+        live = "status = 'live' AND (until = '' OR until >= ?)"
+        live_args: list[object] = [today.isoformat()]
         if importance is not None:
-            sql += f" AND importance IN ({_marks(importance)})"
-            args += importance
-        sql += (" ORDER BY rank DESC, basis = '', basis DESC, COALESCE(id, ''), "
-                f"{_position('layer', layers)}, {_position('scope', scopes)}, path, line")
-        args += [*layers, *scopes]
+            live += f" AND importance IN ({_marks(importance)})"
+            live_args += importance
+        sql = (f"SELECT {_ENTRY_COLUMNS} FROM summary_entries "
+               f"WHERE layer IN ({_marks(layers)}) AND scope IN ({_marks(scopes)}) AND {live}")
+        args: list[object] = [*layers, *scopes, *live_args]
         rows = []
-        for row in self.db.execute(sql, args):  # rows of files gone or unreadable are left out
-            if row[0] in readable:
-                rows.append(row)
-                if limit is not None and len(rows) >= limit:
-                    break
+        with _snapshot(self.db):  # the row ids picked first name the same rows in the end
+            if limit is not None:
+                picked = [rowid for layer in layers for scope in scopes
+                          for rowid in self._first(layer, scope, live, live_args, readable, limit)]
+                sql += f" AND rowid IN ({_marks(picked)})" if picked else " AND 0"
+                args += picked
+            sql += f" ORDER BY {_ORDER}, {_position('layer', layers)}, {_position('scope', scopes)}, path, line"
+            args += [*layers, *scopes]
+            for row in self.db.execute(sql, args):  # rows of files gone or unreadable are left out
+                if row[0] in readable:
+                    rows.append(row)
+                    if limit is not None and len(rows) >= limit:
+                        break
         return [EntrySummary(str(r[0]), str(r[1]), str(r[2]), str(r[3]), int(r[4]), r[5], str(r[6]),
                              json.loads(r[7]), str(r[8])) for r in rows], skipped
+
+    def _first(self, layer: str, scope: str, live: str, live_args: list[object], readable: set[str],
+               limit: int) -> list[int]:
+        """The row ids of the first `limit` live entries of readable files of one layer and
+        scope, in the card's order: read in the order of an index, so no query sorts every
+        entry of a layer (the first `limit` of all layers and scopes are among these)."""
+        sql = (f"SELECT rowid, path FROM summary_entries WHERE layer = ? AND scope = ? AND {live} "
+               f"ORDER BY {_ORDER}, path, line")
+        found: list[int] = []
+        for rowid, path in self.db.execute(sql, [layer, scope, *live_args]):
+            if path in readable:
+                found.append(int(rowid))
+                if len(found) >= limit:
+                    break
+        return found
 
     def conflicted(self, relpaths: Iterable[str]) -> list[str]:
         """Those of these files that hold conflict markers."""

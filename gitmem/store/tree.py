@@ -26,13 +26,17 @@ from gitmem.fsio import NotRegularFileError, read_regular_file
 from gitmem.store import parsecache
 
 
-def _workspace_folders(root: Path) -> list[str]:
-    folder = root / "workspaces"
+def _workspace_folders(root: Path) -> tuple[str, ...]:
+    """The folders under workspaces/ (a warm server lists it again only when it changed)."""
+    return parsecache.by_stat(str(root), "workspaces", partial(_list_folders, root))
+
+
+def _list_folders(root: Path) -> tuple[str, ...]:
     try:
-        with os.scandir(folder) as listing:
-            return sorted(item.name for item in listing if item.is_dir(follow_symlinks=False))
+        with os.scandir(root / "workspaces") as listing:
+            return tuple(sorted(item.name for item in listing if item.is_dir(follow_symlinks=False)))
     except OSError:
-        return []
+        return ()
 
 
 def scope_keys(root: Path) -> list[str]:
@@ -53,14 +57,24 @@ def invalid_scope_folders(root: Path) -> list[Problem]:
     return problems
 
 
-def _md_names(folder: Path) -> list[str]:
-    """Names of `*.md` entries in a folder (any kind of entry: reading decides), hidden ones out."""
+def _md_files(root: Path, folder: str) -> tuple[str, ...]:
+    """The `*.md` entries of a folder as store paths (any kind of entry: reading decides),
+    hidden ones out.
+
+    A warm server lists a folder again only when lstat shows it changed (parsecache.by_stat):
+    adding, removing or renaming an entry changes a folder's modification time, and a folder
+    changed within the last 2 s is always listed again. (Only the names are kept: an edit of a
+    file's content does not touch its folder, and nothing here depends on content.)"""
+    return parsecache.by_stat(str(root), folder, partial(_list_md, root, folder))
+
+
+def _list_md(root: Path, folder: str) -> tuple[str, ...]:
     try:
-        with os.scandir(folder) as listing:
-            return [item.name for item in listing
-                    if item.name.endswith(".md") and not item.name.startswith(".")]
+        with os.scandir(root / folder) as listing:
+            return tuple(f"{folder}/{item.name}" for item in listing
+                         if item.name.endswith(".md") and not item.name.startswith("."))
     except OSError:
-        return []
+        return ()
 
 
 def all_topic_files(root: Path) -> list[str]:
@@ -70,8 +84,7 @@ def all_topic_files(root: Path) -> list[str]:
         for layer in L.TOPIC_LAYERS:
             if not L.LAYERS[layer].global_ok and scope == L.GLOBAL:
                 continue
-            base = L.topic_dir(scope, layer)
-            found.extend(f"{base}/{name}" for name in _md_names(root / base))
+            found.extend(_md_files(root, L.topic_dir(scope, layer)))
     return sorted(found)
 
 
@@ -95,6 +108,11 @@ def read_memory_text(root: Path, relpath: str) -> str:
     """The text of a memory file; ParseError (`path:line: reason`) when it cannot be read.
 
     FileNotFoundError when it does not exist."""
+    return read_memory_bytes(root, relpath)[1]
+
+
+def read_memory_bytes(root: Path, relpath: str) -> tuple[bytes, str]:
+    """The bytes of a memory file and its text, as read_memory_text reads it."""
     try:
         data = read_regular_file(root / relpath)
     except NotRegularFileError as exc:
@@ -104,7 +122,7 @@ def read_memory_text(root: Path, relpath: str) -> str:
         raise
     except OSError as exc:
         raise ParseError(relpath, 1, f"cannot be read: {exc.strerror or exc}") from None
-    return decode_memory_bytes(data, relpath)
+    return data, decode_memory_bytes(data, relpath)
 
 
 def read_topic(root: Path, relpath: str) -> TopicFile | None:

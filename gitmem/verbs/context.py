@@ -11,6 +11,7 @@ from gitmem.format import layers as L
 from gitmem.format.entry import IMPORTANCE_RANK
 from gitmem.format.freshness import grade_working
 from gitmem.redaction import hide_secrets
+from gitmem.store import catchup
 from gitmem.verbs.reads import list_entries, read_or_skip, skipped_note
 from gitmem.verbs.workfiles import working_updated
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from gitmem.store.store import Store
-    from gitmem.store.summaries import EntrySummary
+    from gitmem.store.summaries import EntrySummary, GitView
 
 DEFAULT_MAX_CHARS = 6000
 MAIN_FOOTER = (
@@ -263,8 +264,6 @@ def build_card(
     """Assemble sections in priority order until the budget is spent; say what was cut."""
     if max_chars < 200:
         raise InvalidInputError("--max-chars must be at least 200")
-    with store.reading():
-        store.catch_up_catalog()
     scopes = [workspace, L.GLOBAL] if workspace else [L.GLOBAL]
     card = Card(workspace)
     header = f"## gitmem memory — {'workspace ' + workspace if workspace else 'global'} ({store.today().isoformat()})"
@@ -272,7 +271,9 @@ def build_card(
     cut_note = "_Cut to fit: {names} omitted. Absence here is not deletion — use `gitmem search`._"
     budget = max_chars - len(header) - len(footer) - len(cut_note) - 120
     parts = [header]
-    with store.summaries.batch():  # the sections ask about the same files: look once
+    # One catch-up (one git status) for the whole card, and the sections ask about the same
+    # files: each is looked at once, and not at all when git says it is as committed.
+    with catchup.one_look(store) as look, store.summaries.batch(_git_view(store, look)):
         for provider in PROVIDERS:
             section = provider(store, workspace, scopes)
             if section is None:
@@ -298,6 +299,17 @@ def build_card(
     parts.append(footer)
     card.text = "\n\n".join(parts) + "\n"
     return card
+
+
+def _git_view(store: Store, look: catchup.Look | None) -> GitView | None:
+    """What the card's catch-up learned from git, for the summaries (None: they stat every file)."""
+    from gitmem.store.summaries import GitView
+
+    if look is None or look[0] is None:
+        return None
+    head = look[0]
+    return GitView(head, look[1], store.git.changed_between,
+                   lambda relpath: store.git.read_file_at(head, relpath))
 
 
 def card_for(store: Store, *, cwd: Path | None = None, max_chars: int | None = None,
