@@ -40,12 +40,12 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from benchutil import percentile  # noqa: E402
+from benchutil import GITMEM, percentile, start_server  # noqa: E402
 from synthstore import SynthConfig, build_store, make_queries  # noqa: E402
 
 from gitmem.integrate.hookio import HookInput  # noqa: E402
 from gitmem.integrate.hooks import search_hook  # noqa: E402
-from gitmem.serve.control import ping, stop_server  # noqa: E402
+from gitmem.serve.control import stop_server  # noqa: E402
 from gitmem.store import warm  # noqa: E402
 from gitmem.store.store import Store  # noqa: E402
 from gitmem.verbs.search import search  # noqa: E402
@@ -67,8 +67,6 @@ def prompt_of(query: str) -> str:
     return f"Can you look into the {query} problem again and fix it?"
 
 
-_SCRIPT = Path(sys.executable).with_name("gitmem")
-GITMEM = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "gitmem"]
 GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "bench",
            "GIT_COMMITTER_EMAIL": "b@x"}
 
@@ -78,18 +76,6 @@ def run_cli(args: list[str], stdin: str | None = None) -> float:
     return timed(lambda: subprocess.run(args, input=stdin, capture_output=True, text=True,
                                         check=False))
 
-
-def start_server(root: Path) -> subprocess.Popen[bytes]:
-    """`gitmem serve` for the store, nothing scheduled; returns once it answers a ping."""
-    proc = subprocess.Popen([*GITMEM, "--root", str(root), "serve", "--sync-every", "0",
-                             "--history-every", "0", "--consolidate-every", "0"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while ping(root) is None:
-        if time.monotonic() > deadline or proc.poll() is not None:
-            raise SystemExit("the server did not come up")
-        time.sleep(0.05)
-    return proc
 
 
 def measure(root: Path, queries: list[str], cli_runs: int) -> list[dict[str, float | str]]:

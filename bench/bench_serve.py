@@ -30,12 +30,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from benchutil import GITMEM, start_server  # noqa: E402
 from synthstore import SynthConfig, build_store  # noqa: E402
 
-from gitmem.serve.control import ping, stop_server  # noqa: E402
+from gitmem.serve.control import stop_server  # noqa: E402
 
-_SCRIPT = Path(sys.executable).with_name("gitmem")
-GITMEM = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "gitmem"]
 WORDS = ["deploy", "rollback", "postgres", "latency", "cache", "schema", "token", "migration",
          "timeout", "staging", "replica", "webhook"]
 CODE = Path(tempfile.mkdtemp(prefix="gitmem-bench-code-"))  # where every call runs from
@@ -70,17 +69,6 @@ def make_store(size: int) -> Path:
     subprocess.run([*GITMEM, "--root", str(root), "reindex"], check=True, capture_output=True, env=env)
     return root
 
-
-def start_server(root: Path) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen([*GITMEM, "--root", str(root), "serve", "--sync-every", "0",
-                             "--history-every", "0", "--consolidate-every", "0"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while ping(root) is None:
-        if time.monotonic() > deadline or proc.poll() is not None:
-            raise SystemExit("the server did not come up")
-        time.sleep(0.05)
-    return proc
 
 
 def measure(size: int, rounds: int) -> dict[str, list[float]]:

@@ -1,5 +1,5 @@
-"""Helpers the bench scripts share: medians in milliseconds, the `python -c pass` reference, and
-printing a result as `key: value` lines or JSON."""
+"""Helpers the bench scripts share: medians in milliseconds, the `python -c pass` reference,
+starting a warm server, and printing a result as `key: value` lines or JSON."""
 
 from __future__ import annotations
 
@@ -9,7 +9,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
+
+_SCRIPT = Path(sys.executable).with_name("gitmem")
+# The console script, as agents and people run it (the module where it is not installed).
+GITMEM = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "gitmem"]
 
 
 def percentile(values: Sequence[float], share: float) -> float:
@@ -36,3 +41,18 @@ def print_result(result: dict[str, Any], as_json: bool) -> None:
         return
     for key, value in result.items():
         print(f"{key}: {value}")
+
+
+def start_server(root: Path) -> subprocess.Popen[bytes]:
+    """`gitmem serve` for the store, nothing scheduled; returns once it answers a ping."""
+    from gitmem.serve.control import ping
+
+    proc = subprocess.Popen([*GITMEM, "--root", str(root), "serve", "--sync-every", "0",
+                             "--history-every", "0", "--consolidate-every", "0"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while ping(root) is None:
+        if time.monotonic() > deadline or proc.poll() is not None:
+            raise SystemExit("the server did not come up")
+        time.sleep(0.05)
+    return proc

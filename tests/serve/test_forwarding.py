@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from gitmem.store.store import Store
 from servers import QUIET, start_server, stop
@@ -15,15 +12,6 @@ from support import git, run_gitmem
 
 OFF = {"GITMEM_SERVE": "off"}
 ANSWERED = "answered by the gitmem server"
-
-
-@pytest.fixture
-def served(store: Store) -> Iterator[Path]:
-    proc = start_server(store.root, *QUIET)
-    try:
-        yield store.root
-    finally:
-        stop(proc)
 
 
 def both(root: Path, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None,

@@ -8,14 +8,10 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from gitmem.serve import wire
 from gitmem.store.store import Store
-from servers import QUIET, start_server, stop
 from support import run_gitmem
 
 ANSWERED = "answered by the gitmem server"
@@ -24,15 +20,6 @@ ANSWERED = "answered by the gitmem server"
 def prompt(text: str, cwd: Path) -> str:
     return json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "s1", "cwd": str(cwd),
                        "prompt": text})
-
-
-@pytest.fixture
-def served(store: Store) -> Iterator[Path]:
-    proc = start_server(store.root, *QUIET)
-    try:
-        yield store.root
-    finally:
-        stop(proc)
 
 
 def test_the_prompt_hook_sees_a_hand_edit_made_just_before_it(served: Path) -> None:
