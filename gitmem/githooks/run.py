@@ -46,10 +46,10 @@ def settle_after(root: Path, name: str, args: list[str]) -> None:
     merged in, or for a rebase the remote-tracking branch."""
     if not (root / "memory.json").is_file():
         return
-    other = None
+    other = mine = None
     if name == "post-merge":
-        other = gitcli.rev_parse(root, "HEAD^2")
-        if other is None or gitcli.rev_parse(root, "HEAD^1") != gitcli.rev_parse(root, "ORIG_HEAD"):
+        other, mine = gitcli.rev_parse(root, "HEAD^2"), gitcli.rev_parse(root, "HEAD^1")
+        if other is None or mine is None or mine != gitcli.rev_parse(root, "ORIG_HEAD"):
             return  # a fast-forward brings no entry of this machine's
     elif name != "post-rewrite" or args[:1] != ["rebase"]:
         return
@@ -58,7 +58,8 @@ def settle_after(root: Path, name: str, args: list[str]) -> None:
 
     store = Store(root, cwd=root)
     try:
-        settled = settle_collisions(store, other or published_ref(store))
+        settled = settle_collisions(store, other or published_ref(store),
+                                    merged=(mine, other) if mine and other else None)
     finally:
         store.close()
     for note in settled.notes:

@@ -158,3 +158,39 @@ def test_an_id_no_published_commit_holds_is_left_for_a_person(machines: tuple[Cl
     fixed = b("check", "--fix")
     assert fixed.exit_code == 2 and "duplicate Id global-sem-0002" in fixed.output
     assert "renumbered" not in fixed.output
+
+
+@pytest.mark.parametrize("mover", ["a", "b"])
+def test_a_plain_pull_puts_an_entry_moved_on_one_machine_and_edited_on_the_other_back_together(
+        tmp_path: Path, bare_remote: Path, mover: str) -> None:
+    """The merge driver sees one file at a time, so the merge commit holds the entry twice; the
+    post-merge hook merges the two files again as `gitmem sync` does: one entry, with the edit,
+    where it was moved to."""
+    clis = []
+    for name in ("a", "b"):
+        store = Store(tmp_path / name, cwd=tmp_path)
+        init_store(store, remote=str(bare_remote), branch="main")
+        store.close()
+        clis.append(Cli(tmp_path / name, CliRunner()))
+        if name == "a":
+            ok(clis[0], "remember", "Backups run at 02:00", "-l", "semantic", "-t", "ops")
+            ok(clis[0], "remember", "Disks are checked weekly", "-l", "semantic", "-t", "ops")
+            ok(clis[0], "sync")
+    a, b = clis
+    ok(b, "sync")
+    install_hooks(b.root)
+    moving, editing = (a, b) if mover == "a" else (b, a)
+    ok(moving, "mv", "global-sem-0001", "--topic", "backups")
+    ops = editing.root / "global/semantic/ops.md"
+    ops.write_text(ops.read_text().replace("Backups run at 02:00", "Backups run at 03:30"))
+    assert sh_git(editing.root, "commit", "-qam", "edit by hand").returncode == 0
+    assert sh_git(a.root, "push", "-q", "origin", "main").returncode == 0
+    pulled = sh_git(b.root, "pull", "-q", "--no-rebase", "origin", "main")
+    assert pulled.returncode == 0, pulled.stderr
+    assert "the edit went with it" in pulled.stderr
+    moved = (b.root / "global/semantic/backups.md").read_text()
+    left = (b.root / "global/semantic/ops.md").read_text()
+    assert "03:30" in moved and "global-sem-0001" in moved
+    assert "global-sem-0001" not in left and "Disks are checked weekly" in left
+    assert b("check").exit_code == 0
+    assert git(b.root, "status", "--porcelain") == ""
