@@ -104,8 +104,13 @@ def _follow_moves(store: Store, txn: WriteTxn, merged: tuple[str, str],
         return
     results: dict[str, str | None] = {}
     for path in sorted(aligned.paths()):
-        if store.git.read_file_at("HEAD", path) != _working_bytes(store, path):
+        committed = store.git.read_file_at("HEAD", path)
+        if committed != _working_bytes(store, path):
             return  # changed since the merge commit: leave it to check --fix and the person
+        plain = merge_file(path, *(texts(side, path) for side in ("base", "ours", "theirs")))
+        if (None if plain is None else plain.text.encode("utf-8")) != committed:
+            return  # the merge commit is not what this merge makes of the file (a conflict block
+            # held from before, Ids renumbered by the driver, a hand-made merge): leave it
         three = [aligned.texts.get((side, path), texts(side, path)) for side in ("base", "ours", "theirs")]
         result = merge_file(path, *three)
         if result is not None and (result.conflicts or parse_copy(result.text, path) is None):
