@@ -158,8 +158,9 @@ def settle_collisions(store: Store, published: str | None, *, absorb: bool = Tru
                 txn.message = "merge: " + "; ".join(settled.notes)
                 return settled
         ours_side, theirs_side = _sides(store, published, duplicates, settled)
-        rewritten, settled.renumbered, settled.notes = renumber_local_ids(
+        rewritten, settled.renumbered, notes = renumber_local_ids(
             ours_side, theirs_side, store.catalog.numbers)
+        settled.notes += notes
         clear_parse_cache()
         for path, text in sorted(rewritten.items()):
             store.write_file(txn, path, text)
