@@ -27,10 +27,8 @@ def sh_git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           env={**os.environ, **GIT_ENV})
 
 
-@pytest.fixture
-def machines(tmp_path: Path, bare_remote: Path) -> tuple[Cli, Cli]:
-    """a made the store and pushed one fact; b is a clone. Each then wrote global-sem-0002 in a
-    topic file of its own (b's supersedes the shared fact), and a pushed with plain git."""
+def two_machines(tmp_path: Path, bare_remote: Path, *facts: tuple[str, str]) -> tuple[Cli, Cli]:
+    """a made the store with these (text, semantic topic) facts and synced; b cloned it."""
     clis = []
     for name in ("a", "b"):
         store = Store(tmp_path / name, cwd=tmp_path)
@@ -38,10 +36,18 @@ def machines(tmp_path: Path, bare_remote: Path) -> tuple[Cli, Cli]:
         store.close()
         clis.append(Cli(tmp_path / name, CliRunner()))
         if name == "a":
-            ok(clis[0], "remember", "Staging runs Postgres 15", "-l", "semantic", "-t", "db")
+            for text, topic in facts:
+                ok(clis[0], "remember", text, "-l", "semantic", "-t", topic)
             ok(clis[0], "sync")
-    a, b = clis
-    ok(b, "sync")
+    ok(clis[1], "sync")
+    return clis[0], clis[1]
+
+
+@pytest.fixture
+def machines(tmp_path: Path, bare_remote: Path) -> tuple[Cli, Cli]:
+    """a made the store and pushed one fact; b is a clone. Each then wrote global-sem-0002 in a
+    topic file of its own (b's supersedes the shared fact), and a pushed with plain git."""
+    a, b = two_machines(tmp_path, bare_remote, ("Staging runs Postgres 15", "db"))
     assert ok(a, "remember", "Deploys go through CI", "-l", "semantic", "-t", "ci") == "global-sem-0002"
     assert sh_git(a.root, "push", "-q", "origin", "main").returncode == 0
     assert ok(b, "remember", "Staging runs Postgres 16", "-l", "semantic", "-t", "staging",
@@ -124,17 +130,7 @@ def test_sync_names_the_new_id_in_its_merge_commit_and_rewrites_no_commit(machin
 
 
 def test_a_merge_without_collisions_commits_nothing_of_its_own(tmp_path: Path, bare_remote: Path) -> None:
-    clis = []
-    for name in ("a", "b"):
-        store = Store(tmp_path / name, cwd=tmp_path)
-        init_store(store, remote=str(bare_remote), branch="main")
-        store.close()
-        clis.append(Cli(tmp_path / name, CliRunner()))
-        if name == "a":
-            ok(clis[0], "remember", "Staging runs Postgres 15", "-l", "semantic", "-t", "db")
-            ok(clis[0], "sync")
-    a, b = clis
-    ok(b, "sync")
+    a, b = two_machines(tmp_path, bare_remote, ("Staging runs Postgres 15", "db"))
     install_hooks(b.root)
     ok(a, "remember", "Deploys go through CI", "-l", "semantic", "-t", "ci")
     assert sh_git(a.root, "push", "-q", "origin", "main").returncode == 0
@@ -166,18 +162,8 @@ def test_a_plain_pull_puts_an_entry_moved_on_one_machine_and_edited_on_the_other
     """The merge driver sees one file at a time, so the merge commit holds the entry twice; the
     post-merge hook merges the two files again as `gitmem sync` does: one entry, with the edit,
     where it was moved to."""
-    clis = []
-    for name in ("a", "b"):
-        store = Store(tmp_path / name, cwd=tmp_path)
-        init_store(store, remote=str(bare_remote), branch="main")
-        store.close()
-        clis.append(Cli(tmp_path / name, CliRunner()))
-        if name == "a":
-            ok(clis[0], "remember", "Backups run at 02:00", "-l", "semantic", "-t", "ops")
-            ok(clis[0], "remember", "Disks are checked weekly", "-l", "semantic", "-t", "ops")
-            ok(clis[0], "sync")
-    a, b = clis
-    ok(b, "sync")
+    a, b = two_machines(tmp_path, bare_remote, ("Backups run at 02:00", "ops"),
+                        ("Disks are checked weekly", "ops"))
     install_hooks(b.root)
     moving, editing = (a, b) if mover == "a" else (b, a)
     ok(moving, "mv", "global-sem-0001", "--topic", "backups")
