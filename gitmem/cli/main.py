@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 import click
 
-from gitmem.errors import INTERNAL_ERROR_EXIT, GitmemError
+from gitmem.errors import INTERNAL_ERROR_EXIT, GitmemError, internal_error
 
 
 def _wants_json(args: list[str]) -> bool:
@@ -74,10 +74,7 @@ class GitmemGroup(click.Group):
         except Exception as exc:  # noqa: BLE001 - the promise is one line, never a traceback
             if os.environ.get("GITMEM_DEBUG"):
                 raise
-            from gitmem.redaction import redact
-
-            fail(f"gitmem: internal error: {type(exc).__name__}: {redact(str(exc))} "
-                 "(a bug in gitmem; GITMEM_DEBUG=1 shows where)", INTERNAL_ERROR_EXIT, as_json)
+            fail(internal_error(exc), INTERNAL_ERROR_EXIT, as_json)
         finally:
             print_notes(ctx)
 

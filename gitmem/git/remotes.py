@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pygit2
 from pygit2.enums import SortMode
@@ -23,8 +24,8 @@ class RemoteOps:
     _root: Path
     token_file: Path | None
 
-    def branch(self) -> str:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # GitRepo's own method; declared here for the type checker only
+        def branch(self) -> str: ...
 
     def set_remote(self, url: str, name: str = "origin") -> None:
         """Create or update a remote; a password or token in the URL is never stored."""

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from gitmem.format import layers as L
 from gitmem.format.markdown import conflict_marker_lines, render_topic_file
+from gitmem.fsio import read_regular_file
 from gitmem.merge.files import merge_file
 from gitmem.merge.moves import align_moves
 from gitmem.merge.prep import clear_parse_cache, ids_of, parse_copy, renumber_local_ids
@@ -129,7 +130,7 @@ def _follow_moves(store: Store, txn: WriteTxn, merged: tuple[str, str],
 
 def _working_bytes(store: Store, path: str) -> bytes | None:
     try:
-        return (store.root / path).read_bytes()
+        return read_regular_file(store.root / path)  # never waits on a FIFO
     except OSError:
         return None
 

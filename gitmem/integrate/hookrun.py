@@ -49,18 +49,17 @@ def answer_hook(stdin_text: str, answer: Answer, root: str | None, workspace: st
 
 
 def internal_error(exc: BaseException) -> str:
-    """The CLI's line for an unexpected exception (redacted, no traceback unless GITMEM_DEBUG)."""
+    """The CLI's line for an unexpected exception (the traceback too under GITMEM_DEBUG)."""
     import os
     import sys
 
-    from gitmem.redaction import redact
+    from gitmem.errors import internal_error as line
 
     if os.environ.get("GITMEM_DEBUG"):
         import traceback
 
         traceback.print_exc(file=sys.stderr)
-    return (f"gitmem: internal error: {type(exc).__name__}: {redact(str(exc))} "
-            "(a bug in gitmem; GITMEM_DEBUG=1 shows where)")
+    return line(exc)
 
 
 def quick_argv(argv: list[str]) -> tuple[str | None, str | None] | None:

@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitmem.errors import GitmemError
-from gitmem.redaction import redact
+from gitmem.errors import GitmemError, internal_error
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
@@ -50,12 +49,6 @@ class Outcome:
 def to_text(data: Any) -> str:
     """Compact JSON an agent reads as the tool's text result."""
     return json.dumps(data, ensure_ascii=False, default=str)
-
-
-def internal_error(exc: BaseException) -> str:
-    """The one line an unexpected exception becomes (its message redacted, never a traceback)."""
-    return (f"gitmem: internal error: {type(exc).__name__}: {redact(str(exc))} "
-            "(a bug in gitmem; GITMEM_DEBUG=1 shows where)")
 
 
 class Session:

@@ -206,7 +206,9 @@ class Summaries:
         return {p: state for p in wanted if (state := memo[p]) is not None}
 
     def _look(self, wanted: list[str]) -> dict[str, State]:
-        view = self._view if self._view is not None and self._follow(self._view) else None
+        view = self._view
+        if view is not None:
+            self._follow(view)
         known, head = self._known()
         if view is not None and head != view.head:
             view = None  # another process moved on meanwhile: the marks are not about this HEAD
@@ -245,15 +247,15 @@ class Summaries:
         _kept = (self.db, key, known)
         return known, meta.get("head")
 
-    def _follow(self, view: GitView) -> bool:
+    def _follow(self, view: GitView) -> None:
         """Make the marks refer to `view.head`: files that differ between the commit they were
         checked against and it are checked again when next read."""
         if _meta(self.db, "head") == view.head:
-            return True
+            return
         with _immediate(self.db):
             before = _meta(self.db, "head")
             if before == view.head:
-                return True
+                return
             try:
                 changed = view.changed_between(before, view.head) if before else None
             except Exception:  # noqa: BLE001 - an unknown commit (history rewritten): check all
@@ -265,7 +267,6 @@ class Summaries:
             else:
                 self.db.executemany(unmark + " AND path = ?", [(p,) for p in changed])
             self.db.execute("INSERT OR REPLACE INTO summary_meta VALUES ('head', ?)", (view.head,))
-        return True
 
     def _read_again(self, stale: list[tuple[str, str]], view: GitView | None) -> dict[str, State]:
         found: dict[str, State] = {}
