@@ -113,11 +113,3 @@ class ModelError(GitmemError):
     read (exit 3). The material it was given is kept for a retry."""
 
     exit_code = 3
-
-
-def internal_error(exc: BaseException) -> str:
-    """The one line an unexpected exception becomes (its message redacted, never a traceback)."""
-    from gitmem.redaction import redact
-
-    return (f"gitmem: internal error: {type(exc).__name__}: {redact(str(exc))} "
-            "(a bug in gitmem; GITMEM_DEBUG=1 shows where)")

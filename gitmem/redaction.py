@@ -119,3 +119,9 @@ def known_tokens() -> set[str]:
     """Tokens this process knows about: the environment's and the registered ones."""
     env = os.environ.get(TOKEN_ENV, "").strip()
     return {*_SECRETS, env} - {""}
+
+
+def internal_error(exc: BaseException) -> str:
+    """The one line an unexpected exception becomes (its message redacted, never a traceback)."""
+    return (f"gitmem: internal error: {type(exc).__name__}: {redact(str(exc))} "
+            "(a bug in gitmem; GITMEM_DEBUG=1 shows where)")

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 import click
 
-from gitmem.errors import INTERNAL_ERROR_EXIT, GitmemError, internal_error
+from gitmem.errors import INTERNAL_ERROR_EXIT, GitmemError
 
 
 def _wants_json(args: list[str]) -> bool:
@@ -74,6 +74,8 @@ class GitmemGroup(click.Group):
         except Exception as exc:  # noqa: BLE001 - the promise is one line, never a traceback
             if os.environ.get("GITMEM_DEBUG"):
                 raise
+            from gitmem.redaction import internal_error
+
             fail(internal_error(exc), INTERNAL_ERROR_EXIT, as_json)
         finally:
             print_notes(ctx)

@@ -53,7 +53,7 @@ def internal_error(exc: BaseException) -> str:
     import os
     import sys
 
-    from gitmem.errors import internal_error as line
+    from gitmem.redaction import internal_error as line
 
     if os.environ.get("GITMEM_DEBUG"):
         import traceback

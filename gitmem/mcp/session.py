@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitmem.errors import GitmemError, internal_error
+from gitmem.errors import GitmemError
+from gitmem.redaction import internal_error
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
