@@ -1,0 +1,172 @@
+"""The page as a Starlette application: routes, one store opened per request, errors as pages.
+
+A store is opened for each request, so a hand edit, a `git pull` or a CLI write shows on the next
+request without a restart (the index follows the files as it does for the CLI). Endpoints are
+plain functions: Starlette runs them in its thread pool, so reads go on side by side; writes take
+the store's lock as every gitmem write does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from gitmem.errors import ConflictError, GitmemError, NotFoundError
+from gitmem.store.store import Store, open_store
+from gitmem.web import actions, views
+from gitmem.web.access import Access, Guard
+from gitmem.web.html import notice, page
+
+ASSETS = Path(__file__).parent / "assets"
+ASSET_TYPES = {".css": "text/css", ".js": "text/javascript"}
+MAX_FORM_BYTES = 64 * 1024
+View = Callable[[Store, Request], tuple[int, str, str]]
+
+
+def _status_of(exc: GitmemError) -> int:
+    if isinstance(exc, NotFoundError):
+        return 404
+    if isinstance(exc, ConflictError):
+        return 409
+    return 400
+
+
+class Page:
+    """The store the page serves and the access secrets of this start."""
+
+    def __init__(self, root: Path, workspace: str | None, cwd: Path, access: Access) -> None:
+        self.root, self.workspace, self.cwd, self.access = root, workspace, cwd, access
+
+    def open(self) -> Store:
+        return open_store(self.root, workspace=self.workspace, cwd=self.cwd)
+
+    def render(self, request: Request, view: View) -> Response:
+        """Run one view on a freshly opened store; a gitmem error becomes a page with a 4xx."""
+        query = request.query_params.get("q", "")
+        try:
+            store = self.open()
+        except GitmemError as exc:
+            return HTMLResponse(page("Error", notice(str(exc), "error")), status_code=503)
+        try:
+            status, title, body = view(store, request)
+        except GitmemError as exc:
+            status, title, body = _status_of(exc), "Error", notice(str(exc), "error")
+        finally:
+            store.close()
+        done = request.query_params.get("done")
+        if done:
+            body = notice(done) + body
+        return HTMLResponse(page(title, body, current=request.url.path, query=query,
+                                 csrf=self.access.csrf),
+                            status_code=status)
+
+
+def _filters(request: Request) -> dict[str, str]:
+    return {k: request.query_params.get(k, "") for k in ("layer", "scope", "workspace", "space", "freshness")}
+
+
+def routes(app: Page) -> list[Route]:
+    csrf = app.access.csrf
+
+    def overview(request: Request) -> Response:
+        return app.render(request, lambda s, r: (200, "Overview", views.overview(s, csrf)))
+
+    def browse(request: Request) -> Response:
+        return app.render(request, lambda s, r: (200, "Browse", views.browse(
+            s, csrf, r.query_params.get("scope", ""), r.query_params.get("layer", ""))))
+
+    def topic(request: Request) -> Response:
+        def view(s: Store, r: Request) -> tuple[int, str, str]:
+            status, body = views.topic(s, csrf, r.query_params.get("path", ""))
+            return status, r.query_params.get("path", "Topic"), body
+        return app.render(request, view)
+
+    def search(request: Request) -> Response:
+        query, filters = request.query_params.get("q", ""), _filters(request)
+        if request.query_params.get("partial"):  # the live search asks for the results alone
+            try:
+                store = app.open()
+                try:
+                    return HTMLResponse(views.search_results(store, query, filters))
+                finally:
+                    store.close()
+            except GitmemError as exc:
+                return HTMLResponse(notice(str(exc), "error"), status_code=_status_of(exc))
+        return app.render(request, lambda s, r: (200, "Search", views.search_form(query, filters)
+                                                 + views.search_results(s, query, filters)))
+
+    def entry(request: Request) -> Response:
+        entry_id = request.query_params.get("id", "")
+        return app.render(request, lambda s, r: (200, f"Entry {entry_id}", views.entry(s, csrf, entry_id)))
+
+    def conflicts(request: Request) -> Response:
+        return app.render(request, lambda s, r: (200, "Conflicts", views.conflicts(s, csrf)))
+
+    def hot(request: Request) -> Response:
+        return app.render(request, lambda s, r: (200, "Hot memory", views.hot(s, csrf)))
+
+    async def post(request: Request) -> Response:
+        body = await request.body()
+        if len(body) > MAX_FORM_BYTES:
+            return HTMLResponse(page("Error", notice("the form is too large", "error")), status_code=413)
+        form = dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+        if not app.access.write_ok(request.headers.get("origin"), form.get("csrf")):
+            return HTMLResponse(page("Refused", notice("refused: a write must come from this page", "error")),
+                                status_code=403)
+        return await _run_action(app, request.url.path, form)
+
+    async def asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        path = ASSETS / name
+        if "/" in name or path.suffix not in ASSET_TYPES or not path.is_file():
+            return Response("not found", status_code=404)
+        return FileResponse(path, media_type=ASSET_TYPES[path.suffix])
+
+    return [
+        Route("/", overview), Route("/browse", browse), Route("/topic", topic),
+        Route("/search", search), Route("/entry", entry), Route("/conflicts", conflicts),
+        Route("/hot", hot), Route("/static/{name}", asset),
+        *[Route(path, post, methods=["POST"]) for path in actions.PATHS],
+    ]
+
+
+async def _run_action(app: Page, path: str, form: dict[str, str]) -> Response:
+    from starlette.concurrency import run_in_threadpool
+
+    def work() -> Response:
+        try:
+            store = app.open()
+        except GitmemError as exc:
+            return HTMLResponse(page("Error", notice(str(exc), "error")), status_code=503)
+        try:
+            target, message = actions.run(store, path, form)
+        except GitmemError as exc:
+            body = notice(str(exc), "error") + actions.after_refusal(store, path, form)
+            return HTMLResponse(page("Not done", body), status_code=_status_of(exc))
+        finally:
+            store.close()
+        return RedirectResponse(f"{target}{'&' if '?' in target else '?'}done={_quote(message)}",
+                                status_code=303)
+
+    return await run_in_threadpool(work)
+
+
+def _quote(text: str) -> str:
+    from urllib.parse import quote
+
+    return quote(text, safe="")
+
+
+def build(root: Path, *, port: int, workspace: str | None = None, cwd: Path | None = None,
+          access: Access | None = None) -> tuple[Any, Access]:
+    """The guarded application for the store at `root`, and its access secrets."""
+    access = access or Access(port)
+    app = Page(root, workspace, cwd or Path.cwd(), access)
+    return Guard(Starlette(routes=routes(app)), access), access

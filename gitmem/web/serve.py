@@ -1,0 +1,54 @@
+"""Running the page: loopback sockets only (127.0.0.1 and, when the machine has it, ::1)."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+from gitmem.errors import InvalidInputError
+from gitmem.web.access import Access
+from gitmem.web.app import build
+
+
+def loopback_sockets(port: int) -> list[socket.socket]:
+    """127.0.0.1:port (port 0 picks one), then ::1 on the same port when it can be had."""
+    four = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    four.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        four.bind(("127.0.0.1", port))
+    except OSError as exc:
+        four.close()
+        raise InvalidInputError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}") from exc
+    sockets = [four]
+    chosen = four.getsockname()[1]
+    if socket.has_ipv6:
+        six = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+        try:
+            six.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            six.bind(("::1", chosen))
+            sockets.append(six)
+        except OSError:  # no IPv6 loopback here: 127.0.0.1 alone serves
+            six.close()
+    for sock in sockets:
+        sock.listen(64)
+        sock.set_inheritable(True)
+    return sockets
+
+
+def serve(root: Path, *, port: int, workspace: str | None, cwd: Path,
+          announce: Callable[[str], None]) -> None:
+    """Serve until interrupted; `announce` gets the start address (with its token) once bound."""
+    import uvicorn
+
+    sockets = loopback_sockets(port)
+    chosen = sockets[0].getsockname()[1]
+    app, access = build(root, port=chosen, workspace=workspace, cwd=cwd, access=Access(chosen))
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    server = uvicorn.Server(config)
+    announce(access.start_url())
+    try:
+        server.run(sockets=sockets)
+    finally:
+        for sock in sockets:
+            sock.close()
