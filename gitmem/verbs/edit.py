@@ -25,6 +25,8 @@ def edit_entry(store: Store, entry_id: str, *, title: str, body: str,
     text = safe_body(check_text(body, "body"))
     refuse_secrets(title, "title")
     heading = heading_for(text, title.strip() or None)
+    if expected is not None:  # refuse before the write starts, so a refusal commits nothing
+        _refuse_changed(entry_id, store.locate(entry_id).entry, expected)
     with store.writing("edit") as txn:
         found = store.locate(entry_id)
         edit = open_held(store, found.path)
@@ -35,11 +37,8 @@ def edit_entry(store: Store, entry_id: str, *, title: str, body: str,
             raise InvalidInputError(f"{entry_id} is no longer in {found.path}; nothing was written")
         current = edit.document.entries[index]
         edit.refuse_if_held(current, "edit")
-        if expected is not None and entry_version(current) != expected:
-            raise ConflictError(
-                f"{entry_id} changed since it was opened for editing; nothing was written:"
-                " reload it and apply your change again"
-            )
+        if expected is not None:
+            _refuse_changed(entry_id, current, expected)
         updated = current.with_body(text, heading)
         if (updated.title, updated.body) == (current.title, current.body):
             txn.message = ""
@@ -48,3 +47,11 @@ def edit_entry(store: Store, entry_id: str, *, title: str, body: str,
         save_held(store, txn, edit)
         txn.message = f"edit: {entry_id}"
         return WriteResult(entry_id, found.path, True)
+
+
+def _refuse_changed(entry_id: str, current: Entry, expected: str) -> None:
+    if entry_version(current) != expected:
+        raise ConflictError(
+            f"{entry_id} changed since it was opened for editing; nothing was written:"
+            " reload it and apply your change again"
+        )
