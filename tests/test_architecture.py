@@ -51,9 +51,11 @@ ALLOWED: dict[str, set[str]] = {
     "integrate": {"verbs", "store", "capture", "observe"},
     "mcp": {"verbs", "store", "sync", "format", "capture", "history", "runtime", "documents",
             "spaces"},
+    # web/: the local page, a thin adapter over the same library functions as the CLI.
+    "web": {"verbs", "store", "sync", "format", "runtime", "documents", "provenance", "spaces"},
     "cli": {"verbs", "store", "sync", "githooks", "format", "observe", "models", "capture",
             "consolidate", "history", "runtime", "documents", "spaces", "provenance", "mcp",
-            "integrate", "serve"},
+            "integrate", "serve", "web"},
 }
 # Ground modules: what each may import (nothing else of gitmem).
 GROUND_ALLOWED: dict[str, set[str]] = {
