@@ -1,6 +1,6 @@
-"""The store round trip of the entry properties (tests/format has them in process, as many examples
-each): the CommonMark spec examples and random bodies through `remember`, and random hand edits
-followed by `check --fix` and a write, in real stores with real commits."""
+"""The store round trip of the entry properties tests/format checks in process: the CommonMark
+spec examples and random bodies through `remember`, and random hand edits followed by
+`check --fix` and a write, in real stores with real commits."""
 
 from __future__ import annotations
 
