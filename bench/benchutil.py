@@ -112,9 +112,7 @@ def run_bench(main: Any) -> None:
     tee = _Tee(sys.stdout)
     sys.stdout = tee
     try:
-        code = main()
-    except SystemExit as stop:
-        code = stop.code
+        code = main()  # --help and a bench that stops with problems leave by SystemExit: not kept
     finally:
         sys.stdout = tee.out
     if code in (None, 0):
