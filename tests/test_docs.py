@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import shlex
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -204,6 +206,24 @@ def test_the_anchor_rule_is_githubs() -> None:
     assert _slug("Where a fact came from, and what it said before") == "where-a-fact-came-from-and-what-it-said-before"
     assert _slug("Facts about code: suspect marks") == "facts-about-code-suspect-marks"
     assert _slug("The store root defaults to ~/.gitmem") == "the-store-root-defaults-to-gitmem"
+
+
+def test_the_performance_page_is_what_the_bench_results_give() -> None:
+    done = subprocess.run([sys.executable, str(TOP / "bench" / "report.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_every_figure_on_the_performance_page_names_its_command_commit_and_date() -> None:
+    page = (TOP / "docs" / "performance.md").read_text(encoding="utf-8")
+    sections = [part for part in page.split("\n## ")[1:] if not part.startswith(("History", ))]
+    assert len(sections) >= 15
+    for part in sections:
+        title, _, text = part.partition("\n")
+        if "No run kept yet" in text:
+            continue
+        assert re.search(r"^Command: `\.venv/bin/python bench/bench_\w+\.py[^`]*` — .*commit `[0-9a-f]{12}"
+                         r"(\+changes)?`.*\b\d{4}-\d\d-\d\d", text, re.M), title
 
 
 def test_shipped_files_are_packaged_and_found() -> None:
