@@ -153,9 +153,10 @@ def test_readme_stays_a_short_read_that_links_every_docs_page() -> None:
         assert f"(docs/{page.name})" in README, f"README does not link docs/{page.name}"
 
 
-def test_readme_says_why_each_runtime_dependency_is_there() -> None:
+def test_readme_says_why_each_dependency_is_there() -> None:
     config = tomllib.loads((TOP / "pyproject.toml").read_text(encoding="utf-8"))
-    names = [re.split(r"[<>=\[ ]", spec)[0] for spec in config["project"]["dependencies"]]
+    specs = config["project"]["dependencies"] + config["project"]["optional-dependencies"]["test"]
+    names = [re.split(r"[<>=\[ ]", spec)[0] for spec in specs]
     section = README.split("## Dependencies", 1)[1].split("\n## ", 1)[0]
     for name in names:
         assert name in section, f"README's Dependencies section does not say why {name} is there"
