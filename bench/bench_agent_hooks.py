@@ -207,4 +207,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from benchutil import run_bench
+
+    run_bench(main)

@@ -167,4 +167,6 @@ def measure(tmp: Path, entries: int, writes: int, cards: int, documents: int) ->
 
 
 if __name__ == "__main__":
-    main()
+    from benchutil import run_bench
+
+    run_bench(main)

@@ -106,4 +106,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from benchutil import run_bench
+
+    run_bench(main)

@@ -114,4 +114,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from benchutil import run_bench
+
+    run_bench(main)

@@ -139,4 +139,6 @@ def measure_size(root: Path, size: int, writes: int, cli_writes: int) -> None:
     store.close()
 
 if __name__ == "__main__":
-    main()
+    from benchutil import run_bench
+
+    run_bench(main)

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -56,3 +57,67 @@ def start_server(root: Path) -> subprocess.Popen[bytes]:
             raise SystemExit("the server did not come up")
         time.sleep(0.05)
     return proc
+
+
+# -- what a run measured, and its output kept for bench/report.py -------------------------------
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = Path(__file__).resolve().parent / "results"
+_GENERATED = (":!bench/results", ":!docs/performance.md")  # a bench run rewrites these itself
+
+
+def measured() -> dict[str, Any]:
+    """The command, commit (marked when the tree has changes), date and machine of this run."""
+    import os
+    from datetime import datetime
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    commit = git("rev-parse", "--short=12", "HEAD") or "unknown"
+    if git("status", "--porcelain", "--untracked-files=no", "--", ".", *_GENERATED):
+        commit += "+changes"
+    script = Path(sys.argv[0]).resolve()
+    shown = script.relative_to(REPO) if script.is_relative_to(REPO) else script
+    return {"bench": script.stem, "command": " ".join([".venv/bin/python", str(shown), *sys.argv[1:]]),
+            "commit": commit, "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "python": sys.version.split()[0], "cores": os.cpu_count(),
+            "load": round(os.getloadavg()[0], 2)}
+
+
+class _Tee:
+    """Standard output that is also kept."""
+
+    def __init__(self, out: Any) -> None:
+        self.out, self.kept = out, []  # type: Any, list[str]
+
+    def write(self, text: str) -> int:
+        self.kept.append(text)
+        return int(self.out.write(text))
+
+    def flush(self) -> None:
+        self.out.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.out, name)
+
+
+def run_bench(main: Any) -> None:
+    """Run a bench's main(): first a line saying what it measures (command, commit, date, load),
+    then its own output, which a successful run also keeps in bench/results/BENCH.json."""
+    info = measured()
+    print(f"measured: `{info['command']}` at commit {info['commit']} on {info['date']} "
+          f"(python {info['python']}, {info['cores']} cores, load average {info['load']})", flush=True)
+    tee = _Tee(sys.stdout)
+    sys.stdout = tee
+    try:
+        code = main()  # --help and a bench that stops with problems leave by SystemExit: not kept
+    finally:
+        sys.stdout = tee.out
+    if code in (None, 0):
+        RESULTS.mkdir(exist_ok=True)
+        info["output"] = "".join(tee.kept).rstrip("\n").splitlines()
+        (RESULTS / f"{info['bench']}.json").write_text(json.dumps(info, indent=1, ensure_ascii=False) + "\n",
+                                                       encoding="utf-8")
+    raise SystemExit(code)

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, settings
 
 from gitmem import redaction
 from gitmem.store.store import Store
 from support import GIT_ENV, Cli, git
+
+# Property tests: a few examples on every run, many on demand (HYPOTHESIS_PROFILE=deep). Tests set
+# no example counts of their own; no deadline, and no health check about speed: the machines are
+# shared and noisy, and a slow example is not a wrong one.
+settings.register_profile("ci", max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("deep", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(autouse=True)

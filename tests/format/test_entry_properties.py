@@ -38,8 +38,7 @@ from gitmem.format.markdown import (
 from gitmem.format.normalize import normalize_text
 from gitmem.format.safetext import clean_text, safe_text
 
-EXAMPLES = 2000
-FAST = settings(max_examples=EXAMPLES, deadline=None,
+FAST = settings(deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 HEAD = "---\ntopic: t\nlayer: semantic\n---\n# t\n\n"
 

@@ -153,13 +153,13 @@ def topic_files(draw: st.DrawFn) -> str:
     return text
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(topic_files())
 def test_round_trip_is_byte_exact(text: str) -> None:
     assert render_topic_file(parse_topic_file(text)) == text
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(topic_files(), st.text(alphabet="abc 中文\n`#", min_size=1, max_size=40))
 def test_appending_an_entry_keeps_old_entries_and_adds_one(text: str, body: str) -> None:
     assume(unclosed_fence(text) is None)  # covered by the example test below
@@ -179,7 +179,7 @@ def test_an_unclosed_fence_does_not_swallow_an_appended_entry() -> None:
     assert "code never closed" in reparsed.entries[0].body
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(topic_files(), st.text(alphabet="abc 中文\n`", min_size=1, max_size=40))
 def test_appending_without_parsing_equals_parse_append_render(text: str, body: str) -> None:
     entry = Entry("Added", body, {"Id": "global-sem-9999", "Created": "2026-12-02"})

@@ -85,14 +85,30 @@ def test_uninstall_restores_the_previous_hook_and_status_tells(gm: Cli, repo: Pa
     assert gm("hooks", "install", "--repo", str(gm.root)).exit_code == 2  # the store is not a code repo
 
 
+def hook_runs(root: Path, count: int, timeout: float = 20.0) -> list[dict[str, object]]:
+    """The code hook's finished runs in logs/memory.log, once `count` are there."""
+    deadline = time.monotonic() + timeout
+    runs: list[dict[str, object]] = []
+    log = root / "logs" / "memory.log"
+    while time.monotonic() < deadline:
+        events = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+        runs = [e for e in events if e.get("hook") == "code-post-commit"]
+        if len(runs) >= count:
+            return runs
+        time.sleep(0.1)
+    return runs
+
+
 def test_gitmem_hooks_0_skips_the_recording(gm: Cli, repo: Path) -> None:
     assert gm("hooks", "install", "--repo", str(repo)).exit_code == 0
-    git_commit(repo, "a.txt", "Skipped", GITMEM_HOOKS="0")
-    time.sleep(0.5)
-    assert wait_for(gm.root, 1, timeout=0.5) == []
+    skipped = git_commit(repo, "a.txt", "Skipped", GITMEM_HOOKS="0")
     second = git_commit(repo, "b.txt", "Recorded")
     found = wait_for(gm.root, 2)
-    assert second in found and len(found) == 2  # the next run catches up on the skipped one
+    assert sorted(found) == sorted([skipped, second])  # the next run catches up on the skipped one
+    # The second commit's run has finished (its log line is there): had the skipped commit started
+    # a run of its own, that run would have recorded it first and logged a line of its own.
+    runs = hook_runs(gm.root, 1)
+    assert [(run["event"], run["recorded"]) for run in runs] == [("hook", 2)]
 
 
 def test_two_repositories_commit_at_once_into_one_store(gm: Cli, repo: Path, tmp_path: Path) -> None:

@@ -85,14 +85,12 @@ def test_a_prompt_with_nothing_relevant_adds_nothing(store: Store, project: Path
 def test_session_end_captures_in_the_background(store: Store, project: Path, tmp_path: Path) -> None:
     transcript = tmp_path / "session.jsonl"
     shutil.copy(TRANSCRIPTS / "claude-code.jsonl", transcript)
-    started = time.monotonic()
     done = run_gitmem("--root", str(store.root), "capture", "--hook",
                       input_text=payload("session_end", project, transcript))
     assert done.returncode == 0, done.stderr
     assert "started in the background" in done.stdout
     digests = _wait_for(lambda: list((store.root / "digests").rglob("*.md")))
     assert digests, "the background capture wrote no digest"
-    assert time.monotonic() - started < 60
     log = (store.root / "logs" / "memory.log").read_text()
     assert '"hook": "agent-capture"' in log
 

@@ -387,7 +387,7 @@ def normalized_bodies(text: str) -> list[tuple[str, str]]:
     ]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios())
 def test_property_entry_merge(scenario: tuple[str, Side, Side]) -> None:
     base, ours, theirs = scenario
@@ -406,7 +406,7 @@ def test_property_entry_merge(scenario: tuple[str, Side, Side]) -> None:
             assert e.body == want[e.id or ""], e.id
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(scenarios())
 def test_property_one_side_equal_to_base(scenario: tuple[str, Side, Side]) -> None:
     base, x, _ = scenario

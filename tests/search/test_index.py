@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -429,13 +430,23 @@ def test_concurrent_writers_and_searchers_never_fail(store: Path, index: SearchI
     procs = [subprocess.Popen([sys.executable, "-c", WORKER, str(store), f"w{n}"], env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for n in range(3)]
-    deadline = time.time() + 120
-    while any(p.poll() is None for p in procs) and time.time() < deadline:
-        assert isinstance(search(index, "kiwi"), list)
+    written = {f"global/semantic/w{n}.md" for n in range(3)}
+    searches = 0
+    deadline = time.monotonic() + 90  # a writer stuck on the lock fails here, not in the suite's timeout
+    while any(p.poll() is None for p in procs) and time.monotonic() < deadline:
+        for hit in search(index, "kiwi", limit=10):  # every hit is a whole note some writer wrote
+            assert hit.path in written, hit
+            assert re.fullmatch(r"w[0-2] note (?:[0-9]|1[01])", hit.title), hit
+        searches += 1
     for proc in procs:
-        _out, err = proc.communicate(timeout=120)
+        if proc.poll() is None:
+            proc.kill()
+        _out, err = proc.communicate(timeout=30)
         assert proc.returncode == 0, err
-    assert len(search(index, "kiwi", limit=10)) == 3
+    assert searches >= 1
+    final = search(index, "kiwi", limit=10)
+    assert sorted((hit.path, hit.title) for hit in final) == [
+        (f"global/semantic/w{n}.md", f"w{n} note 11") for n in range(3)]
 
 
 def test_search_answers_while_another_writer_holds_the_lock(store: Path, index: SearchIndex) -> None:
@@ -445,10 +456,11 @@ def test_search_answers_while_another_writer_holds_the_lock(store: Path, index: 
     with file_lock(store / "index" / "write.lock", 5, "test holder"):
         write(store, "workspaces/infra/semantic/grafana.md",
               entry("Grafana moved to port 3100", "Dashboards behind the VPN.", "infra-sem-0001"))
-        started = time.monotonic()
+        # A search that waited for the lock to be released would never return here (the suite's
+        # timeout fails it); how long the bounded wait takes is bench/bench_search.py's concern.
         stale = search(index, "grafana")
-        assert time.monotonic() - started < 10
         assert ids(stale) == ["infra-sem-0001"]  # answered from the index as it was
+        assert "3100" not in stale[0].title and "3100" not in stale[0].snippet
     assert "3100" in search(index, "grafana")[0].title  # indexed once the writer is gone
 
 

@@ -64,7 +64,7 @@ def test_every_match_of_every_detector_pattern_holds_one_of_its_needles() -> Non
     makers = [st.tuples(st.just(pattern), st.just(found), st.from_regex(pattern))
               for pattern, found in pinned]
 
-    @settings(max_examples=600, deadline=None, database=None,
+    @settings(deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
     @given(case=st.one_of(makers), upper=st.booleans())
     def holds(case: tuple[re.Pattern[str], list[str], str], upper: bool) -> None:
@@ -82,7 +82,7 @@ WORDS = ["api_key", "API-KEY", "secret", "password", "pass", "token", "=", ":", 
          "apı_key", "0123456789abcdef", "QWERTYUIOPASDFGH", "eyJ", ".", "-", "_", "//"]
 
 
-@settings(max_examples=300, deadline=None, database=None)
+@settings(deadline=None, database=None)
 @given(st.lists(st.lists(st.sampled_from(WORDS) | st.text(max_size=6), max_size=14)
                 .map("".join), min_size=1, max_size=8))
 def test_the_gate_picks_exactly_the_lines_a_pattern_matches(lines: list[str]) -> None:

@@ -1,6 +1,6 @@
-"""The store round trip of the entry properties (tests/format has them in process, 2,000 examples
-each): the CommonMark spec examples and random bodies through `remember`, and random hand edits
-followed by `check --fix` and a write, in real stores with real commits."""
+"""The store round trip of the entry properties tests/format checks in process: the CommonMark
+spec examples and random bodies through `remember`, and random hand edits followed by
+`check --fix` and a write, in real stores with real commits."""
 
 from __future__ import annotations
 
@@ -21,9 +21,6 @@ from gitmem.verbs.base import check_text, safe_body
 from gitmem.verbs.check import check_tree
 from gitmem.verbs.entries import remember
 from gitmem.verbs.reads import show
-
-STORE_EXAMPLES = 200
-HAND_EDIT_EXAMPLES = 100
 
 
 def _entries(store: Store) -> dict[str, tuple[str, str]]:
@@ -64,7 +61,7 @@ def shared_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Sto
     store.close()
 
 
-@settings(max_examples=STORE_EXAMPLES, deadline=None,
+@settings(deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                  HealthCheck.data_too_large])
 @given(markdown_bodies(), st.sampled_from(["a", "b", "c"]))
@@ -87,7 +84,7 @@ def test_random_bodies_through_remember_read_back_as_written(
 PATHS = ["global/semantic/a.md", "global/semantic/b.md"]
 
 
-@settings(max_examples=HAND_EDIT_EXAMPLES, deadline=None,
+@settings(deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                  HealthCheck.data_too_large])
 @given(st.lists(markdown_bodies(), min_size=2, max_size=4), st.data())

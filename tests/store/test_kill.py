@@ -4,18 +4,15 @@ done is in HEAD, nothing temporary is ever committed, and `gitmem check` is clea
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-import bench_kill  # noqa: E402
+import killcampaign
 
 
 def test_random_kills_leave_a_store_that_works_and_loses_nothing_reported(tmp_path: Path) -> None:
-    report, ledger, root, remote = bench_kill.campaign(tmp_path, kills=24, seed=7, samples_per_op=1)
+    report, ledger, root, remote = killcampaign.campaign(tmp_path, kills=24, seed=7, samples_per_op=1)
     # at least some kills landed inside an operation (how many depends on the machine's load)
     assert report.killed >= 4
     assert report.failures == []
-    assert bench_kill.verify(root, remote, ledger) == []
+    assert killcampaign.verify(root, remote, ledger) == []
     assert len(ledger.remembered) >= 24  # the probes and the writes that finished first
