@@ -159,3 +159,18 @@ def _file_records(store: Store, relpath: str, document: TopicFile) -> list[dict[
     topic = str(document.meta.get("topic") or role.slug)
     return [entry_record(Located(entry, relpath, role.scope, role.layer, topic), store)
             for entry in document.entries]
+
+
+def topic_records(store: Store, relpath: str) -> list[dict[str, Any]]:
+    """Every entry of one memory file (hidden ones included), in file order; NotFoundError when
+    the path names no memory file of the store."""
+    from gitmem.errors import NotFoundError
+
+    with store.reading():
+        store.catch_up_catalog()
+    if ".." in relpath.split("/") or not store.catalog.has_file(relpath):
+        raise NotFoundError(f"{relpath} is not a memory file of this store")
+    document = read_or_skip(store, relpath, None)
+    if document is None:
+        raise NotFoundError(f"{relpath} cannot be read as it is (see `gitmem check`)")
+    return _file_records(store, relpath, document)

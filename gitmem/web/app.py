@@ -19,6 +19,7 @@ from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from gitmem.errors import ConflictError, GitmemError, NotFoundError
+from gitmem.store import warm
 from gitmem.store.store import Store, open_store
 from gitmem.web import actions, views
 from gitmem.web.access import Access, Guard
@@ -45,7 +46,14 @@ class Page:
         self.root, self.workspace, self.cwd, self.access = root, workspace, cwd, access
 
     def open(self) -> Store:
-        return open_store(self.root, workspace=self.workspace, cwd=self.cwd)
+        """A store for one request; it borrows the parts kept open by the last one (store.warm)."""
+        store = open_store(self.root, workspace=self.workspace, cwd=self.cwd)
+        warm.lend(store)
+        return store
+
+    @staticmethod
+    def close(store: Store) -> None:
+        warm.give_back(store)
 
     def render(self, request: Request, view: View) -> Response:
         """Run one view on a freshly opened store; a gitmem error becomes a page with a 4xx."""
@@ -59,7 +67,7 @@ class Page:
         except GitmemError as exc:
             status, title, body = _status_of(exc), "Error", notice(str(exc), "error")
         finally:
-            store.close()
+            self.close(store)
         done = request.query_params.get("done")
         if done:
             body = notice(done) + body
@@ -96,7 +104,7 @@ def routes(app: Page) -> list[Route]:
                 try:
                     return HTMLResponse(views.search_results(store, query, filters))
                 finally:
-                    store.close()
+                    app.close(store)
             except GitmemError as exc:
                 return HTMLResponse(notice(str(exc), "error"), status_code=_status_of(exc))
         return app.render(request, lambda s, r: (200, "Search", views.search_form(query, filters)
@@ -151,7 +159,7 @@ async def _run_action(app: Page, path: str, form: dict[str, str]) -> Response:
             body = notice(str(exc), "error") + actions.after_refusal(store, path, form)
             return HTMLResponse(page("Not done", body), status_code=_status_of(exc))
         finally:
-            store.close()
+            app.close(store)
         return RedirectResponse(f"{target}{'&' if '?' in target else '?'}done={_quote(message)}",
                                 status_code=303)
 
@@ -168,5 +176,6 @@ def build(root: Path, *, port: int, workspace: str | None = None, cwd: Path | No
           access: Access | None = None) -> tuple[Any, Access]:
     """The guarded application for the store at `root`, and its access secrets."""
     access = access or Access(port)
+    warm.enable()  # this process serves many requests: keep what each would open again
     app = Page(root, workspace, cwd or Path.cwd(), access)
     return Guard(Starlette(routes=routes(app)), access), access

@@ -83,11 +83,11 @@ def browse(store: Store, csrf: str, scope: str = "", layer: str = "") -> str:
 
 def topic(store: Store, csrf: str, path: str) -> tuple[int, str]:
     """One topic file: its entries as cards, in file order."""
-    from gitmem.verbs.reads import list_entries
+    from gitmem.verbs.reads import topic_records
 
-    records = [r for r in list_entries(store, include_all=True) if r["path"] == path]
+    records = topic_records(store, path)
     if not records:
-        return 404, notice(f"no entries in {path}", "error")
+        return 200, notice(f"no entries in {path} yet")
     return 200, f"<p><code>{shown(path)}</code></p>" + "".join(
         entry_card(r, csrf) for r in records)
 
