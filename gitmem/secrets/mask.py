@@ -33,8 +33,8 @@ def hide_secrets(text: str, tokens: Iterable[str] = ()) -> str:
     """The text with every likely secret shown as ***."""
     if not text:
         return text
-    out = redact(text, tokens)
-    out = _PUTTY.sub(MASK, _PRIVATE_KEY.sub(MASK, out))
+    out = _PUTTY.sub(MASK, _PRIVATE_KEY.sub(MASK, text))  # whole blocks, before a rule splits one
+    out = redact(out, tokens)
     lines = out.split("\n")
     folded = [fold(line) for line in lines]
     whole = "\n".join(folded)

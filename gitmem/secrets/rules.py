@@ -121,6 +121,9 @@ RULES: tuple[Rule, ...] = (
           r"(?i:heroku)[\w .-]{0,20}" + _ASSIGN + r"(?P<secret>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-"
           r"[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\b"),
     _rule("Telegram Bot Token", r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}" + _END),
+    _rule("Basic Auth Credentials",
+          r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@]+:(?P<secret>[^\s/?#@]+)@[A-Za-z0-9\[]",
+          lambda value: value[0] not in "$<{%" and bool(set(value) - set("*x"))),
     _rule("Password Assignment",
           r"(?i:\b[\w.-]*(?:passw(?:or)?d|pwd|passphrase))" + _ASSIGN
           + r"(?P<secret>[^\s\"'`,;]{6,})", made_up),
