@@ -73,31 +73,56 @@ def candidate_lines(folded: list[str], whole: str, pins: tuple[str, ...] | None)
 
 @dataclass(frozen=True)
 class Gate:
-    """The detector's patterns, each with its needles (None: run it on every line) and the
-    group that holds the secret (None: the longest group of 8+ characters, else the match)."""
+    """The detector's patterns (source, flags), each with its needles (None: run it on every
+    line) and the group that holds the secret (None: the longest group of 8+ characters, else
+    the match). A pattern is compiled when a text first holds one of its needles (the re module
+    keeps it): most processes compile few of them."""
 
-    patterns: tuple[tuple[re.Pattern[str], tuple[str, ...] | None], ...]
-    groups: tuple[int | None, ...] = ()
+    sources: tuple[tuple[str, int], ...]
+    pins: tuple[tuple[str, ...] | None, ...]
+    groups: tuple[int | None, ...]
+
+    @property
+    def patterns(self) -> list[tuple[re.Pattern[str], tuple[str, ...] | None]]:
+        """Every pattern, compiled, with its needles."""
+        return [(re.compile(source, flags), pins)
+                for (source, flags), pins in zip(self.sources, self.pins, strict=True)]
 
     def suspects(self, numbered: list[tuple[int, str]]) -> list[tuple[int, str]]:
         """The numbered lines at least one pattern matches, in order."""
         folded = [fold(line) for _, line in numbered]
         whole = "\n".join(folded)
         hit: set[int] = set()
-        for pattern, pins in self.patterns:
-            candidates = candidate_lines(folded, whole, pins)
-            hit.update(i for i in candidates if i not in hit and pattern.search(numbered[i][1]))
+        for (source, flags), pins in zip(self.sources, self.pins, strict=True):
+            candidates = [i for i in candidate_lines(folded, whole, pins) if i not in hit]
+            if candidates:
+                pattern = compiled(source, flags)
+                hit.update(i for i in candidates if pattern is None or pattern.search(numbered[i][1]))
         return [numbered[i] for i in sorted(hit)]
 
     def spans(self, lines: list[str], folded: list[str], whole: str) -> dict[int, list[tuple[int, int]]]:
         """Line index -> (start, end) of each stretch any pattern would flag."""
         out: dict[int, list[tuple[int, int]]] = {}
-        for k, (pattern, pins) in enumerate(self.patterns):
-            group = self.groups[k] if k < len(self.groups) else None
-            for i in candidate_lines(folded, whole, pins):
+        for (source, flags), pins, group in zip(self.sources, self.pins, self.groups, strict=True):
+            candidates = candidate_lines(folded, whole, pins)
+            if not candidates:
+                continue
+            pattern = compiled(source, flags)
+            if pattern is None:
+                continue
+            for i in candidates:
                 for match in pattern.finditer(lines[i]):
                     out.setdefault(i, []).append(secret_span(match, group))
         return out
+
+
+def compiled(source: str, flags: int) -> re.Pattern[str] | None:
+    """The pattern, compiled (and kept by the re module); None when a damaged cache holds one
+    that does not compile: the gate then passes its lines on to the detector."""
+    try:
+        return re.compile(source, flags)
+    except (re.error, TypeError, ValueError, OverflowError):
+        return None
 
 
 _CONTEXT = " \t\"'=:`"  # what a detector pattern matches around a secret (quotes, separators)
@@ -150,9 +175,8 @@ def _read_gate(path: Path, skipped: frozenset[str]) -> Gate | None:
             return None
         if not all(g is None or isinstance(g, int) for g in groups):
             return None
-        return Gate(tuple((re.compile(source, flags), _pins(found))
-                          for (source, flags), found in zip(data["patterns"], pins, strict=True)),
-                    tuple(groups))
+        sources = tuple((str(source), int(flags)) for source, flags in data["patterns"])
+        return Gate(sources, tuple(_pins(found) for found in pins), tuple(groups))
     except (OSError, ValueError, TypeError, KeyError, re.error):
         return None
 
@@ -171,8 +195,9 @@ Pattern = tuple[str, int, int | None]  # source, flags, the group holding the se
 
 def build_gate(patterns: list[Pattern]) -> Gate:
     """The gate of these patterns, compiled, with their needles."""
-    return Gate(tuple((re.compile(source, flags), _pins(needles(source, flags)))
-                      for source, flags, _ in patterns), tuple(g for _, _, g in patterns))
+    return Gate(tuple((source, flags) for source, flags, _ in patterns),
+                tuple(_pins(needles(source, flags)) for source, flags, _ in patterns),
+                tuple(g for _, _, g in patterns))
 
 
 def save_gate(skipped: frozenset[str], plugins: tuple[str, ...], patterns: list[Pattern]) -> None:

@@ -14,30 +14,42 @@ both what the write gate refuses and what the output masks: one set of rules for
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import math
 import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from gitmem.fsio import read_regular_file, write_text_atomic
+from gitmem.secrets.gate import cache_file
 from gitmem.secrets.needles import needles
+
+CACHE_NAME = "secret-rule-needles.json"
 
 _END = r"(?![A-Za-z0-9_-])"  # a token ends where its alphabet does
 
 
 @dataclass(frozen=True)
 class Rule:
-    """One secret format: its kind (as a finding names it), its expression and a value check."""
+    """One secret format: its kind (as a finding names it), its expression and a value check.
+    The expression is compiled when first used (the re module keeps it), not at import."""
 
     kind: str
-    pattern: re.Pattern[str]
+    source: str
     check: Callable[[str], bool] | None = None
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.source)
 
     def values(self, line: str) -> list[tuple[int, int]]:
         """(start, end) of each secret this rule finds in the line."""
+        pattern = self.pattern
+        group = "secret" if "secret" in pattern.groupindex else 0
         spans = []
-        for match in self.pattern.finditer(line):
-            group = "secret" if "secret" in self.pattern.groupindex else 0
+        for match in pattern.finditer(line):
             value = match.group(group)
             if value and (self.check is None or self.check(value)):
                 spans.append(match.span(group))
@@ -81,8 +93,8 @@ def base64_key(value: str) -> bool:
             and any(c.isdigit() for c in value))
 
 
-def _rule(kind: str, source: str, check: Callable[[str], bool] | None = None, flags: int = 0) -> Rule:
-    return Rule(kind, re.compile(source, flags), check)
+def _rule(kind: str, source: str, check: Callable[[str], bool] | None = None) -> Rule:
+    return Rule(kind, source, check)
 
 
 _SECRET_NAME = (r"[A-Za-z0-9_.-]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY"
@@ -135,9 +147,20 @@ RULES: tuple[Rule, ...] = (
 
 @functools.lru_cache(maxsize=1)
 def rule_needles() -> tuple[tuple[str, ...] | None, ...]:
-    """Each rule's needles (needles.py), computed once per process."""
-    found = []
-    for rule in RULES:
-        pins = needles(rule.pattern.pattern, rule.pattern.flags)
-        found.append(None if pins is None else tuple(pins))
-    return tuple(found)
+    """Each rule's needles (needles.py): read from a cache file keyed by the rules' own text,
+    computed (and cached) when there is none, so a process does not parse every rule."""
+    key = hashlib.sha256("\n".join(r.source for r in RULES).encode()).hexdigest()
+    path = cache_file().with_name(CACHE_NAME)
+    try:
+        data = json.loads(read_regular_file(path))
+        if data.get("key") == key and len(data["needles"]) == len(RULES):
+            return tuple(None if pins is None else tuple(pins) for pins in data["needles"])
+    except (OSError, ValueError, TypeError, KeyError):
+        pass
+    found = [needles(rule.source) for rule in RULES]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, json.dumps({"key": key, "needles": found}), durable=False)
+    except OSError:
+        pass
+    return tuple(None if pins is None else tuple(pins) for pins in found)
