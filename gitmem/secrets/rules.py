@@ -4,10 +4,12 @@ AWS secret access keys, npm, Hugging Face, Databricks, DigitalOcean, Shopify, Ma
 and the unquoted assignments of a note or an environment file (`password: ...`,
 `DEPLOY_TOKEN=...`).
 
-Formats detect-secrets does know (Twilio, SendGrid, Telegram, Azure storage, JWTs, private key
-headers, ...) are left to it. A rule is a regular expression and, where the shape alone is not enough, a check of the value
-(it must look made up: a digit or symbol among letters, or random-looking), so that prose,
-commit hashes, UUIDs and Ids pass. Every rule's match (its `secret` group when it has one) is
+Formats detect-secrets knows (Twilio, SendGrid, Telegram, Azure storage, JWTs, private key
+headers, ...) are left to it, except where its pattern is narrower than the format (GitHub
+tokens longer than 36 characters, GitLab's other prefixes, Stripe test keys, Slack's xoxe-,
+passwords in URLs with a `!` or `$`). A rule is a regular expression and, where the shape alone
+is not enough, a check of the value (it must look made up: a digit or symbol among letters, or
+random-looking), so that prose, commit hashes, UUIDs and Ids pass. Every rule's match (its `secret` group when it has one) is
 both what the write gate refuses and what the output masks: one set of rules for both.
 """
 
