@@ -5,8 +5,10 @@ Prints medians of alternating rounds, each with its references measured in the s
   reaches the detector loads), each a fresh process;
 - scan (in-process, detector already loaded or not needed): a one-line note and an 8 KiB note
   through the gate; the same 8 KiB with the gate off (the detector reads every line);
+- the 16 KiB runbook of bench_runtime.py (what `doc add` scans): through the gate, and masked as
+  output is (secrets.mask);
 - `gitmem remember` (one CLI process per write, appending to one topic file): an ordinary note
-  (the gate clears it: no detector), the same with GITMEM_ALLOW_SECRET=1 (no scan at all: the
+  (the gate clears it: no detector), the same with --allow-secret (no scan at all: the
   reference), and a note holding a token (the gate passes it on, the detector loads and refuses).
 
     .venv/bin/python bench/bench_secrets.py [--rounds 15]
@@ -26,6 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 PYTHON = sys.executable
 GITMEM = str(Path(PYTHON).with_name("gitmem"))
@@ -71,7 +74,7 @@ def main() -> None:
 
         imports: dict[str, list[float]] = {"python -c pass": [], "import pygit2": [],
                                            "import detect_secrets.core.scan": []}
-        cli: dict[str, list[float]] = {"remember, no scan (GITMEM_ALLOW_SECRET=1)": [],
+        cli: dict[str, list[float]] = {"remember, no scan (--allow-secret)": [],
                                        "remember, ordinary note (gate clears it)": [],
                                        "remember, note with a token (detector, refused)": []}
         for index in range(args.rounds):
@@ -79,15 +82,20 @@ def main() -> None:
                 code = "pass" if label.startswith("python") else label
                 imports[label].append(wall([PYTHON, "-c", code]))
             text = f"{NOTE} Round {index}."
-            cli["remember, no scan (GITMEM_ALLOW_SECRET=1)"].append(wall(
-                [GITMEM, "remember", text + " unscanned", "--layer", "semantic", "--topic", "bench"],
-                {"GITMEM_ALLOW_SECRET": "1"}))
+            cli["remember, no scan (--allow-secret)"].append(wall(
+                [GITMEM, "remember", text + " unscanned", "--layer", "semantic", "--topic", "bench",
+                 "--allow-secret"]))
             cli["remember, ordinary note (gate clears it)"].append(wall(
                 [GITMEM, "remember", text, "--layer", "semantic", "--topic", "bench"]))
             cli["remember, note with a token (detector, refused)"].append(wall(
                 [GITMEM, "remember", SECRET_NOTE, "--layer", "semantic", "--topic", "bench"]))
 
+        from bench_runtime import document
+
+        from gitmem.secrets.mask import hide_secrets
         from gitmem.secrets.scan import _detect, find_secrets
+
+        runbook = document(1).encode()[:16384].decode(errors="ignore")
 
         big = "\n".join(f"{NOTE} Line {n}." for n in range(90))[:8000]
         find_secrets(SECRET_NOTE)  # the detector loaded, as in a scan that needs it
@@ -95,6 +103,8 @@ def main() -> None:
             "one-line note, through the gate": in_process(lambda: find_secrets(NOTE)),
             "8 KiB note (90 lines), through the gate": in_process(lambda: find_secrets(big)),
             "one line holding a token (detector)": in_process(lambda: find_secrets(SECRET_NOTE)),
+            "16 KiB document, through the gate": in_process(lambda: find_secrets(runbook)),
+            "16 KiB document, masked for output": in_process(lambda: hide_secrets(runbook)),
         }
         lines = list(enumerate(big.splitlines(), 1))
         scans["8 KiB note, gate off (detector reads every line)"] = in_process(

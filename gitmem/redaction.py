@@ -45,44 +45,6 @@ def redact(text: str, tokens: Iterable[str] = ()) -> str:
     return out
 
 
-# Credentials recognisable by their shape, hidden wherever stored text is printed (search hits, the
-# context card). Writes refuse such text with a real detector (gitmem.secrets: detect-secrets);
-# this is the cheap net for what reached the store before, by hand or with --allow-secret, on read
-# verbs that must not load the detector. Each pattern is a documented token format.
-_TOKEN_SHAPES = re.compile(
-    r"\b(?:gh[pousr]_[A-Za-z0-9_]{30,}|github_pat_[A-Za-z0-9_]{40,}"  # GitHub
-    r"|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}"  # AWS access key id
-    r"|xox[abposr]-[A-Za-z0-9-]{10,}"  # Slack
-    r"|sk-(?:proj-|ant-|svcacct-|admin-)?(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{20,}"  # OpenAI, Anthropic
-    r"|glpat-[A-Za-z0-9_-]{20,}"  # GitLab
-    r"|[rs]k_(?:live|test)_[A-Za-z0-9]{16,}"  # Stripe
-    r"|npm_[A-Za-z0-9]{36}|pypi-AgE[A-Za-z0-9_-]{50,}"  # npm, PyPI
-    r"|AIza[0-9A-Za-z_-]{35}"  # Google API key
-    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})"  # JWT
-    r"|(?<=[Bb]earer )[A-Za-z0-9._~+/-]{20,}=*"  # an Authorization header's token
-)
-_PRIVATE_KEY = re.compile(
-    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-    r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*\Z)", re.DOTALL)
-# `password = hunter2`, `api_key: abc...`: the value after a credential-sounding name.
-_NAMED_SECRET = re.compile(
-    r"(?P<name>\b[\w.-]*(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)"
-    r"[\w.-]*[\"']?\s*[:=]\s*[\"']?)(?P<value>[^\s\"'`,;]{6,})", re.IGNORECASE)
-
-
-def hide_secrets(text: str) -> str:
-    """`redact` plus stored credentials recognised by their shape, each shown as ***."""
-    out = redact(text)
-    out = _PRIVATE_KEY.sub("***", out)
-    out = _TOKEN_SHAPES.sub("***", out)
-    return _NAMED_SECRET.sub(lambda m: m["name"] + "***" if _looks_made_up(m["value"]) else m[0], out)
-
-
-def _looks_made_up(value: str) -> bool:
-    """A value with a digit or a symbol among letters: a password, not a word of prose."""
-    return value != "***" and any(c.isdigit() or not c.isalnum() for c in value)
-
-
 def strip_credentials(url: str) -> tuple[str, str | None]:
     """(URL without a password, token user name or credential query parameter, the secret or None).
 

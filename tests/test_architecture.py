@@ -39,23 +39,24 @@ ALLOWED: dict[str, set[str]] = {
     "githooks": {"store", "merge", "git", "format", "observe", "runtime", "secrets"},
     "sync": {"store", "merge", "git", "githooks", "format", "observe", "runtime", "documents"},
     "spaces": {"store", "sync", "format"},
-    "provenance": {"store", "git", "search", "format"},
+    "provenance": {"store", "git", "search", "format", "secrets"},
     "verbs": {"store", "sync", "githooks", "format", "capture", "observe", "runtime", "documents",
               "secrets", "spaces", "provenance", "serve"},
     "models": {"observe"},
-    "capture": {"store", "format", "models", "observe"},
-    "consolidate": {"store", "verbs", "format", "capture", "models", "observe"},
+    "capture": {"store", "format", "models", "observe", "secrets"},
+    "consolidate": {"store", "verbs", "format", "capture", "models", "observe", "secrets"},
     "history": {"store", "verbs", "format", "git", "observe"},
     # serve/: the warm server, its thin client and its schedule (the client imports wire only).
     "serve": {"store", "sync", "history", "consolidate", "capture", "models", "observe"},
     "integrate": {"verbs", "store", "capture", "observe"},
     "mcp": {"verbs", "store", "sync", "format", "capture", "history", "runtime", "documents",
-            "spaces"},
+            "spaces", "secrets"},
     # web/: the local page, a thin adapter over the same library functions as the CLI.
-    "web": {"verbs", "store", "sync", "format", "runtime", "documents", "provenance", "spaces"},
+    "web": {"verbs", "store", "sync", "format", "runtime", "documents", "provenance", "spaces",
+            "secrets"},
     "cli": {"verbs", "store", "sync", "githooks", "format", "observe", "models", "capture",
             "consolidate", "history", "runtime", "documents", "spaces", "provenance", "mcp",
-            "integrate", "serve", "web"},
+            "integrate", "serve", "secrets", "web"},
 }
 # Ground modules: what each may import (nothing else of gitmem).
 GROUND_ALLOWED: dict[str, set[str]] = {

@@ -25,6 +25,7 @@ from gitmem.errors import InvalidInputError, ModelError
 from gitmem.fsio import write_text_atomic
 from gitmem.models.ladder import ask, has_model
 from gitmem.observe.record import record
+from gitmem.secrets.mask import hide_secrets
 from gitmem.store.txn import refuse_subagent
 
 if TYPE_CHECKING:
@@ -248,7 +249,8 @@ def _write(store: Store, report: CaptureReport, material: Material, meta: Sessio
         "branch": meta.branch, "first": material.first_ts, "last": material.last_ts,
         "captured": now.isoformat(timespec="microseconds"), "summary": summary,
         "status": PENDING, "attempts": "0", "consolidated": "",
-    }, list(material.paths), [(day or today, bullets) for day, bullets in sections])
+    }, [hide_secrets(path) for path in material.paths],
+        [(day or today, [hide_secrets(b) for b in bullets]) for day, bullets in sections])
     write_digest(store.root, digest)
     report.digest = digest.id
     report.bullets = len(digest.bullets())

@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from gitmem.capture.formats import Event
-from gitmem.redaction import hide_secrets
+from gitmem.secrets.mask import hide_secrets
 
 # Tagged blocks a harness injects into user turns: context, not intent.
 _INJECTED_TAGS = ("system-reminder", "environment_context", "user_instructions", "command-name",

@@ -25,7 +25,11 @@ def _wants_json(args: list[str]) -> bool:
 
 
 def fail(message: str, code: int, as_json: bool) -> NoReturn:
-    """Print the error (one line on stderr; and a JSON object on stdout for --json) and exit."""
+    """Print the error (one line on stderr; and a JSON object on stdout for --json) and exit;
+    a likely secret in it is masked."""
+    from gitmem.secrets.mask import hide_secrets
+
+    message = hide_secrets(message)
     click.echo(message, err=True)
     if as_json:
         click.echo(json.dumps({"error": message, "code": code}, ensure_ascii=False))

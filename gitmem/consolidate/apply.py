@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import GitmemError
+from gitmem.secrets.mask import hide_secrets
 from gitmem.verbs.base import WriteResult
 from gitmem.verbs.decisions import render_decision_body
 from gitmem.verbs.entries import codebase, remember
@@ -73,7 +74,9 @@ def write_proposals(store: Store, proposals: list[Proposal]) -> tuple[list[dict[
         try:
             result = write_fact(store, fact)
         except GitmemError as exc:
-            failed.append({"digest": proposal.digest, "text": proposal.text[:200], "reason": str(exc)})
+            # A refused fact is reported masked: the reason names what the gate found.
+            failed.append({"digest": proposal.digest, "text": hide_secrets(proposal.text)[:200],
+                           "reason": hide_secrets(str(exc))})
             continue
         written.append({"id": result.id, "digest": proposal.digest, "layer": proposal.layer,
                         "scope": proposal.scope, "topic": proposal.topic, "changed": result.changed,

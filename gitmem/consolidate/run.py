@@ -29,6 +29,7 @@ from gitmem.consolidate.protocol import ParsedReply, parse_reply
 from gitmem.fsio import file_lock, write_text_atomic
 from gitmem.models.ladder import ask
 from gitmem.observe.record import record
+from gitmem.secrets.mask import hide_secrets
 from gitmem.store.txn import refuse_subagent
 
 if TYPE_CHECKING:
@@ -94,11 +95,13 @@ def _pass(store: Store, report: ConsolidateReport, pending: list[Digest], conf: 
     reply = ask(store.root, prompt, purpose="consolidate")  # ModelError: digests stay untouched
     report.model = reply.rung
     stamp = datetime.now(UTC)
-    exchange = f"=== {stamp.isoformat(timespec='seconds')} prompt\n{prompt}\n=== reply ({reply.rung})\n{reply.text}\n"
+    exchange = hide_secrets(f"=== {stamp.isoformat(timespec='seconds')} prompt\n{prompt}\n"
+                            f"=== reply ({reply.rung})\n{reply.text}\n")  # logs/ never hold one
     write_text_atomic(store.root / "logs" / "consolidate-last.txt", exchange, durable=False)
     parsed = parse_reply(reply.text, prompt, {d.id: d.workspace for d in batch})
     report.recovery = parsed.recovery
-    report.rejected = [{"line": line, "reason": reason} for line, reason in parsed.rejected]
+    report.rejected = [{"line": hide_secrets(line), "reason": hide_secrets(reason)}
+                       for line, reason in parsed.rejected]
     if parsed.recovery == "none":
         report.result = "parse-failed"
         name = f"consolidate-failed-{stamp:%Y%m%dT%H%M%S%f}.txt"

@@ -20,13 +20,16 @@ from typing import Any
 from gitmem.errors import GitmemError
 from gitmem.format import layers as L
 from gitmem.git import binary as gitcli
-from gitmem.githooks.secretcheck import staged_secret_problems
+from gitmem.githooks.secretcheck import other_staged_secret_problems, staged_secret_problems
 
 LOCK_SECONDS = 30.0
 
 
 def say(message: str) -> None:
-    print(f"gitmem: {message}", file=sys.stderr)
+    """One line on stderr, a likely secret in it masked (a note may quote an imported line)."""
+    from gitmem.secrets.mask import hide_secrets
+
+    print(f"gitmem: {hide_secrets(message)}", file=sys.stderr)
 
 
 def _relevant(path: str) -> bool:
@@ -60,6 +63,12 @@ def pre_commit(root: Path) -> int:
         if gitgate.head_moved_under(root, git_pid, head, gitcli.rev_parse(root, "HEAD")):
             say("a gitmem write moved HEAD just as this commit started; nothing was committed "
                 "and what you staged is unchanged: run the same `git commit` again")
+            return 1
+        secrets = other_staged_secret_problems(root, staged, {c.path for c in changes})
+        if secrets:  # runtime memory and document copies: refused before anything is imported
+            for problem in secrets:
+                print(problem, file=sys.stderr)
+            say("commit refused: remove the likely secrets above and commit again")
             return 1
         if runtime and _runtime_locked(root, runtime):
             return 1

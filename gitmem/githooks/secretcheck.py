@@ -1,5 +1,6 @@
 """The pre-commit hook's secret check: the lines a commit adds to the store, looked at before git
-records them. GITMEM_ALLOW_SECRET=1 lets one commit through."""
+records them: memory files, and every other staged text file too (runtime memory, document
+copies, memory.json...). GITMEM_ALLOW_SECRET=1 lets one commit through: hooks take no flags."""
 
 from __future__ import annotations
 
@@ -32,3 +33,25 @@ def staged_secret_problems(root: Path, staged: dict[str, str],
             problems.append(Problem(path, finding.line,
                                     f"holds a likely secret ({finding.kind}): {WAY_OUT}"))
     return problems
+
+
+def other_staged_secret_problems(root: Path, changes: list[gitcli.StagedChange],
+                                 covered: set[str]) -> list[Problem]:
+    """The same for the staged files the memory-file check does not read (`covered`): runtime
+    memory, document copies, any text file; a file that is not UTF-8 text is left alone."""
+    from gitmem.secrets.scan import allowed_by_environment
+
+    if allowed_by_environment():
+        return []
+    others = [c for c in changes if c.status != "D" and c.path not in covered
+              and c.mode in ("100644", "100755")]
+    if not others:
+        return []
+    blobs = gitcli.read_blobs(root, [c.oid for c in others])
+    staged = {}
+    for change in others:
+        try:
+            staged[change.path] = blobs[change.oid].decode("utf-8")
+        except (KeyError, UnicodeDecodeError):
+            continue
+    return staged_secret_problems(root, staged, others)

@@ -8,12 +8,14 @@ import json
 from mcp_types import CallToolResult, ContentBlock, TextContent
 
 from gitmem.mcp.session import Outcome, to_text
+from gitmem.secrets.mask import hide_secrets, masked_data
 
 
 def reply(outcome: Outcome) -> CallToolResult:
-    content: list[ContentBlock] = [TextContent(type="text", text=outcome.shown())]
+    """The result, with every likely secret in its text and its data masked."""
+    content: list[ContentBlock] = [TextContent(type="text", text=hide_secrets(outcome.shown()))]
     if outcome.error is not None:
         return CallToolResult(content=content, is_error=True)
-    data = json.loads(to_text(outcome.data))  # dates and paths as the JSON output prints them
+    data = masked_data(json.loads(to_text(outcome.data)))  # dates and paths as JSON prints them
     structured = data if isinstance(data, dict) else {"results": data}
     return CallToolResult(content=content, structured_content=structured)

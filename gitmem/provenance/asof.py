@@ -109,7 +109,7 @@ def search_at(store: Store, when: str, query: str, *, scopes: Sequence[str] | No
 
 def _shown(hit: dict[str, Any]) -> dict[str, Any]:
     """As `gitmem search` prints hits: a credential stored in the text is never shown."""
-    from gitmem.redaction import hide_secrets
+    from gitmem.secrets.mask import hide_secrets
 
     for name in ("title", "snippet", "source"):
         if isinstance(hit.get(name), str):

@@ -4,15 +4,18 @@ The detector is Yelp's detect-secrets: its plugins that recognise credentials by
 (GitHub, GitLab, AWS access keys, OpenAI, Slack, Stripe, Twilio, npm, PyPI, JWTs, private key
 headers, passwords inside URLs, `api_key = "..."` assignments, ...), run line by line. Its
 high-entropy plugins are left out: in prose they flag commit hashes, UUIDs and plain words. The
-public-IP plugin too: a server's address is an ordinary fact in memory. On top of it, the store's
-own git token (GITMEM_GIT_TOKEN, tokens gitmem took out of URLs) is looked for verbatim.
+public-IP plugin too: a server's address is an ordinary fact in memory. On top of it, gitmem's own
+rules (rules.py: formats detect-secrets does not know yet, unquoted `password:` and `*_TOKEN=`
+assignments) and the store's own git token (GITMEM_GIT_TOKEN, tokens gitmem took out of URLs),
+looked for verbatim.
 
 detect-secrets is imported only when a write scans a line that one of its own patterns matches
 (gate.py), never at module import: it costs more than pygit2 to load (it brings `requests`),
 which read verbs, `--help` and the ordinary write must not pay.
 
-A finding names the kind and the line, never the secret. GITMEM_ALLOW_SECRET=1 (or a write
-verb's --allow-secret) lets one write through.
+A finding names the kind and the line, never the secret. A write verb's --allow-secret lets that
+one write through; GITMEM_ALLOW_SECRET=1 only lets hand edits through (the ones gitmem commits and
+a plain `git commit` through the pre-commit hook), never a write verb's text.
 """
 
 from __future__ import annotations
@@ -26,7 +29,17 @@ from pathlib import Path
 from gitmem.errors import GitmemError, InvalidInputError
 from gitmem.fsio import read_text
 from gitmem.redaction import known_tokens
-from gitmem.secrets.gate import detector_patterns, load_gate, plugin_classes, save_gate
+from gitmem.secrets.gate import (
+    Gate,
+    build_gate,
+    candidate_lines,
+    detector_patterns,
+    load_gate,
+    plugin_classes,
+    save_gate,
+)
+from gitmem.secrets.needles import fold
+from gitmem.secrets.rules import RULES, rule_needles
 
 ALLOW_ENV = "GITMEM_ALLOW_SECRET"
 # Left out of detect-secrets' plugin set: see the module docstring.
@@ -48,6 +61,7 @@ class Finding:
 
 
 def allowed_by_environment() -> bool:
+    """GITMEM_ALLOW_SECRET=1: for hand edits only (hooks cannot take flags)."""
     return os.environ.get(ALLOW_ENV, "").strip().lower() in ("1", "true", "yes")
 
 
@@ -72,6 +86,8 @@ def scan_lines(lines: Iterable[tuple[int, str]], *, path: str = "",
     for number, line in numbered:
         if any(token in line for token in tokens):
             found.setdefault((number, "token"), Finding("the git token of this store", number, path))
+    for number, kind in own_findings(numbered):
+        found.setdefault((number, kind), Finding(kind, number, path))
     gate = load_gate(_SKIPPED)
     if gate is not None:  # only lines one of the detector's own patterns matches can be findings
         numbered = gate.suspects(numbered)
@@ -79,6 +95,30 @@ def scan_lines(lines: Iterable[tuple[int, str]], *, path: str = "",
         for number, kind in _detect(numbered, cache=gate is None):
             found.setdefault((number, kind), Finding(kind, number, path))
     return sorted(found.values(), key=lambda f: (f.line, f.kind))
+
+
+def own_findings(numbered: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """(line, kind) of what gitmem's own rules find in these lines."""
+    folded = [fold(line) for _, line in numbered]
+    whole = "\n".join(folded)
+    out = []
+    for rule, pins in zip(RULES, rule_needles(), strict=True):
+        out += [(numbered[i][0], rule.kind) for i in candidate_lines(folded, whole, pins)
+                if rule.values(numbered[i][1])]
+    return out
+
+
+def detector_gate() -> Gate | None:
+    """The detector's patterns, from the cache, or read from detect-secrets (and cached) when
+    there is none yet; None when its plugins are not made of patterns gitmem can read."""
+    gate = load_gate(_SKIPPED)
+    if gate is not None:
+        return gate
+    patterns = detector_patterns(_plugins())
+    if patterns is None:
+        return None
+    save_gate(_SKIPPED, _plugins(), patterns)
+    return load_gate(_SKIPPED) or build_gate(patterns)
 
 
 def _detect(numbered: list[tuple[int, str]], *, cache: bool) -> list[tuple[int, str]]:
@@ -110,8 +150,8 @@ def added_lines(old: str | None, new: str) -> list[tuple[int, str]]:
 
 def refuse_secrets(text: str, what: str = "text", *, allow: bool = False) -> None:
     """InvalidInputError (exit 2) when `text` holds a likely secret, naming the kind and the line;
-    nothing when allowed (--allow-secret, GITMEM_ALLOW_SECRET=1)."""
-    if allow or allowed_by_environment() or not text.strip():
+    nothing when the write verb was told --allow-secret (the environment does not count here)."""
+    if allow or not text.strip():
         return
     found = find_secrets(text)
     if found:

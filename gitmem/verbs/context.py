@@ -10,7 +10,7 @@ from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
 from gitmem.format.entry import IMPORTANCE_RANK
 from gitmem.format.freshness import grade_working
-from gitmem.redaction import hide_secrets
+from gitmem.secrets.mask import hide_secrets
 from gitmem.store import catchup
 from gitmem.verbs.reads import list_entries, read_or_skip, skipped_note
 from gitmem.verbs.workfiles import working_updated

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import InvalidInputError, StoreStateError
 from gitmem.format import layers as L
-from gitmem.redaction import hide_secrets
+from gitmem.secrets.mask import hide_secrets
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store

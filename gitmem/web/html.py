@@ -11,7 +11,7 @@ from html import escape
 from typing import Any
 from urllib.parse import urlencode
 
-from gitmem.redaction import hide_secrets
+from gitmem.secrets.mask import hide_secrets
 
 NAV = (("/", "Overview"), ("/browse", "Browse"), ("/search", "Search"),
        ("/conflicts", "Conflicts"), ("/hot", "Hot memory"))

@@ -80,7 +80,7 @@ def test_turns_are_clipped_and_paths_bounded() -> None:
 
 
 def test_secret_shaped_strings_never_pass_the_filter() -> None:
-    # The same shapes every read hides (gitmem.redaction.hide_secrets): keys as their issuers
+    # The same shapes every read hides (gitmem.secrets.mask.hide_secrets): keys as their issuers
     # make them (an OpenAI key holds digits, a GitHub token 36 characters after ghp_).
     text = ("Use key sk-proj-abcdefghijklmnopqrstuv1234 for staging, DB_PASSWORD=hunter2222, "
             "push with ghp_abcdefghijklmnopqrstuvwxyz0123456789 to https://bob:pw123@git.example.com/x.git. "

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from gitmem.redaction import hide_secrets
+from gitmem.secrets.mask import hide_secrets
 from gitmem.secrets.scan import added_lines, find_secrets
 from gitmem.store.store import Store
 from support import Cli, commit_count, git

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from gitmem import redaction
 from gitmem.capture import relevance
+from gitmem.secrets import mask
 from gitmem.store.store import Store
 from gitmem.verbs.entries import remember
 from support import Cli, git
@@ -69,4 +69,4 @@ def test_search_on_a_new_or_empty_index_says_no_matches(gm: Cli) -> None:
 
 
 def test_capture_hides_secrets_with_the_shapes_every_read_uses() -> None:
-    assert relevance.hide_secrets is redaction.hide_secrets
+    assert relevance.hide_secrets is mask.hide_secrets

@@ -1,0 +1,89 @@
+"""Mask, wherever stored or model-made text is printed or written out, what the write gate would
+refuse: the same rules (rules.py), the same detector patterns (gate.py, read from the cache, so
+detect-secrets itself is not imported), plus the URL rule of gitmem.redaction (userinfo,
+credential query parameters, the store's own tokens). Each secret becomes ***.
+
+The detector's patterns are used without its filters, so the mask hides a little more than the
+gate refuses (a templated value, say), never less. Private key blocks are hidden whole, from the
+BEGIN line to the END line. With no cache yet, the first mask reads the patterns from
+detect-secrets once and caches them, as the first scan does.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from gitmem.redaction import redact
+from gitmem.secrets.gate import candidate_lines
+from gitmem.secrets.needles import fold
+from gitmem.secrets.rules import RULES, rule_needles
+from gitmem.secrets.scan import detector_gate
+
+MASK = "***"
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+    r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*\Z)", re.DOTALL)
+_PUTTY = re.compile(r"PuTTY-User-Key-File-\d.*?(?:Private-MAC: \S+|\Z)", re.DOTALL)
+
+
+def hide_secrets(text: str, tokens: Iterable[str] = ()) -> str:
+    """The text with every likely secret shown as ***."""
+    if not text:
+        return text
+    out = _PUTTY.sub(MASK, _PRIVATE_KEY.sub(MASK, text))  # whole blocks, before a rule splits one
+    out = redact(out, tokens)
+    lines = out.split("\n")
+    folded = [fold(line) for line in lines]
+    whole = "\n".join(folded)
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for rule, pins in zip(RULES, rule_needles(), strict=True):
+        for i in candidate_lines(folded, whole, pins):
+            found = rule.values(lines[i])
+            if found:
+                spans.setdefault(i, []).extend(found)
+    gate = detector_gate()
+    if gate is not None:
+        for i, found in gate.spans(lines, folded, whole).items():
+            spans.setdefault(i, []).extend(found)
+    for i, found in spans.items():
+        lines[i] = _masked(lines[i], found)
+    return "\n".join(lines)
+
+
+def _masked(line: str, spans: list[tuple[int, int]]) -> str:
+    """The line with each (merged) span replaced by ***; a *** already there is left alone."""
+    merged: list[list[int]] = []
+    for start, end in sorted(s for s in spans if s[1] > s[0]):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, last = [], 0
+    for start, end in merged:
+        if line[start:end].strip("*"):
+            out += [line[last:start], MASK]
+            last = end
+    return "".join(out) + line[last:]
+
+
+def hide_in(value: Any) -> Any:
+    """A JSON-like value with every string masked (recursively)."""
+    if isinstance(value, str):
+        return hide_secrets(value)
+    if isinstance(value, dict):
+        return {k: hide_in(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [hide_in(v) for v in value]
+    return value
+
+
+def masked_data(data: Any) -> Any:
+    """JSON-like data as an adapter prints it: unchanged when its JSON spelling holds nothing to
+    mask (one pass over the whole), else with every string masked."""
+    spelled = json.dumps(data, ensure_ascii=False, default=str)
+    if hide_secrets(spelled) == spelled:
+        return data
+    return hide_in(json.loads(spelled))

@@ -1,0 +1,168 @@
+"""gitmem's own secret rules: the token formats detect-secrets 1.5 does not know, after gitleaks'
+public rule list (GitHub fine-grained tokens, Anthropic, OpenAI project keys, Google API keys,
+AWS secret access keys, npm, Hugging Face, Databricks, DigitalOcean, Shopify, Mailgun, Heroku)
+and the unquoted assignments of a note or an environment file (`password: ...`,
+`DEPLOY_TOKEN=...`).
+
+Formats detect-secrets knows (Twilio, SendGrid, Telegram, Azure storage, JWTs, private key
+headers, ...) are left to it, except where its pattern is narrower than the format (GitHub
+tokens longer than 36 characters, GitLab's other prefixes, Stripe test keys, Slack's xoxe-,
+passwords in URLs with a `!` or `$`). A rule is a regular expression and, where the shape alone
+is not enough, a check of the value (it must look made up: a digit or symbol among letters, or
+random-looking), so that prose, commit hashes, UUIDs and Ids pass. Every rule's match (its `secret` group when it has one) is
+both what the write gate refuses and what the output masks: one set of rules for both.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gitmem.fsio import read_regular_file, write_text_atomic
+from gitmem.secrets.gate import cache_file
+from gitmem.secrets.needles import needles
+
+CACHE_NAME = "secret-rule-needles.json"
+
+_END = r"(?![A-Za-z0-9_-])"  # a token ends where its alphabet does
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One secret format: its kind (as a finding names it), its expression and a value check.
+    The expression is compiled when first used (the re module keeps it), not at import."""
+
+    kind: str
+    source: str
+    check: Callable[[str], bool] | None = None
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.source)
+
+    def values(self, line: str) -> list[tuple[int, int]]:
+        """(start, end) of each secret this rule finds in the line."""
+        pattern = self.pattern
+        group = "secret" if "secret" in pattern.groupindex else 0
+        spans = []
+        for match in pattern.finditer(line):
+            value = match.group(group)
+            if value and (self.check is None or self.check(value)):
+                spans.append(match.span(group))
+        return spans
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def made_up(value: str) -> bool:
+    """A password-like value: 6+ characters, a digit or a symbol among letters, not a
+    placeholder (`${VAR}`, `<password>`, `{{ secret }}`, `****`, `xxxxxx`)."""
+    if len(value) < 6 or value[0] in "$<{%" or not set(value.lower()) - set("*x."):
+        return False
+    if any(c in "()[]{}" for c in value):  # code: `password = os.getenv("DB_PASSWORD")`
+        return False
+    return any(c.isalpha() for c in value) and any(c.isdigit() or c not in "._-" and not c.isalnum()
+                                                   for c in value)
+
+
+def random_looking(value: str) -> bool:
+    """A generated credential: 16+ characters, letters and digits mixed, high entropy; a plain
+    word, a version, a path or a hex commit hash is not one."""
+    if len(value) < 16 or value[0] in "$<{%":
+        return False
+    letters = sum(c.isalpha() for c in value)
+    digits = sum(c.isdigit() for c in value)
+    if not letters or not digits:
+        return False
+    if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", value):  # a commit hash: the history records them
+        return False
+    return entropy(value) >= 3.5
+
+
+def base64_key(value: str) -> bool:
+    """A 40-character AWS secret access key: upper and lower case letters and digits mixed."""
+    return (any(c.isupper() for c in value) and any(c.islower() for c in value)
+            and any(c.isdigit() for c in value))
+
+
+def _rule(kind: str, source: str, check: Callable[[str], bool] | None = None) -> Rule:
+    return Rule(kind, source, check)
+
+
+_SECRET_NAME = (r"[A-Za-z0-9_.-]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY"
+                r"|AUTH_?KEY|CLIENT_?KEY|CREDENTIALS?|SIGNING_?KEY)[A-Za-z0-9_.-]*")
+_ASSIGN = r"""["']?\s*(?::=|=>|[:=])\s*["']?"""
+_AWS_SECRET_NAME = r"(?:aws[_ .-]?)?secret(?:[_ .-]?(?:access[_ .-]?)?key)?"
+
+RULES: tuple[Rule, ...] = (
+    _rule("GitHub Fine-Grained Token", r"\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}" + _END),
+    _rule("GitHub Token", r"\bgh[pousr]_[A-Za-z0-9]{36,255}" + _END),
+    _rule("Anthropic API Key", r"\bsk-ant-(?:api|admin|sid)\d{2}-[A-Za-z0-9_-]{80,}" + _END),
+    _rule("OpenAI Token", r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}" + _END,
+          random_looking),
+    _rule("Google API Key", r"\bAIza[0-9A-Za-z_-]{35}" + _END),
+    _rule("Google OAuth Client Secret", r"\bGOCSPX-[A-Za-z0-9_-]{28}" + _END),
+    _rule("AWS Secret Access Key",
+          r"(?i:" + _AWS_SECRET_NAME + r")[\"']?(?:\s*(?::=|=>|[:=]|\bis\b|\bof\b)\s*|[\s\"',]{1,4})"
+          r"[\"'`]?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])", base64_key),
+    _rule("AWS Secret Access Key",
+          r"(?:\b(?:AKIA|ASIA)[0-9A-Z]{16}\b|(?i:\baws\b)).{0,80}?(?<![A-Za-z0-9/+])(?P<secret>[A-Za-z0-9/+]{40})"
+          r"(?![A-Za-z0-9/+=])", base64_key),
+    _rule("GitLab Token", r"\bgl(?:pat|ptt|rt|dt|ft|soat|cbt|imt|oas)-[A-Za-z0-9_-]{20,}" + _END),
+    _rule("Slack Token", r"\bxox[abposer]-[A-Za-z0-9-]{10,}" + _END),
+    _rule("Slack Webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}"),
+    _rule("Stripe Access Key", r"\b[rs]k_(?:live|test|prod)_[A-Za-z0-9]{16,}" + _END),
+    _rule("npm Token", r"\bnpm_[A-Za-z0-9]{36}" + _END),
+    _rule("PyPI Token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}" + _END),
+    _rule("Hugging Face Token", r"\bhf_[A-Za-z0-9]{34}" + _END),
+    _rule("Databricks Token", r"\bdapi[a-h0-9]{32}(?:-\d)?" + _END),
+    _rule("DigitalOcean Token", r"\bdo[opr]_v1_[a-f0-9]{64}" + _END),
+    _rule("Shopify Token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _END),
+    _rule("Mailgun Key", r"\bkey-[a-f0-9]{32}" + _END),
+    _rule("Heroku API Key", r"\bHRKU-[A-Za-z0-9_-]{58,}" + _END),
+    _rule("Heroku API Key",
+          r"(?i:heroku)[\w .-]{0,20}" + _ASSIGN + r"(?P<secret>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-"
+          r"[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\b"),
+    _rule("Basic Auth Credentials",
+          r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@]+:(?P<secret>[^\s/?#@]+)@[A-Za-z0-9\[]",
+          lambda value: value[0] not in "$<{%" and bool(set(value) - set("*x"))),
+    _rule("Password Assignment",
+          r"(?i:\b[\w.-]*(?:passw(?:or)?d|pwd|passphrase))" + _ASSIGN
+          + r"(?P<secret>[^\s\"'`,;]{6,})", made_up),
+    _rule("Secret Assignment",
+          r"(?i:\b" + _SECRET_NAME + r")" + _ASSIGN + r"(?P<secret>[A-Za-z0-9_./+=~-]{16,})",
+          random_looking),
+    _rule("Authorization Header", r"(?i:\bbearer\s+|\bauthorization:\s*(?:token|basic)\s+)(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)",
+          random_looking),
+)
+
+
+@functools.lru_cache(maxsize=1)
+def rule_needles() -> tuple[tuple[str, ...] | None, ...]:
+    """Each rule's needles (needles.py): read from a cache file keyed by the rules' own text,
+    computed (and cached) when there is none, so a process does not parse every rule."""
+    key = hashlib.sha256("\n".join(r.source for r in RULES).encode()).hexdigest()
+    path = cache_file().with_name(CACHE_NAME)
+    try:
+        data = json.loads(read_regular_file(path))
+        if data.get("key") == key and len(data["needles"]) == len(RULES):
+            return tuple(None if pins is None else tuple(pins) for pins in data["needles"])
+    except (OSError, ValueError, TypeError, KeyError):
+        pass
+    found = [needles(rule.source) for rule in RULES]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, json.dumps({"key": key, "needles": found}), durable=False)
+    except OSError:
+        pass
+    return tuple(None if pins is None else tuple(pins) for pins in found)

@@ -1,0 +1,59 @@
+"""Every token shape of the corpus, in prose, JSON, a URL and an environment line, is refused by
+the gate and masked by the output, and ordinary notes pass both untouched."""
+
+from __future__ import annotations
+
+import pytest
+
+from fixtures.tokens import ORDINARY, SHAPES, Shape
+from gitmem.secrets.mask import hide_secrets
+from gitmem.secrets.scan import find_secrets
+from support import Cli, commit_count, git
+
+FORMS = ("prose", "json", "url", "env")
+CASES = [(shape, form) for shape in SHAPES for form in FORMS]
+
+
+def test_the_corpus_covers_at_least_forty_distinct_shapes() -> None:
+    assert len({shape.name for shape in SHAPES}) == len(SHAPES) >= 40
+    assert len({shape.secret for shape in SHAPES}) == len(SHAPES)
+
+
+@pytest.mark.parametrize(("shape", "form"), CASES, ids=[f"{s.name}-{f}" for s, f in CASES])
+def test_the_gate_refuses_and_the_mask_hides_each_shape_in_each_form(shape: Shape, form: str) -> None:
+    text = shape.forms()[form]
+    found = find_secrets(text)
+    assert found, text
+    assert all(shape.secret not in str(finding) for finding in found)
+    masked = hide_secrets(text)
+    assert shape.secret not in masked and "***" in masked
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_notes_are_neither_refused_nor_masked(text: str) -> None:
+    assert find_secrets(text) == []
+    assert hide_secrets(text) == text
+
+
+@pytest.mark.parametrize("index", range(len(SHAPES)), ids=[s.name for s in SHAPES])
+def test_remember_refuses_every_shape_and_never_prints_it(gm: Cli, index: int) -> None:
+    shape = SHAPES[index]
+    form = FORMS[index % len(FORMS)]  # each form goes through the CLI for a quarter of the shapes
+    before = commit_count(gm.root)
+    result = gm("remember", shape.forms()[form], "--layer", "semantic")
+    assert result.exit_code == 2, (shape.name, form, result.output)
+    assert "holds a likely secret" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert shape.secret not in result.stderr and shape.secret not in result.stdout
+    assert commit_count(gm.root) == before and git(gm.root, "status", "--porcelain") == ""
+
+
+def test_a_line_the_gate_refuses_is_always_changed_by_the_mask() -> None:
+    """The reader hides at least what the writer refuses: mixed with ordinary lines, each
+    refused line comes out of the mask changed, each ordinary line as it was."""
+    lines = [form for shape in SHAPES for form in shape.forms().values() if "\n" not in form]
+    text = "\n".join(line for pair in zip(lines, ORDINARY * len(lines), strict=False) for line in pair)
+    refused = {finding.line for finding in find_secrets(text)}
+    before, after = text.split("\n"), hide_secrets(text).split("\n")
+    assert len(before) == len(after)
+    for number, (old, new) in enumerate(zip(before, after, strict=True), 1):
+        assert (old != new) == (number in refused), old
