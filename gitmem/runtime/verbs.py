@@ -1,13 +1,18 @@
 """`gitmem runtime add | replace | remove | resolve | show`, and the import of hand edits.
 
-Every change is one write transaction (one commit under the store lock). Inside it, hand edits
-of the scope's projections are brought into the records first, then the change is computed and
-checked in memory, and only then are files written: a refused change writes nothing.
+Every change is one write transaction (one commit under the store lock). Under the lock, the
+scope's runtime files are checked first: a memories.json gitmem cannot read, or a hand-edited
+line that breaks the rules, refuses the write before anything is committed (the pending hand
+edits of other files too), so a refused write leaves every file, the index and the history as
+they were. Then pending hand edits are committed as usual, the projections' hand edits are
+brought into the records, the change is computed and checked in memory, and only then are files
+written.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,6 +106,18 @@ def _scope_key(store: Store, target: str, scope: str, workspace: str | None) -> 
     return store.scope_for(scope, workspace)
 
 
+@contextlib.contextmanager
+def _writing(store: Store, verb: str, limits: Limits,
+             scopes: Callable[[], list[str]]) -> Iterator[WriteTxn]:
+    """One runtime write: the runtime files of `scopes()` are checked under the lock before the
+    store commits anything (see the module text)."""
+    with store.writing(verb, absorb=False) as txn:
+        for key in scopes():
+            _load(store, key, limits)  # raises before anything changed
+        store.absorb_hand_edits()
+        yield txn
+
+
 def _load(store: Store, key: str, limits: Limits) -> tuple[RuntimeFile, list[str]]:
     """The scope's records with hand edits imported and duplicates dropped (in memory)."""
     records = read_records(store, key)
@@ -137,7 +154,7 @@ def add(store: Store, text: str, *, target: str = "memory", importance: str = "n
     check_choice(importance, IMPORTANCE, "importance")
     cleaned = check_branches(list(branches), target)
     key = _scope_key(store, target, scope, workspace)
-    with store.writing("runtime add") as txn:
+    with _writing(store, "runtime add", limits, lambda: [key]) as txn:
         records, imported = _load(store, key, limits)
         limit = limits.of(target)
         same = [i for i in records.of(target) if normalize_content(i.content) == content]
@@ -169,7 +186,7 @@ def replace_item(store: Store, old: str, new: str, *, target: str = "memory",
     content = check_content(new, limits.item)
     refuse_secrets(content, "runtime memory text", allow=allow_secret)
     key = _scope_key(store, target, scope, workspace)
-    with store.writing("runtime replace") as txn:
+    with _writing(store, "runtime replace", limits, lambda: [key]) as txn:
         records, imported = _load(store, key, limits)
         found = find_one(records.of(target), old, target)
         limit = limits.of(target)
@@ -200,7 +217,7 @@ def remove_item(store: Store, old: str, *, target: str = "memory", scope: str = 
     """Remove the whole item OLD designates."""
     limits = limits_of(store)
     key = _scope_key(store, target, scope, workspace)
-    with store.writing("runtime remove") as txn:
+    with _writing(store, "runtime remove", limits, lambda: [key]) as txn:
         records, imported = _load(store, key, limits)
         found = find_one(records.of(target), old, target)
         records = RuntimeFile([i for i in records.items if i.id != found.id], records.extra)
@@ -213,7 +230,7 @@ def resolve_item(store: Store, item_id: str, keep: str) -> RuntimeResult:
     """Settle a record two machines changed differently: keep `ours` or `theirs`."""
     check_choice(keep, ("ours", "theirs"), "version")
     limits = limits_of(store)
-    with store.writing("runtime resolve") as txn:
+    with _writing(store, "runtime resolve", limits, lambda: _scopes_holding(store, item_id)) as txn:
         for key in scopes_with_runtime(store):
             records, imported = _load(store, key, limits)
             found = next((i for i in records.items if i.id == item_id), None)
@@ -236,6 +253,23 @@ def resolve_item(store: Store, item_id: str, keep: str) -> RuntimeResult:
             return RuntimeResult("resolved", key, settled.target, settled, True, imported=imported,
                                  size=size_of(records.of(settled.target)), limit=limits.of(settled.target))
     raise NotFoundError(f"no runtime memory item {item_id}")
+
+
+def _scopes_holding(store: Store, item_id: str) -> list[str]:
+    """The scope whose records hold `item_id`; the error of an unreadable memories.json when no
+    readable one does (the item may be in it)."""
+    unreadable: InvalidInputError | None = None
+    for key in scopes_with_runtime(store):
+        try:
+            records = read_records(store, key)
+        except InvalidInputError as exc:
+            unreadable = unreadable or exc
+            continue
+        if item_id in records.ids():
+            return [key]
+    if unreadable is not None:
+        raise unreadable
+    return []
 
 
 def import_all(store: Store, txn: WriteTxn) -> list[str]:
