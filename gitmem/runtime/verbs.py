@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import InvalidInputError, NotFoundError
 from gitmem.format import layers as L
+from gitmem.format.records import conflict_origins
 from gitmem.runtime.archive import Archiver, Moved
 from gitmem.runtime.budget import Limits, plan_overflow, size_of
 from gitmem.runtime.edits import find_one
@@ -37,12 +38,14 @@ from gitmem.runtime.model import (
     timestamp,
     without_duplicates,
 )
+from gitmem.runtime.settle import Origins, settle
 from gitmem.runtime.tier import (
     effective_records,
     hand_edits,
     limits_of,
     projection_path,
     read_records,
+    records_path,
     refuse_problems,
     scopes_with_runtime,
     targets_of,
@@ -86,6 +89,8 @@ class RuntimeResult:
         ident = self.item.id if self.item else ""
         if self.action == "duplicate":
             lines.append(f"already in {what} as {ident}; nothing changed")
+        elif self.action == "resolved":
+            lines.append(f"resolved {ident}: {self.note} ({self.scope} {what}: {self.size}/{self.limit} bytes)")
         elif self.action == "unchanged":
             lines.append(f"{ident}: {self.note or 'already so'}; nothing changed")
         else:
@@ -226,8 +231,9 @@ def remove_item(store: Store, old: str, *, target: str = "memory", scope: str = 
                              size=size_of(records.of(target)), limit=limits.of(target))
 
 
-def resolve_item(store: Store, item_id: str, keep: str) -> RuntimeResult:
-    """Settle a record two machines changed differently: keep `ours` or `theirs`."""
+def resolve_item(store: Store, item_id: str, keep: str, *, here: str = "") -> RuntimeResult:
+    """Settle a record two machines changed differently: keep `ours`, the version machine `here`
+    wrote, or `theirs`, the other machine's (settle.py tells which is which)."""
     check_choice(keep, ("ours", "theirs"), "version")
     limits = limits_of(store)
     with _writing(store, "runtime resolve", limits, lambda: _scopes_holding(store, item_id)) as txn:
@@ -236,23 +242,33 @@ def resolve_item(store: Store, item_id: str, keep: str) -> RuntimeResult:
             found = next((i for i in records.items if i.id == item_id), None)
             if found is None:
                 continue
-            other = found.conflict
-            if other is None:
+            if found.conflict is None:
                 raise InvalidInputError(f"{item_id} has no conflict to resolve")
-            extra = {k: v for k, v in found.extra.items() if k != "conflict"}
-            settled = replace(found, extra=extra)
-            theirs = other.get("theirs")
-            if keep == "theirs" and isinstance(theirs, dict):
-                settled = replace(settled, content=str(theirs.get("content", found.content)),
-                                  importance=str(theirs.get("importance", found.importance)),
-                                  updated_at=str(theirs.get("updated_at", found.updated_at)),
-                                  branches=tuple(theirs.get("branches") or ()))
+            origins = conflict_origins(found.conflict)
+            if None in origins:
+                origins = _origins_from_git(store, key, origins)
+            done = settle(found, keep, here, origins)
+            settled = done.item
             items = [settled if i.id == item_id else i for i in records.items]
             records = RuntimeFile(items, records.extra)
-            _commit(store, txn, key, records, f"runtime resolve: {item_id} (kept {keep})", imported)
-            return RuntimeResult("resolved", key, settled.target, settled, True, imported=imported,
-                                 size=size_of(records.of(settled.target)), limit=limits.of(settled.target))
+            _commit(store, txn, key, records, f"runtime resolve: {item_id} (kept {done.kept})", imported)
+            return RuntimeResult("resolved", key, settled.target, settled, True, note=f"kept {done.kept}",
+                                 imported=imported, size=size_of(records.of(settled.target)),
+                                 limit=limits.of(settled.target))
     raise NotFoundError(f"no runtime memory item {item_id}")
+
+
+def _origins_from_git(store: Store, key: str, origins: Origins) -> Origins:
+    """A conflict written without origins: the parents of the merge that last changed the
+    records, when git still tells (first parent: the record's fields)."""
+    last = store.git.log(limit=1, path=records_path(key))
+    if not last or len(last[0].parents) < 2:
+        return origins
+    named = []
+    for parent in last[0].parents[:2]:
+        machine = store.git.commit_info(parent).machine
+        named.append(f"{machine} {parent[:12]}" if machine else None)
+    return origins[0] or named[0], origins[1] or named[1]
 
 
 def _scopes_holding(store: Store, item_id: str) -> list[str]:
