@@ -4,9 +4,10 @@ Every change is one write transaction (one commit under the store lock). Under t
 scope's runtime files are checked first: a memories.json gitmem cannot read, or a hand-edited
 line that breaks the rules, refuses the write before anything is committed (the pending hand
 edits of other files too), so a refused write leaves every file, the index and the history as
-they were. Then pending hand edits are committed as usual, the projections' hand edits are
-brought into the records, the change is computed and checked in memory, and only then are files
-written.
+they were. Then pending hand edits are committed as usual (unless another scope's uncommitted
+runtime file is in such a state: it is never committed, so they wait, with a note), the
+projections' hand edits are brought into the records, the change is computed and checked in
+memory, and only then are files written.
 """
 
 from __future__ import annotations
@@ -117,10 +118,30 @@ def _writing(store: Store, verb: str, limits: Limits,
     """One runtime write: the runtime files of `scopes()` are checked under the lock before the
     store commits anything (see the module text)."""
     with store.writing(verb, absorb=False) as txn:
-        for key in scopes():
+        keys = scopes()
+        for key in keys:
             _load(store, key, limits)  # raises before anything changed
-        store.absorb_hand_edits()
+        held = _unwritable_elsewhere(store, limits, keys)
+        if held is None:
+            store.absorb_hand_edits()
+        else:  # committing pending hand edits would commit that file: they wait for a later write
+            store.notes.append(f"{held}; left as it is, so pending hand edits of other files were not "
+                               "committed with this runtime write")
         yield txn
+
+
+def _unwritable_elsewhere(store: Store, limits: Limits, keys: list[str]) -> str | None:
+    """Why an uncommitted runtime file of another scope must not be committed (an unreadable
+    memories.json, a rule-breaking line), or None."""
+    dirty = {path.split("/runtime/", 1)[0] for path in store.git.dirty_paths() if "/runtime/" in path}
+    for key in scopes_with_runtime(store):
+        if key in keys or L.scope_dir(key) not in dirty:
+            continue
+        try:
+            _load(store, key, limits)
+        except InvalidInputError as exc:
+            return str(exc)
+    return None
 
 
 def _load(store: Store, key: str, limits: Limits) -> tuple[RuntimeFile, list[str]]:
