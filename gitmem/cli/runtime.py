@@ -84,14 +84,15 @@ def remove_cmd(ctx: click.Context, old: str, target: str, scope: str, as_json: b
 @runtime.command(name="resolve")
 @click.argument("item_id", metavar="ID")
 @click.option("--keep", type=click.Choice(["ours", "theirs"]), required=True,
-              help="Which machine's version of the item stays (see `gitmem conflicts`).")
+              help="ours: the version this machine wrote; theirs: the other machine's (`gitmem conflicts` names both).")
 @json_option
 @click.pass_context
 def resolve_cmd(ctx: click.Context, item_id: str, keep: str, as_json: bool) -> None:
     """Settle an item two machines changed differently."""
     from gitmem.runtime.verbs import resolve_item
+    from gitmem.sync.conflicts import this_machine
 
-    result = resolve_item(get_store(ctx), item_id, keep)
+    result = resolve_item(get_store(ctx), item_id, keep, here=this_machine())
     emit(result.as_json(), as_json, result.text)
 
 

@@ -1,7 +1,9 @@
 """Record files: a JSON object holding one list of records (`runtime/memories.json` holds `items`,
 `documents/index.json` holds `documents`). Both are read and written the same way: a broken file
 is an error naming its line, keys this version does not know are kept, and a record a merge left
-in conflict carries the other machine's version under `"conflict"` (see merge/records.py)."""
+in conflict carries the other machine's version under `"conflict"` (see merge/records.py), with
+the `<machine> <commit>` each version came from, so that every machine holding the record (the
+one that merged, the one that fast-forwarded to the merge) tells which version is its own."""
 
 from __future__ import annotations
 
@@ -32,6 +34,18 @@ def dump_record_list(extra: dict[str, Any], key: str, records: list[dict[str, An
     data = {**extra, key: records}
     data.setdefault("schemaVersion", schema_version)
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+OURS_FROM = "ours_from"  # where the record's own fields came from (the merging machine's side)
+THEIRS_FROM = "theirs_from"  # where the version under "theirs" came from
+
+
+def conflict_origins(conflict: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(`<machine> <commit>` of the record's fields, of the version under "theirs"); None for a
+    side a merge did not name (a conflict written by an older gitmem)."""
+    ours, theirs = conflict.get(OURS_FROM), conflict.get(THEIRS_FROM)
+    return (ours if isinstance(ours, str) and ours else None,
+            theirs if isinstance(theirs, str) and theirs else None)
 
 
 def conflict_of(extra: dict[str, Any]) -> dict[str, Any] | None:

@@ -1,8 +1,8 @@
 """The pre-commit hook's part for runtime memory: a committed edit of USER.md / MEMORY.md goes
 into memories.json, and a committed edit of memories.json renders the projections again.
 
-The staged projection is compared with the projection gitmem last wrote on this machine (else
-the one at HEAD), exactly as a write verb does (gitmem.runtime.tier); the changes are applied to
+The staged projection is compared with the projection gitmem last rendered, read from the
+committed history exactly as a write verb does (gitmem.runtime.base); the changes are applied to
 the staged memories.json, and both files are staged again in their rendered form. A line that
 breaks the rules (holds `§`, too long) refuses the commit with `path:line`; nothing is dropped.
 Speaks to the git binary only, like the rest of the hook.
@@ -11,28 +11,18 @@ Speaks to the git binary only, like the rest of the hook.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from gitmem.format.normalize import Problem
 from gitmem.git import binary as gitcli
+from gitmem.runtime.base import HISTORY_DEPTH, Pair, edit_base, projection_changes
 from gitmem.runtime.budget import Limits
-from gitmem.runtime.edits import apply_changes, diff_lines
-from gitmem.runtime.model import (
-    dump_records,
-    load_records,
-    parse_projection,
-    render_projection,
-    timestamp,
-)
-from gitmem.runtime.tier import (
-    projection_path,
-    recorded_base,
-    records_path,
-    remember_projections,
-    targets_of,
-)
+from gitmem.runtime.edits import apply_changes
+from gitmem.runtime.model import dump_records, load_records, render_projection, timestamp
+from gitmem.runtime.tier import projection_path, records_path, targets_of
 
 _RUNTIME_RE = re.compile(r"^(?:global|workspaces/(?P<key>[a-z0-9][a-z0-9-]{0,63}))/runtime/"
                          r"(?:USER\.md|MEMORY\.md|memories\.json)$")
@@ -74,12 +64,12 @@ def import_staged(root: Path, scope: str, limits: Limits) -> tuple[StagedRuntime
         rendered = render_projection([item.content for item in records.of(target)])
         if text is None or text == rendered:
             continue
-        base = recorded_base(root, path) or _at(root, f"HEAD:{path}") or rendered
-        old, _ = parse_projection(base, limits.item)
-        new, bad = parse_projection(text, limits.item)
+        base = edit_base(*_committed(root, json_path, path), target)
+        if base == text:
+            continue  # staged as gitmem rendered it from older records: rendered again
+        changes, bad = projection_changes(base, rendered, text, limits.item)
         problems += [Problem(path, line, f"{reason} (runtime memory: one item per line, no §)")
                      for line, reason in bad]
-        changes = diff_lines([line.content for line in old], [(p.line, p.content) for p in new])
         when = timestamp(datetime.now().astimezone())
         records, done = apply_changes(records, target, changes, when)
         notes += [f"{path}: {line}" for line in done]
@@ -89,6 +79,19 @@ def import_staged(root: Path, scope: str, limits: Limits) -> tuple[StagedRuntime
         if records.of(target) or staged[path] is not None:
             texts[path] = render_projection([item.content for item in records.of(target)])
     return StagedRuntime(texts, staged, notes), problems
+
+
+def _committed(root: Path, json_path: str, path: str) -> tuple[Pair, Iterator[Pair]]:
+    """(memories.json, projection) at HEAD, and at each commit that changed the projection."""
+    if gitcli.rev_parse(root, "HEAD") is None:
+        return (None, None), iter(())
+
+    def older() -> Iterator[Pair]:
+        out = gitcli.run(root, ["log", f"-{HISTORY_DEPTH}", "--format=%H", "--", path])
+        for oid in out.decode().split():
+            yield _at(root, f"{oid}:{json_path}"), _at(root, f"{oid}:{path}")
+
+    return (_at(root, f"HEAD:{json_path}"), _at(root, f"HEAD:{path}")), older()
 
 
 def _working_copy_is(target: Path, staged: str | None) -> bool:
@@ -111,18 +114,14 @@ def stage_runtime(root: Path, result: StagedRuntime) -> tuple[list[str], list[tu
 
     whole: list[str] = []
     index_only: list[tuple[str, str, str]] = []
-    projections: dict[str, str] = {}
     for path, text in result.texts.items():
         before = result.staged.get(path)
         if text == before:
             continue
-        if path.endswith(".md"):
-            projections[path] = text
         target = root / path
         if _working_copy_is(target, before):
             write_text_atomic(target, text)
             whole.append(path)
         else:
             index_only.append(("100644", gitcli.write_blob(root, text.encode("utf-8")), path))
-    remember_projections(root, projections)
     return whole, index_only

@@ -30,10 +30,11 @@ def merge_json_registry(
 
 
 def merge_json_records(
-    base: str | None, ours: str, theirs: str, *, key: str = "id", path: str = "records"
+    base: str | None, ours: str, theirs: str, *, key: str = "id", path: str = "records",
+    labels: Labels = PLAIN,
 ) -> MergeResult:
     """Runtime and document JSON: lists of records matched on `key`, else on `content`."""
-    return merge_records(base, ours, theirs, key=key, path=path)
+    return merge_records(base, ours, theirs, key=key, path=path, labels=labels)
 
 
 def merge_appended(path: str, base: str | None, ours: str, theirs: str) -> MergeResult:
@@ -99,5 +100,5 @@ def merge_file(
     if _REGISTRY_RE.match(path):
         return merge_json_registry(base, ours, theirs, path=path)
     if _RECORDS_RE.match(path):
-        return merge_json_records(base, ours, theirs, path=path)
+        return merge_json_records(base, ours, theirs, path=path, labels=labels)
     return merge_lines(path, base, ours, theirs, labels=labels)

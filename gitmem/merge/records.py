@@ -10,8 +10,9 @@ Output keeps ours' indentation, ASCII escaping, line ending and final newline.
 Record files (runtime memories, document indexes) are stricter, since each record is a fact:
 - a record changed on both sides merges field by field; a field both sides changed differently
   makes the record a conflict: it keeps ours' fields and gains `"conflict": {"theirs": <their
-  record>, "fields": [...]}`, reported in `conflicts` (so `gitmem conflicts` lists it and sync
-  exits 3) until someone settles it. Timestamps of the last change (`updated_at`, `updatedAt`,
+  record>, "fields": [...], "ours_from": "<machine> <commit>", "theirs_from": ...}` (the two
+  origins when the merge's labels name them), reported in `conflicts` (so `gitmem conflicts`
+  lists it and sync exits 3) until someone settles it. Timestamps of the last change (`updated_at`, `updatedAt`,
   `lastAccessedAt`) are not a clash: the later one is kept.
 - two different records both sides added under one `<prefix>-NNNN` id (two machines numbered a
   new document alike) are both kept: ours, not yet published, takes the next free number.
@@ -25,7 +26,8 @@ from collections import Counter
 from typing import Any
 
 from gitmem.format.markdown import detect_newline
-from gitmem.merge.common import MergeConflict, MergeResult, fast_path, interleave
+from gitmem.format.records import OURS_FROM, THEIRS_FROM, conflict_origins
+from gitmem.merge.common import PLAIN, Labels, MergeConflict, MergeResult, fast_path, interleave
 from gitmem.merge.lines import merge_lines
 
 
@@ -53,9 +55,11 @@ def _same(a: Any, b: Any) -> bool:
 class _JsonMerge:
     """One JSON merge: the record keys to match list items on, and the notes it collects."""
 
-    def __init__(self, record_keys: tuple[str, ...], *, records: bool = False) -> None:
+    def __init__(self, record_keys: tuple[str, ...], *, records: bool = False,
+                 labels: Labels = PLAIN) -> None:
         self.record_keys = record_keys
         self.records = records  # record files: clashing edits are conflicts (see above)
+        self.labels = labels  # where each side came from, kept with a conflicting record
         self.notes: list[str] = []
         self.clashes: list[tuple[Any, Any]] = []  # (ours, theirs) of each conflicting record
         self.renumbered: dict[str, str] = {}
@@ -141,9 +145,15 @@ class _JsonMerge:
                     merged[key] = value
         if clashing:
             plain = {k: v for k, v in theirs.items() if k != "conflict"}
-            merged["conflict"] = {"theirs": plain, "fields": clashing}
+            merged["conflict"] = {"theirs": plain, "fields": clashing, **self.origins()}
             self.clashes.append((merged, plain))
         return merged
+
+    def origins(self) -> dict[str, str]:
+        """The labels of a merge that names its sides (`<machine> <commit>`); none for plain ones."""
+        if self.labels == PLAIN:
+            return {}
+        return {OURS_FROM: self.labels.ours, THEIRS_FROM: self.labels.theirs}
 
     def renumber_collisions(self, base: dict[str, Any], ours: dict[str, Any],
                             theirs: dict[str, Any]) -> dict[str, Any]:
@@ -198,7 +208,7 @@ def _dump_like(value: Any, model: str) -> str:
 
 def _merge(
     path: str, base: str | None, ours: str, theirs: str, record_keys: tuple[str, ...],
-    *, records: bool = False,
+    *, records: bool = False, labels: Labels = PLAIN,
 ) -> MergeResult:
     """Load, merge as values, dump like ours; unreadable JSON falls back to a line merge."""
     fast = fast_path(base, ours, theirs)
@@ -211,7 +221,7 @@ def _merge(
         result = merge_lines(path, base, ours, theirs)
         result.notes.insert(0, f"{path}: not valid JSON ({exc.msg}); merged line by line")
         return result
-    merger = _JsonMerge(record_keys, records=records)
+    merger = _JsonMerge(record_keys, records=records, labels=labels)
     merged = merger.value("", base_v, ours_v, theirs_v)
     notes = [f"{path}: {note}" for note in merger.notes]
     notes += [f"{path}: renumbered {old} -> {new} (both machines added one)"
@@ -246,6 +256,19 @@ def record_conflicts(text: str) -> list[tuple[str | None, str]]:
             for item in items if isinstance(item, dict) and isinstance(item.get("conflict"), dict)]
 
 
+def conflict_labels(text: str) -> dict[str, tuple[str | None, str | None]]:
+    """id -> (origin of the record's fields, origin of "theirs") of every record in conflict."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    lists = [v for v in data.values() if isinstance(v, list)] if isinstance(data, dict) else [data]
+    return {item["id"]: conflict_origins(item["conflict"]) for items in lists
+            if isinstance(items, list) for item in items
+            if isinstance(item, dict) and isinstance(item.get("conflict"), dict)
+            and isinstance(item.get("id"), str)}
+
+
 def merge_registry(
     base: str | None, ours: str, theirs: str, *, path: str = "memory.json"
 ) -> MergeResult:
@@ -254,7 +277,10 @@ def merge_registry(
 
 
 def merge_records(
-    base: str | None, ours: str, theirs: str, *, key: str = "id", path: str = "records"
+    base: str | None, ours: str, theirs: str, *, key: str = "id", path: str = "records",
+    labels: Labels = PLAIN,
 ) -> MergeResult:
-    """Record files: lists of records matched on `key`, else on `content` (runtime memories)."""
-    return _merge(path, base, ours, theirs, tuple(dict.fromkeys((key, "id", "content"))), records=True)
+    """Record files: lists of records matched on `key`, else on `content` (runtime memories);
+    a record in conflict keeps where each version came from when `labels` name it."""
+    return _merge(path, base, ours, theirs, tuple(dict.fromkeys((key, "id", "content"))), records=True,
+                  labels=labels)

@@ -2,22 +2,26 @@
 
 A budget counts the UTF-8 bytes of a projection's body: the items and the separator lines
 between them, nothing that only the context card adds. When an `add` would pass the budget, the
-items that leave are chosen lowest importance first, then least recently updated (then oldest,
-then id, so the choice is deterministic); critical items and the item being added never leave.
+items that leave are chosen lowest importance first, then least recently updated, then oldest;
+timestamps that are equal (they count whole seconds) leave in the order the items stand in
+memories.json, which is the order they were added. Critical items and the item being added never
+leave.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from gitmem.errors import InvalidInputError
-from gitmem.runtime.model import Item, body_bytes
+from gitmem.runtime.model import Item, body_bytes, parse_timestamp
 
 USER_LIMIT = 4 * 1024
 MEMORY_LIMIT = 10 * 1024
 ITEM_LIMIT = 8 * 1024
 _LEAVING_ORDER = {"low": 0, "normal": 1}
+_OLDEST = datetime.min.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -50,11 +54,18 @@ def size_of(items: list[Item]) -> int:
     return body_bytes([item.content for item in items])
 
 
+def _moment(value: str) -> datetime:
+    """A stored timestamp for ordering; a missing or unreadable one counts as the oldest."""
+    return parse_timestamp(value) or _OLDEST
+
+
 def leaving_order(items: list[Item]) -> list[Item]:
-    """Items that may leave, in the order they leave."""
-    movable = [item for item in items if item.importance != "critical"]
-    return sorted(movable, key=lambda i: (_LEAVING_ORDER.get(i.importance, 1), i.updated_at or "",
-                                          i.created_at or "", i.id))
+    """Items that may leave, in the order they leave (`items` in their memories.json order)."""
+    movable = [(position, item) for position, item in enumerate(items) if item.importance != "critical"]
+    ordered = sorted(movable, key=lambda pair: (_LEAVING_ORDER.get(pair[1].importance, 1),
+                                                _moment(pair[1].updated_at),
+                                                _moment(pair[1].created_at), pair[0]))
+    return [item for _position, item in ordered]
 
 
 def plan_overflow(items: list[Item], new: Item, limit: int, name: str) -> list[Item]:

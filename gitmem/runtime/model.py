@@ -86,7 +86,7 @@ def normalize_content(text: str) -> str:
 def content_problem(content: str, item_limit: int) -> str | None:
     """Why normalized `content` cannot be an item, or None."""
     if not content:
-        return "empty text"
+        return "is empty"
     if SEPARATOR in content:
         return f"contains {SEPARATOR}, which separates items in USER.md and MEMORY.md"
     size = len(content.encode("utf-8"))

@@ -1,36 +1,30 @@
 """One scope's runtime files in the store: reading them, writing them inside a write transaction,
 and noticing hand edits of the projections.
 
-A projection differs from the records' rendering for one of two reasons: gitmem rendered it from
-older records (a pull, a merge, a hand edit of memories.json), or a person edited it. The
-difference is told by the projection gitmem last wrote on this machine, kept with its hash in
-`state/runtime.json` (machine-local, never committed): an unchanged file is stale and rendered
-again; a changed one is a hand edit, whose changes against that base are imported (edits.py).
-Without a recorded base (a fresh clone) the committed copy at HEAD serves as the base.
+A projection that differs from the records' rendering is either behind its records (rendered
+again) or edited by hand (its changes imported); base.py tells which from the committed history
+of memories.json and the projection, so every machine, a fresh clone too, tells it alike.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gitmem.errors import InvalidInputError, ParseError
 from gitmem.format import layers as L
-from gitmem.fsio import load_json_object, write_json_atomic
+from gitmem.runtime.base import HISTORY_DEPTH, Pair, edit_base, projection_changes
 from gitmem.runtime.budget import Limits
-from gitmem.runtime.edits import Change, apply_changes, diff_lines
+from gitmem.runtime.edits import Change, apply_changes
 from gitmem.runtime.model import (
     PROJECTIONS,
     RECORDS_FILE,
     RuntimeFile,
     dump_records,
     load_records,
-    parse_projection,
     render_projection,
     timestamp,
 )
@@ -39,7 +33,6 @@ from gitmem.store.tree import read_memory_text
 if TYPE_CHECKING:
     from gitmem.store.store import Store, WriteTxn
 
-STATE_FILE = "state/runtime.json"
 ARCHIVE_FILE = "global/runtime/USER.archive.md"
 
 
@@ -65,40 +58,6 @@ def limits_of(store: Store) -> Limits:
     return Limits.from_settings(store.registry.setting("runtime"))
 
 
-# -- the base each projection was last written from (machine-local) --------------------------
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def load_state(root: Path) -> dict[str, Any]:
-    return load_json_object(root / STATE_FILE)
-
-
-def remember_projections(root: Path, texts: dict[str, str]) -> None:
-    """Record these projection texts as the ones on disk (called after writing them)."""
-    state = load_state(root)
-    known = state.setdefault("projections", {})
-    if not isinstance(known, dict):
-        known = state["projections"] = {}
-    changed = False
-    for relpath, text in texts.items():
-        entry = {"sha256": _digest(text), "text": text}
-        if known.get(relpath) != entry:
-            known[relpath] = entry
-            changed = True
-    if changed:
-        write_json_atomic(root / STATE_FILE, state, durable=False)
-
-
-def recorded_base(root: Path, relpath: str) -> str | None:
-    entry = (load_state(root).get("projections") or {}).get(relpath)
-    if isinstance(entry, dict) and isinstance(entry.get("text"), str):
-        text: str = entry["text"]
-        if entry.get("sha256") == _digest(text):
-            return text
-    return None
-
-
 # -- reading ----------------------------------------------------------------------------------
 def read_records(store: Store, scope: str) -> RuntimeFile:
     """The scope's records (none when it has no memories.json yet)."""
@@ -121,16 +80,11 @@ class HandEdit:
     when: str = ""
 
 
-BaseAtHead = Callable[[str], str | None]
-
-
-def hand_edits(store: Store, scope: str, records: RuntimeFile, limits: Limits,
-               at_head: BaseAtHead | None = None) -> list[HandEdit]:
+def hand_edits(store: Store, scope: str, records: RuntimeFile, limits: Limits) -> list[HandEdit]:
     """Hand edits of the scope's projections not yet in its records."""
     found = []
     for target in targets_of(scope):
         relpath = projection_path(scope, target)
-        path = store.path(relpath)
         try:
             disk = read_memory_text(store.root, relpath)
         except FileNotFoundError:
@@ -139,30 +93,36 @@ def hand_edits(store: Store, scope: str, records: RuntimeFile, limits: Limits,
             found.append(HandEdit(relpath, target, problems=[(exc.line, exc.reason)]))
             continue
         rendered = render_projection([item.content for item in records.of(target)])
-        base = recorded_base(store.root, relpath)
         if disk == rendered:
-            if base != disk:  # rendered elsewhere (a merge, a pull): the base from now on
-                remember_projections(store.root, {relpath: disk})
             continue
-        if base is None:
-            base = (at_head or _head_blob(store))(relpath)
-        if base is None or base == disk:
-            continue  # rendered from other records: stale, not edited
-        old, _ = parse_projection(base, limits.item)
-        new, problems = parse_projection(disk, limits.item)
-        changes = diff_lines([line.content for line in old], [(p.line, p.content) for p in new])
+        head, history = committed_pairs(store, scope, target)
+        base = edit_base(head, history, target)
+        if base == disk:
+            continue  # rendered from other records: behind them, not edited
+        changes, problems = projection_changes(base, rendered, disk, limits.item)
         if changes or problems:
-            when = timestamp(datetime.fromtimestamp(os.stat(path).st_mtime).astimezone())
+            mtime = os.stat(store.path(relpath)).st_mtime
+            when = timestamp(datetime.fromtimestamp(mtime).astimezone())
             found.append(HandEdit(relpath, target, changes, problems, when))
     return found
 
 
-def _head_blob(store: Store) -> BaseAtHead:
-    def read(relpath: str) -> str | None:
-        data = store.git.read_file_at("HEAD", relpath) if store.git.head_oid() else None
+def committed_pairs(store: Store, scope: str, target: str) -> tuple[Pair, Iterator[Pair]]:
+    """(memories.json, projection) at HEAD, and at each commit that changed the projection,
+    newest first (read lazily)."""
+    json_path, relpath = records_path(scope), projection_path(scope, target)
+    if not store.git.head_oid():
+        return (None, None), iter(())
+
+    def at(rev: str, path: str) -> str | None:
+        data = store.git.read_file_at(rev, path)
         return None if data is None else data.decode("utf-8", errors="replace")
 
-    return read
+    def older() -> Iterator[Pair]:
+        for info in store.git.log(limit=HISTORY_DEPTH, path=relpath):
+            yield at(info.oid, json_path), at(info.oid, relpath)
+
+    return (at("HEAD", json_path), at("HEAD", relpath)), older()
 
 
 def refuse_problems(edits: list[HandEdit]) -> None:
@@ -207,7 +167,6 @@ def effective_records(store: Store, scope: str, limits: Limits) -> tuple[Runtime
 def write_scope(store: Store, txn: WriteTxn, scope: str, records: RuntimeFile) -> list[str]:
     """Write memories.json and the projections of a scope; returns the paths that changed."""
     changed = []
-    texts: dict[str, str] = {}
     if store.write_file(txn, records_path(scope), dump_records(records)):
         changed.append(records_path(scope))
     for target in targets_of(scope):
@@ -215,10 +174,8 @@ def write_scope(store: Store, txn: WriteTxn, scope: str, records: RuntimeFile) -
         items = records.of(target)
         if not items and not store.path(relpath).exists():
             continue
-        texts[relpath] = render_projection([item.content for item in items])
-        if store.write_file(txn, relpath, texts[relpath]):
+        if store.write_file(txn, relpath, render_projection([item.content for item in items])):
             changed.append(relpath)
-    remember_projections(store.root, texts)
     return changed
 
 

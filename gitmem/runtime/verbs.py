@@ -1,19 +1,26 @@
 """`gitmem runtime add | replace | remove | resolve | show`, and the import of hand edits.
 
-Every change is one write transaction (one commit under the store lock). Inside it, hand edits
-of the scope's projections are brought into the records first, then the change is computed and
-checked in memory, and only then are files written: a refused change writes nothing.
+Every change is one write transaction (one commit under the store lock). Under the lock, the
+scope's runtime files are checked first: a memories.json gitmem cannot read, or a hand-edited
+line that breaks the rules, refuses the write before anything is committed (the pending hand
+edits of other files too), so a refused write leaves every file, the index and the history as
+they were. Then pending hand edits are committed as usual (unless another scope's uncommitted
+runtime file is in such a state: it is never committed, so they wait, with a note), the
+projections' hand edits are brought into the records, the change is computed and checked in
+memory, and only then are files written.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import InvalidInputError, NotFoundError
 from gitmem.format import layers as L
+from gitmem.format.records import conflict_origins
 from gitmem.runtime.archive import Archiver, Moved
 from gitmem.runtime.budget import Limits, plan_overflow, size_of
 from gitmem.runtime.edits import find_one
@@ -32,12 +39,14 @@ from gitmem.runtime.model import (
     timestamp,
     without_duplicates,
 )
+from gitmem.runtime.settle import Origins, settle
 from gitmem.runtime.tier import (
     effective_records,
     hand_edits,
     limits_of,
     projection_path,
     read_records,
+    records_path,
     refuse_problems,
     scopes_with_runtime,
     targets_of,
@@ -81,6 +90,8 @@ class RuntimeResult:
         ident = self.item.id if self.item else ""
         if self.action == "duplicate":
             lines.append(f"already in {what} as {ident}; nothing changed")
+        elif self.action == "resolved":
+            lines.append(f"resolved {ident}: {self.note} ({self.scope} {what}: {self.size}/{self.limit} bytes)")
         elif self.action == "unchanged":
             lines.append(f"{ident}: {self.note or 'already so'}; nothing changed")
         else:
@@ -99,6 +110,38 @@ def _scope_key(store: Store, target: str, scope: str, workspace: str | None) -> 
             raise InvalidInputError("the user profile (target user) lives in the global scope only")
         return L.GLOBAL
     return store.scope_for(scope, workspace)
+
+
+@contextlib.contextmanager
+def _writing(store: Store, verb: str, limits: Limits,
+             scopes: Callable[[], list[str]]) -> Iterator[WriteTxn]:
+    """One runtime write: the runtime files of `scopes()` are checked under the lock before the
+    store commits anything (see the module text)."""
+    with store.writing(verb, absorb=False) as txn:
+        keys = scopes()
+        for key in keys:
+            _load(store, key, limits)  # raises before anything changed
+        held = _unwritable_elsewhere(store, limits, keys)
+        if held is None:
+            store.absorb_hand_edits()
+        else:  # committing pending hand edits would commit that file: they wait for a later write
+            store.notes.append(f"{held}; left as it is, so pending hand edits of other files were not "
+                               "committed with this runtime write")
+        yield txn
+
+
+def _unwritable_elsewhere(store: Store, limits: Limits, keys: list[str]) -> str | None:
+    """Why an uncommitted runtime file of another scope must not be committed (an unreadable
+    memories.json, a rule-breaking line), or None."""
+    dirty = {path.split("/runtime/", 1)[0] for path in store.git.dirty_paths() if "/runtime/" in path}
+    for key in scopes_with_runtime(store):
+        if key in keys or L.scope_dir(key) not in dirty:
+            continue
+        try:
+            _load(store, key, limits)
+        except InvalidInputError as exc:
+            return str(exc)
+    return None
 
 
 def _load(store: Store, key: str, limits: Limits) -> tuple[RuntimeFile, list[str]]:
@@ -137,7 +180,7 @@ def add(store: Store, text: str, *, target: str = "memory", importance: str = "n
     check_choice(importance, IMPORTANCE, "importance")
     cleaned = check_branches(list(branches), target)
     key = _scope_key(store, target, scope, workspace)
-    with store.writing("runtime add") as txn:
+    with _writing(store, "runtime add", limits, lambda: [key]) as txn:
         records, imported = _load(store, key, limits)
         limit = limits.of(target)
         same = [i for i in records.of(target) if normalize_content(i.content) == content]
@@ -169,7 +212,7 @@ def replace_item(store: Store, old: str, new: str, *, target: str = "memory",
     content = check_content(new, limits.item)
     refuse_secrets(content, "runtime memory text", allow=allow_secret)
     key = _scope_key(store, target, scope, workspace)
-    with store.writing("runtime replace") as txn:
+    with _writing(store, "runtime replace", limits, lambda: [key]) as txn:
         records, imported = _load(store, key, limits)
         found = find_one(records.of(target), old, target)
         limit = limits.of(target)
@@ -200,7 +243,7 @@ def remove_item(store: Store, old: str, *, target: str = "memory", scope: str = 
     """Remove the whole item OLD designates."""
     limits = limits_of(store)
     key = _scope_key(store, target, scope, workspace)
-    with store.writing("runtime remove") as txn:
+    with _writing(store, "runtime remove", limits, lambda: [key]) as txn:
         records, imported = _load(store, key, limits)
         found = find_one(records.of(target), old, target)
         records = RuntimeFile([i for i in records.items if i.id != found.id], records.extra)
@@ -209,33 +252,61 @@ def remove_item(store: Store, old: str, *, target: str = "memory", scope: str = 
                              size=size_of(records.of(target)), limit=limits.of(target))
 
 
-def resolve_item(store: Store, item_id: str, keep: str) -> RuntimeResult:
-    """Settle a record two machines changed differently: keep `ours` or `theirs`."""
+def resolve_item(store: Store, item_id: str, keep: str, *, here: str = "") -> RuntimeResult:
+    """Settle a record two machines changed differently: keep `ours`, the version machine `here`
+    wrote, or `theirs`, the other machine's (settle.py tells which is which)."""
     check_choice(keep, ("ours", "theirs"), "version")
     limits = limits_of(store)
-    with store.writing("runtime resolve") as txn:
+    with _writing(store, "runtime resolve", limits, lambda: _scopes_holding(store, item_id)) as txn:
         for key in scopes_with_runtime(store):
             records, imported = _load(store, key, limits)
             found = next((i for i in records.items if i.id == item_id), None)
             if found is None:
                 continue
-            other = found.conflict
-            if other is None:
+            if found.conflict is None:
                 raise InvalidInputError(f"{item_id} has no conflict to resolve")
-            extra = {k: v for k, v in found.extra.items() if k != "conflict"}
-            settled = replace(found, extra=extra)
-            theirs = other.get("theirs")
-            if keep == "theirs" and isinstance(theirs, dict):
-                settled = replace(settled, content=str(theirs.get("content", found.content)),
-                                  importance=str(theirs.get("importance", found.importance)),
-                                  updated_at=str(theirs.get("updated_at", found.updated_at)),
-                                  branches=tuple(theirs.get("branches") or ()))
+            origins = conflict_origins(found.conflict)
+            if None in origins:
+                origins = _origins_from_git(store, key, origins)
+            done = settle(found, keep, here, origins)
+            settled = done.item
             items = [settled if i.id == item_id else i for i in records.items]
             records = RuntimeFile(items, records.extra)
-            _commit(store, txn, key, records, f"runtime resolve: {item_id} (kept {keep})", imported)
-            return RuntimeResult("resolved", key, settled.target, settled, True, imported=imported,
-                                 size=size_of(records.of(settled.target)), limit=limits.of(settled.target))
+            _commit(store, txn, key, records, f"runtime resolve: {item_id} (kept {done.kept})", imported)
+            return RuntimeResult("resolved", key, settled.target, settled, True, note=f"kept {done.kept}",
+                                 imported=imported, size=size_of(records.of(settled.target)),
+                                 limit=limits.of(settled.target))
     raise NotFoundError(f"no runtime memory item {item_id}")
+
+
+def _origins_from_git(store: Store, key: str, origins: Origins) -> Origins:
+    """A conflict written without origins: the parents of the merge that last changed the
+    records, when git still tells (first parent: the record's fields)."""
+    last = store.git.log(limit=1, path=records_path(key))
+    if not last or len(last[0].parents) < 2:
+        return origins
+    named = []
+    for parent in last[0].parents[:2]:
+        machine = store.git.commit_info(parent).machine
+        named.append(f"{machine} {parent[:12]}" if machine else None)
+    return origins[0] or named[0], origins[1] or named[1]
+
+
+def _scopes_holding(store: Store, item_id: str) -> list[str]:
+    """The scope whose records hold `item_id`; the error of an unreadable memories.json when no
+    readable one does (the item may be in it)."""
+    unreadable: InvalidInputError | None = None
+    for key in scopes_with_runtime(store):
+        try:
+            records = read_records(store, key)
+        except InvalidInputError as exc:
+            unreadable = unreadable or exc
+            continue
+        if item_id in records.ids():
+            return [key]
+    if unreadable is not None:
+        raise unreadable
+    return []
 
 
 def import_all(store: Store, txn: WriteTxn) -> list[str]:

@@ -137,13 +137,22 @@ def is_record_file(path: str) -> bool:
 def _record_conflicts(store: Store, path: str, text: str, here: str) -> list[ConflictRecord]:
     """Records a merge left in conflict (they keep this machine's fields and hold the other's
     under "conflict"); settled with `gitmem runtime resolve` / `gitmem doc update`."""
-    from gitmem.merge.records import record_conflicts
+    from gitmem.merge.records import conflict_labels, record_conflicts
 
     found = record_conflicts(text)
     if not found:
         return []
-    ours, theirs = _from_git(store, path, here)
-    return [ConflictRecord(path, ident, title, "record", ours, theirs) for ident, title in found]
+    labels = conflict_labels(text)
+    from_git: tuple[str, str] | None = None
+    out = []
+    for ident, title in found:
+        ours, theirs = (describe_label(label, here) if label else None
+                        for label in labels.get(ident or "", (None, None)))
+        if ours is None or theirs is None:  # written by an older gitmem: read the merge from git
+            from_git = from_git or _from_git(store, path, here)
+            ours, theirs = ours or from_git[0], theirs or from_git[1]
+        out.append(ConflictRecord(path, ident, title, "record", ours, theirs))
+    return out
 
 
 def recorded_conflicts(store: Store) -> list[ConflictRecord]:

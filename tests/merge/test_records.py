@@ -71,3 +71,25 @@ def test_archive_lists_merge_by_appending_both_sides() -> None:
 def test_projections_are_regenerated_not_merged() -> None:
     result = merge_file("global/runtime/MEMORY.md", "a\n", "a\n§\nb\n", "a\n§\nc\n")
     assert result is not None and result.regenerate and not result.conflicts
+
+
+def test_a_record_in_conflict_keeps_where_each_version_came_from() -> None:
+    from gitmem.format.records import conflict_origins
+    from gitmem.merge.common import Labels
+    from gitmem.merge.records import conflict_labels
+
+    base = dumps([rec("rt-1", "a")])
+    ours = dumps([rec("rt-1", "ours", "2026-02-01T00:00:00Z")])
+    theirs = dumps([rec("rt-1", "theirs", "2026-03-01T00:00:00Z")])
+    labels = Labels("beta 7a921e7c3418", "alpha f91bc3a26865")
+    for path, key in ((RUNTIME, "items"), (DOCS, "documents")):
+        result = merge_file(path, dumps(json.loads(base)["items"], key),
+                            dumps(json.loads(ours)["items"], key),
+                            dumps(json.loads(theirs)["items"], key), labels=labels)
+        assert result is not None
+        conflict = json.loads(result.text)[key][0]["conflict"]
+        assert conflict_origins(conflict) == ("beta 7a921e7c3418", "alpha f91bc3a26865")
+        assert conflict_labels(result.text) == {"rt-1": ("beta 7a921e7c3418", "alpha f91bc3a26865")}
+    plain = merge_file(RUNTIME, base, ours, theirs)  # a merge that names no side stores none
+    assert plain is not None
+    assert conflict_origins(json.loads(plain.text)["items"][0]["conflict"]) == (None, None)

@@ -242,6 +242,19 @@ def test_committed_hand_edit_is_imported_by_the_pre_commit_hook(gm: Cli) -> None
     assert git(gm.root, "log", "-1", "--format=%s").strip() == "edit memory by hand"
 
 
+def test_the_hook_imports_an_edit_whose_first_part_was_committed_without_it(gm: Cli) -> None:
+    gm("runtime", "add", "Alpha")
+    path = gm.root / MEMORY
+    path.write_text("Alpha\nTyped before the hook\n")
+    git(gm.root, "commit", "-qam", "no hook yet")  # memories.json does not know this line
+    (gm.root / "state" / "runtime.json").unlink(missing_ok=True)  # like a fresh clone
+    assert gm("hooks", "install").exit_code == 0
+    path.write_text("Alpha\nTyped before the hook\nTyped with the hook\n")
+    git(gm.root, "commit", "-qam", "with the hook")
+    assert contents(gm.root) == ["Alpha", "Typed before the hook", "Typed with the hook"]
+    assert git(gm.root, "status", "--porcelain") == ""
+
+
 def test_committed_edit_of_the_records_renders_the_projections(gm: Cli) -> None:
     assert gm("hooks", "install").exit_code == 0
     gm("runtime", "add", "Alpha")

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from support import Cli, git
 
@@ -115,3 +115,111 @@ def test_plain_git_pull_leaves_no_record_behind(machines: tuple[Cli, Cli]) -> No
     assert set(items(laptop).values()) == merged | {"After the pull"}
     lines = (laptop.root / MEMORY).read_text(encoding="utf-8").split("\n§\n")
     assert {line.strip() for line in lines} == merged | {"After the pull"}
+
+
+# -- a fresh clone, and which version is whose ----------------------------------------------------
+USER = "global/runtime/USER.md"
+
+
+class Machine(Cli):
+    """A store whose commits and conflict labels carry its own machine name."""
+
+    def __init__(self, root: Path, name: str) -> None:
+        super().__init__(root, CliRunner())
+        self.name = name
+
+    def __call__(self, *args: str, workspace: str | None = None,  # type: ignore[override]
+                 env: dict[str, str] | None = None) -> Result:
+        return super().__call__(*args, workspace=workspace, env={"GITMEM_MACHINE": self.name, **(env or {})})
+
+
+@pytest.fixture
+def named(tmp_path: Path, bare_remote: Path) -> tuple[Machine, Machine]:
+    alpha, beta = Machine(tmp_path / "alpha", "alpha"), Machine(tmp_path / "beta", "beta")
+    assert alpha("init", "--remote", str(bare_remote)).exit_code == 0
+    assert alpha("runtime", "add", "Item one", "--target", "user").exit_code == 0
+    assert alpha("runtime", "add", "Fact one").exit_code == 0
+    assert alpha("sync").exit_code == 0
+    assert beta("init", "--remote", str(bare_remote)).exit_code == 0
+    return alpha, beta
+
+
+@pytest.mark.parametrize("write", [["sync"], ["runtime", "add", "x", "--target", "user"]])
+def test_a_hand_edit_on_a_fresh_clone_is_imported_not_rendered_over(named: tuple[Machine, Machine],
+                                                                    write: list[str]) -> None:
+    alpha, beta = named
+    assert not (beta.root / "state" / "runtime.json").exists()
+    path = beta.root / USER
+    path.write_text(path.read_text(encoding="utf-8") + "Prefers tabs\n", encoding="utf-8")
+    result = beta(*write)
+    assert result.exit_code == 0, result.output
+    assert "Prefers tabs" in path.read_text(encoding="utf-8")
+    data = json.loads((beta.root / RECORDS).read_text(encoding="utf-8"))
+    assert [i["content"] for i in data["items"] if i["target"] == "user"][:2] == ["Item one", "Prefers tabs"]
+    assert beta("sync").exit_code == 0 and alpha("sync").exit_code == 0
+    assert "Prefers tabs" in (alpha.root / USER).read_text(encoding="utf-8")
+
+
+def test_a_hand_edit_committed_as_it_was_is_imported_on_every_machine(named: tuple[Machine, Machine]) -> None:
+    alpha, beta = named
+    path = alpha.root / MEMORY
+    path.write_text(path.read_text(encoding="utf-8") + "Committed with plain git\n", encoding="utf-8")
+    git(alpha.root, "commit", "-qam", "plain edit")  # no hook: memories.json does not know it
+    git(alpha.root, "push", "-q", "origin", "main")
+    assert beta("sync").exit_code == 0  # a clone that never saw the file before the edit
+    shown = beta.json("runtime", "show", "--target", "memory")
+    assert isinstance(shown, dict)
+    assert [i["content"] for i in shown["scopes"][0]["items"]] == ["Fact one", "Committed with plain git"]
+    assert beta("runtime", "add", "Fact from beta").exit_code == 0
+    assert set(items(beta).values()) == {"Item one", "Fact one", "Committed with plain git", "Fact from beta"}
+    assert alpha("runtime", "add", "Fact two").exit_code == 0
+    assert set(items(alpha).values()) == {"Item one", "Fact one", "Committed with plain git", "Fact two"}
+    for cli in (alpha, beta, alpha):
+        assert cli("sync").exit_code == 0
+    for cli in (alpha, beta):
+        assert sorted(items(cli).values()) == sorted(
+            {"Item one", "Fact one", "Committed with plain git", "Fact two", "Fact from beta"})
+
+
+def _conflict(alpha: Machine, beta: Machine) -> str:
+    """Both machines change Fact one; alpha pushes first, beta merges, alpha fast-forwards."""
+    record = ident(alpha, "Fact one")
+    assert alpha("runtime", "replace", "Fact one", "Fact one as alpha says").exit_code == 0
+    assert beta("sync").exit_code == 0
+    assert beta("runtime", "replace", "Fact one", "Fact one as beta says").exit_code == 0
+    assert alpha("sync").exit_code == 0
+    assert beta("sync").exit_code == 3  # beta merges
+    assert alpha("sync").exit_code == 3  # alpha fast-forwards to beta's merge
+    return record
+
+
+@pytest.mark.parametrize(("who", "keep", "text"), [
+    ("alpha", "ours", "Fact one as alpha says"), ("alpha", "theirs", "Fact one as beta says"),
+    ("beta", "ours", "Fact one as beta says"), ("beta", "theirs", "Fact one as alpha says"),
+])
+def test_ours_is_the_version_of_the_machine_that_resolves(named: tuple[Machine, Machine], who: str,
+                                                          keep: str, text: str) -> None:
+    alpha, beta = named
+    record = _conflict(alpha, beta)
+    here = alpha if who == "alpha" else beta
+    resolved = here("runtime", "resolve", record, "--keep", keep)
+    assert resolved.exit_code == 0, resolved.output
+    owner = text.split()[3]
+    assert f"kept {owner}'s version (commit " in resolved.stdout
+    assert items(here)[record] == text
+    assert text in (here.root / MEMORY).read_text(encoding="utf-8")
+    for cli in (here, alpha, beta, here):
+        assert cli("sync").exit_code == 0
+    assert items(alpha)[record] == items(beta)[record] == text
+
+
+def test_conflicts_name_each_sides_machine_on_both_machines(named: tuple[Machine, Machine]) -> None:
+    alpha, beta = named
+    record = _conflict(alpha, beta)
+    assert alpha("runtime", "add", "A later fact").exit_code == 0  # the merge is no longer HEAD's
+    for cli, other in ((alpha, "beta"), (beta, "alpha")):
+        listed = cli.json("conflicts")
+        assert isinstance(listed, list) and [c["entry_id"] for c in listed] == [record]
+        sides = {listed[0]["ours"], listed[0]["theirs"]}
+        assert any(s.startswith(f"{cli.name} (this machine), commit ") for s in sides), sides
+        assert any(s.startswith(f"{other}, commit ") for s in sides), sides
