@@ -197,3 +197,32 @@ def test_limits_come_from_settings() -> None:
     assert Limits.from_settings({"memoryLimitBytes": 500}).of("memory") == 500
     with pytest.raises(InvalidInputError, match="memoryLimitBytes"):
         Limits.from_settings({"memoryLimitBytes": "big"})
+
+
+# -- the base of a hand edit --------------------------------------------------------------------
+def _records(*contents: str) -> str:
+    from gitmem.runtime.model import Item, RuntimeFile, dump_records
+
+    return dump_records(RuntimeFile([Item(f"rt-{n:08x}", c, "memory") for n, c in enumerate(contents)]))
+
+
+def test_the_base_is_the_last_rendering_of_committed_records() -> None:
+    from gitmem.runtime.base import edit_base, projection_changes
+
+    rendered = "One\n§\nTwo\n"
+    # HEAD is a rendering: it is the base.
+    assert edit_base((_records("One", "Two"), rendered), iter(()), "memory") == rendered
+    # HEAD holds a hand edit committed as it was: the newest rendering before it.
+    edited = "One\n§\nTwo\nThree\n"
+    history = [(_records("One", "Two"), edited), (_records("One", "Two"), rendered)]
+    base = edit_base(history[0], iter(history), "memory")
+    assert base == rendered
+    changes, problems = projection_changes(base, rendered, edited, 8192)
+    assert [(c.kind, c.new) for c in changes] == [("add", "Three")] and not problems
+    # HEAD's projection is an older rendering (records edited since): behind, not edited.
+    behind = [(_records("One", "Two", "Four"), rendered), (_records("One", "Two"), rendered)]
+    assert edit_base(behind[0], iter(behind), "memory") == rendered
+    # No rendering anywhere: only additions, nothing removed on a guess.
+    assert edit_base(("[[", "Other\n"), iter([("[[", "Other\n")]), "memory") is None
+    changes, _ = projection_changes(None, rendered, "Two\n§\nFive\n", 8192)
+    assert [(c.kind, c.new) for c in changes] == [("add", "Five")]
