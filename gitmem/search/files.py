@@ -100,8 +100,10 @@ def _scan_documents(folder: str, prefix: str, out: dict[str, FileStamp]) -> None
         try:
             with os.scandir(os.path.join(folder, status)) as files:
                 for sub in files:
-                    if sub.name.endswith(".md") and sub.name[0] != "." and sub.is_file():
-                        st = sub.stat()
+                    if sub.name.endswith(".md") and sub.name[0] != ".":
+                        # As for topic files: the link, folder or FIFO itself is recorded, and
+                        # reading it refuses it with a note (see read_file).
+                        st = sub.stat(follow_symlinks=False)
                         out[f"{prefix}/{status}/{sub.name}"] = (st.st_mtime_ns, st.st_size)
         except OSError:
             continue
@@ -233,11 +235,10 @@ def read_file(root: Path, relpath: str) -> FileContent | None:
     except OSError:
         return None
     record = FileRecord(st.st_mtime_ns, st.st_size, digest(data), time.time_ns())
-    if DOCUMENT_COPY_RE.match(relpath):
-        text = data.decode("utf-8", errors="replace")
-        return FileContent(record, document_sections(relpath, text, BODY_STORE_CHARS))
     try:
         text = decode_memory_bytes(data, relpath)
+        if DOCUMENT_COPY_RE.match(relpath):
+            return FileContent(record, document_sections(relpath, text, BODY_STORE_CHARS))
         topic = parse_topic_file(text, relpath)
     except ParseError as exc:
         record.error = str(exc)

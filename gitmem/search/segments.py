@@ -23,6 +23,13 @@ _RECORD = struct.Struct("!ii")  # key length, value length of one term-dictionar
 _FIELD = struct.Struct("!H")  # a dictionary key starts with its field number
 
 
+def segment_name(leaf: Any) -> str | None:
+    """The id of the segment a leaf reader reads; None for a reader of no segment (an index
+    left without documents opens as whoosh's EmptyReader)."""
+    segment = leaf.segment()
+    return None if segment is None else str(segment.segment_id())
+
+
 def matcher_blocks(matcher: Any) -> Iterator[tuple[Iterable[int], Sequence[float]]]:
     """(doc ids, weights) of a posting list, a whole block at a time when the codec allows."""
     if type(matcher).__name__ == "FilterMatcher":
@@ -158,7 +165,7 @@ class SegmentCache:
 
     @staticmethod
     def _name(leaf: Any) -> str:
-        return str(leaf.segment().segment_id())
+        return segment_name(leaf) or ""
 
     def facts(self, leaf: Any) -> array[int]:
         name = self._name(leaf)
