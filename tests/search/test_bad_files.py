@@ -83,7 +83,7 @@ def _restore_permissions(root: Path) -> None:
 def test_search_skips_one_bad_file_and_finds_the_rest(gm: Cli, tmp_path: Path, place: str,
                                                       kind: str, indexed_first: bool) -> None:
     if kind == "unreadable" and os.geteuid() == 0:
-        pytest.skip("root reads a file without read permission")  # noqa: not silent: reported
+        pytest.skip("root reads a file without read permission")
     _seed(gm, tmp_path)
     if indexed_first:
         assert gm.json("search", "canary")
