@@ -4,6 +4,8 @@ column, deletions and the term dictionary, plus what is cached per segment.
 Works on the reader objects `index.py` opens without importing whoosh. The fast paths read
 whole blocks, columns and dictionary files at once through codec internals; each falls back to
 whoosh's public per-item API when the objects are not the expected classes (tests compare both).
+This is the only module that touches whoosh's private objects; tests/search/test_whoosh_internals.py
+checks every class, attribute and signature it relies on, and pyproject.toml pins whoosh-ng < 6.
 """
 
 from __future__ import annotations
