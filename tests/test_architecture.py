@@ -20,7 +20,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gitmem"
 MAX_LINES = 410  # "about 400": a module past it is split by concern
 
 # Modules at the top: the package face and the ground everything stands on.
-TOP_LEVEL = {"__init__", "__main__", "errors", "fsio", "eventlog", "redaction", "resources", "hooks"}
+TOP_LEVEL = {"__init__", "__main__", "errors", "fsio", "stamps", "eventlog", "redaction", "resources",
+             "hooks"}
 GROUND = TOP_LEVEL - {"__init__", "__main__", "hooks"}
 
 # folder -> the folders its modules may import (besides ground modules and itself).
@@ -64,6 +65,7 @@ GROUND_ALLOWED: dict[str, set[str]] = {
     "redaction": set(),
     "resources": set(),
     "fsio": {"errors"},
+    "stamps": set(),
     "eventlog": {"redaction"},
 }
 
@@ -142,7 +144,7 @@ def _graph() -> dict[str, set[str]]:
 def test_top_level_holds_only_the_package_face_and_ground_modules() -> None:
     top = {name for name in _modules() if "." not in name}
     assert top <= TOP_LEVEL, f"modules at the top that belong in a folder: {sorted(top - TOP_LEVEL)}"
-    assert len(top) <= 8
+    assert len(top) <= 9
 
 
 def test_every_folder_has_a_rule() -> None:

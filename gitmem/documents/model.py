@@ -16,13 +16,15 @@ values are JSON literals, which YAML reads as the same values.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from gitmem.errors import InvalidInputError
+from gitmem.errors import InvalidInputError, ParseError
 from gitmem.format.document import render_front_matter
+from gitmem.format.layers import WINDOWS_RESERVED, canonical_slug
 from gitmem.format.records import conflict_of, dump_record_list, load_record_list
 
 SCHEMA_VERSION = 1
@@ -111,6 +113,18 @@ def body_digest(body: str) -> tuple[str, int]:
     return hashlib.sha256(data).hexdigest(), len(data)
 
 
+# Names a copy's file may not take: Windows' device names, and `index` (beside index.json).
+RESERVED_STEMS = WINDOWS_RESERVED | {"index"}
+FALLBACK_SLUG = "document"
+
+
+def document_slug(title: str) -> str:
+    """The file name (without .md) of a document titled so: any title has one. Lower-case words
+    joined by '-'; a reserved name gets `-doc` appended; nothing usable left gives `document`."""
+    slug = canonical_slug(title) or FALLBACK_SLUG
+    return f"{slug}-doc" if slug in RESERVED_STEMS else slug
+
+
 def unique_filename(slug: str, index: DocIndex) -> str:
     """`<slug>.md`, or `<slug>-2.md` ... when another document of the scope has that name."""
     taken = {d.filename for d in index.documents}
@@ -122,15 +136,39 @@ def unique_filename(slug: str, index: DocIndex) -> str:
 
 
 # -- index.json -------------------------------------------------------------------------------
+def index_problem(text: str, path: str) -> ParseError | None:
+    """Why this text is no documents/index.json gitmem can read (`path:line: reason`), or None."""
+    try:
+        load_index(text, path)
+    except ParseError as exc:
+        return exc
+    return None
+
+
 def load_index(text: str, path: str) -> DocIndex:
-    raws, extra = load_record_list(text, path, "documents")
+    """The parsed index; ParseError (`path:line: reason`) when it is not one."""
+    if text.strip():
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ParseError(path, exc.lineno, f"not valid JSON ({exc.msg}); fix it by hand or "
+                                               "restore it with git") from None
+    try:
+        raws, extra = load_record_list(text, path, "documents")
+    except InvalidInputError as exc:
+        raise ParseError(path, 1, str(exc).removeprefix(f"{path}: ")) from None
     if not raws and not extra:
         return DocIndex()
     documents = []
     for number, raw in enumerate(raws, 1):
         if not isinstance(raw, dict) or not isinstance(raw.get("id"), str) \
                 or not isinstance(raw.get("filename"), str):
-            raise InvalidInputError(f"{path}: document {number} lacks an `id` or a `filename`")
+            raise ParseError(path, _record_line(text, number),
+                             f"document {number} lacks an `id` or a `filename`")
+        if not _safe_filename(raw["filename"]):
+            raise ParseError(path, _record_line(text, number),
+                             f"document {number} has the file name {raw['filename']!r}: one "
+                             "`<name>.md` inside its status folder")
         paths = raw.get("sourcePaths") or []
         documents.append(DocRecord(
             id=raw["id"], title=str(raw.get("title") or raw["id"]), filename=raw["filename"],
@@ -143,6 +181,25 @@ def load_index(text: str, path: str) -> DocIndex:
             extra={k: v for k, v in raw.items() if k not in _KNOWN},
         ))
     return DocIndex(documents, extra)
+
+
+def _record_line(text: str, number: int) -> int:
+    """The line where the `number`-th record of the documents list starts (best effort: the line
+    before its `"id"` key), else 1."""
+    seen, indent = 0, -1
+    for line_number, line in enumerate(text.split("\n"), 1):
+        stripped = line.lstrip()
+        if stripped.startswith('"id"') and indent in (-1, len(line) - len(stripped)):
+            indent = len(line) - len(stripped)  # nested records (a conflict's) sit deeper
+            seen += 1
+            if seen == number:
+                return max(1, line_number - 1)
+    return 1
+
+
+def _safe_filename(name: str) -> bool:
+    return name.endswith(".md") and "/" not in name and "\\" not in name and \
+        name not in (".md",) and not name.startswith(".") and "\0" not in name
 
 
 def _int(value: Any, default: int) -> int:

@@ -16,11 +16,13 @@ from gitmem.documents.model import (
     DocIndex,
     DocRecord,
     body_digest,
+    document_slug,
     next_id,
     parse_doc_id,
     timestamp,
     unique_filename,
 )
+from gitmem.documents.repair import committed_body, readable_index, restore_copies, writable_index
 from gitmem.documents.shelf import (
     DocLimits,
     copy_path,
@@ -38,7 +40,6 @@ from gitmem.documents.sources import check_source_paths
 from gitmem.errors import InvalidInputError, NotFoundError
 from gitmem.format import layers as L
 from gitmem.secrets.scan import refuse_secrets
-from gitmem.store.paths import topic_slug
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store, WriteTxn
@@ -85,8 +86,16 @@ def _check_body(body: str, limits: DocLimits) -> str:
         raise InvalidInputError("the document is empty; nothing changed")
     if size > limits.body:
         raise InvalidInputError(f"refused: the document is {size} bytes; one document holds at most "
-                                f"{limits.body} bytes (2 MiB); nothing changed")
+                                f"{limits.body} bytes{_in_units(limits.body)}; nothing changed")
     return body
+
+
+def _in_units(size: int) -> str:
+    """' (2 MiB)' for a whole number of MiB or KiB, else nothing."""
+    for unit, name in ((1024 * 1024, "MiB"), (1024, "KiB")):
+        if size % unit == 0:
+            return f" ({size // unit} {name})"
+    return ""
 
 
 def _scope_key(store: Store, scope: str | None, workspace: str | None) -> str:
@@ -99,18 +108,34 @@ def _scope_key(store: Store, scope: str | None, workspace: str | None) -> str:
         return L.GLOBAL
 
 
-def _locate(store: Store, doc_id: str) -> tuple[str, DocIndex, DocRecord]:
+def _locate(store: Store, doc_id: str, *, writing: bool = True) -> tuple[str, DocIndex, DocRecord]:
+    """(scope, index, record) of a document; for a write the index must parse (else refused),
+    for a read the last good version from git stands in (with a note)."""
     parsed = parse_doc_id(doc_id)
     if parsed is None:
         raise InvalidInputError(f"malformed document id {doc_id!r} (expected <scope>-doc-NNNN)")
     scope = parsed[0]
     if scope != L.GLOBAL and not store.path(L.scope_dir(scope)).is_dir():
         raise NotFoundError(f"no document {doc_id}")
-    index = read_index(store, scope)
+    index = writable_index(store, scope) if writing else readable_index(store, scope)
     record = index.find(doc_id.strip())
     if record is None:
         raise NotFoundError(f"no document {doc_id}")
     return scope, index, record
+
+
+def _prepare(store: Store, scope: str) -> list[str]:
+    """Before a write takes the store (and commits any hand edit): refuse an index that does not
+    parse, and put back copies deleted or moved by hand, so that no loss is ever committed."""
+    store.require()
+    return restore_copies(store, scope, writable_index(store, scope))
+
+
+def _checked_revision(record: DocRecord, revision: int | None) -> None:
+    if revision is not None and revision != record.revision:
+        raise InvalidInputError(
+            f"refused: {record.id} is at revision {record.revision}, not {revision} (it changed "
+            "since you read it); read it again (`gitmem doc show`) and retry; nothing changed")
 
 
 def _now(store: Store) -> str:
@@ -149,7 +174,8 @@ def add(store: Store, body: str, *, title: str, description: str = "",
     about = _one_line(description, "the description")
     sources = check_source_paths(list(source_paths), cwd or store.cwd, store.root)
     key = _scope_key(store, scope, workspace)
-    slug = topic_slug(heading)
+    slug = document_slug(heading)
+    restored = _prepare(store, key)
     with store.writing("doc add") as txn:
         index = read_index(store, key)
         now = _now(store)
@@ -162,7 +188,8 @@ def add(store: Store, body: str, *, title: str, description: str = "",
         index.documents.append(record)
         _finish(store, txn, key, index, f"doc add: {record.id} ({record.title})"
                 + "".join(f"\n- archived {r.id} to make room" for r in moved))
-        return DocResult("added", record, copy_path(key, record), archived=_moved(key, moved))
+        return DocResult("added", record, copy_path(key, record), archived=_moved(key, moved),
+                         notes=restored)
 
 
 def update(store: Store, doc_id: str, body: str, *, revision: int | None = None,
@@ -171,15 +198,16 @@ def update(store: Store, doc_id: str, body: str, *, revision: int | None = None,
     limits = limits_of(store)
     body = _check_body(body, limits)
     refuse_secrets(body, "document text", allow=allow_secret)
+    scope = _locate(store, doc_id)[0]
+    restored = _prepare(store, scope)
+    # Checked before the write starts too: a refused update must not even commit the hand edit.
+    _checked_revision(with_hand_edit(store, scope, _locate(store, doc_id)[2])[0], revision)
     with store.writing("doc update") as txn:
         scope, index, stored = _locate(store, doc_id)
         record, _old_body = with_hand_edit(store, scope, stored)
-        notes = [f"{record.id}: its copy was edited by hand; recorded as revision {record.revision}"] \
-            if record.revision != stored.revision else []
-        if revision is not None and revision != record.revision:
-            raise InvalidInputError(
-                f"refused: {record.id} is at revision {record.revision}, not {revision} (it changed "
-                "since you read it); read it again (`gitmem doc show`) and retry; nothing changed")
+        notes = restored + ([f"{record.id}: its copy was edited by hand; recorded as revision "
+                             f"{record.revision}"] if record.revision != stored.revision else [])
+        _checked_revision(record, revision)
         digest, size = body_digest(body)
         if digest == record.sha256 and record.conflict is None:
             if record is not stored:
@@ -205,6 +233,7 @@ def update(store: Store, doc_id: str, body: str, *, revision: int | None = None,
 def _set_status(store: Store, doc_id: str, status: str) -> DocResult:
     verb = "archive" if status == "archived" else "restore"
     limits = limits_of(store)
+    restored = _prepare(store, _locate(store, doc_id)[0])
     with store.writing(f"doc {verb}") as txn:
         scope, index, stored = _locate(store, doc_id)
         record, body = with_hand_edit(store, scope, stored)
@@ -212,7 +241,7 @@ def _set_status(store: Store, doc_id: str, status: str) -> DocResult:
             raise NotFoundError(f"{copy_path(scope, stored)} is missing; restore it with git first")
         if record.status == status and record is stored:
             return DocResult("unchanged", record, copy_path(scope, record), False,
-                             notes=[f"{record.id} is already {status}"])
+                             notes=[*restored, f"{record.id} is already {status}"])
         new = replace(record, status=status)
         moved = []
         if status == "active":
@@ -221,7 +250,7 @@ def _set_status(store: Store, doc_id: str, status: str) -> DocResult:
         _replace_record(index, new)
         _finish(store, txn, scope, index, f"doc {verb}: {new.id} ({new.title})")
         return DocResult(f"{status}" if status == "archived" else "restored", new,
-                         copy_path(scope, new), archived=_moved(scope, moved))
+                         copy_path(scope, new), archived=_moved(scope, moved), notes=restored)
 
 
 def archive(store: Store, doc_id: str) -> DocResult:
@@ -241,16 +270,24 @@ def _view(store: Store, scope: str, record: DocRecord, seen: dict[str, str]) -> 
 
 
 def show(store: Store, doc_id: str) -> dict[str, Any]:
-    """A document with its text (as the copy holds it now); counts as an access."""
+    """A document with its text (as the copy holds it now); counts as an access.
+
+    `revision` is the one `doc update --revision` checks against: a hand edit of the copy not
+    yet recorded counts as the next revision (`editedByHand` says so)."""
     store.require()
-    scope, _index, record = _locate(store, doc_id)
-    found = read_body(store, scope, record)
+    scope, _index, stored = _locate(store, doc_id, writing=False)
+    record, body = with_hand_edit(store, scope, stored)
+    found = read_body(store, scope, record) if body is not None else None
     if found is None:
-        raise NotFoundError(f"{copy_path(scope, record)} is missing; restore it with git")
+        found = committed_body(store, scope, stored)
+        if found is None:
+            raise NotFoundError(f"{copy_path(scope, stored)} is missing and git holds no copy of it")
+        store.notes.append(f"{copy_path(scope, stored)} is missing (deleted by hand?): showing the "
+                           "text git last held; the next `gitmem doc` write puts it back")
     body, line = found
     record_access(store.root, [record.id], access_stamp(store.now()))
     view = _view(store, scope, record, load_access(store.root))
-    view.update(body=body, line=line, editedByHand=body_digest(body)[0] != record.sha256)
+    view.update(body=body, line=line, editedByHand=record is not stored)
     return view
 
 
@@ -265,11 +302,7 @@ def list_documents(store: Store, *, include_all: bool = False, scope: str | None
     seen = load_access(store.root)
     out = []
     for key in scopes:
-        try:
-            records = read_index(store, key).documents
-        except InvalidInputError as exc:  # one unreadable index must not hide the others
-            store.notes.append(f"{exc} (its documents are not listed)")
-            continue
+        records = readable_index(store, key).documents  # a broken index: git's last good one
         for record in records:
             if include_all or record.status == "active":
                 out.append(_view(store, key, record, seen))

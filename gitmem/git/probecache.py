@@ -17,7 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-SETTLE_NS = 2_000_000_000
+from gitmem import stamps
+
+SETTLE_NS = stamps.SETTLE_NS
 T = TypeVar("T")
 _answers: dict[tuple[object, ...], tuple[tuple[object, ...], object]] | None = None
 _guard = threading.Lock()
@@ -47,15 +49,10 @@ def _signature(paths: list[Path]) -> tuple[object, ...] | None:
     now = time.time_ns()
     found: list[object] = []
     for path in paths:
-        try:
-            info = os.lstat(path)
-        except OSError:
-            found.append(None)
-            continue
-        if now - max(info.st_mtime_ns, info.st_ctime_ns) <= SETTLE_NS:
+        stamp = stamps.file_stamp(path)
+        if stamp is not None and not stamps.settled(stamp, now, SETTLE_NS):
             return None
-        found.append((info.st_mode, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
-                      info.st_ctime_ns))
+        found.append(stamp)
     return tuple(found)
 
 

@@ -1,8 +1,10 @@
 """What the search index is built from: memory files on disk, their documents, and the manifest.
 
-The manifest (`index/manifest.json`) records, per indexed file, its mtime_ns, size and content
-hash, plus which index folder and generation are current. Comparing it with a fresh stat of
-every memory file tells which files changed since they were indexed, without reading them.
+The manifest (`index/manifest.json`) records, per indexed file, its stamp (gitmem/stamps.py: inode,
+size, modification and change times...) and content hash, plus which index folder and generation
+are current. Comparing it with a fresh lstat of every memory file tells which files changed since
+they were indexed, without reading them; a file that had not settled when it was indexed is
+hashed again until it has.
 """
 
 from __future__ import annotations
@@ -26,12 +28,10 @@ from gitmem.format.layers import LAYERS, classify_path, is_workspace_key
 from gitmem.format.markdown import conflict_marker_lines, decode_memory_bytes, parse_topic_file
 from gitmem.fsio import NotRegularFileError, read_regular_file, read_regular_text
 from gitmem.search.documents import document_sections
+from gitmem.stamps import Stamp, file_stamp, settled, stamp_of
 
 SCHEMA_VERSION = 1
 MANIFEST_NAME = "manifest.json"
-# A file modified this close to the moment it was indexed may change again within the same
-# mtime tick without its stat changing; such "racy" files are re-hashed until they age out.
-RACY_NS = 2_000_000_000
 BODY_STORE_CHARS = 4000
 
 
@@ -46,7 +46,7 @@ def indexable(relpath: str) -> bool:
     return DOCUMENT_COPY_RE.match(relpath) is not None
 
 
-FileStamp = tuple[int, int]  # (mtime_ns, size): the cheap identity of a file on disk
+FileStamp = Stamp  # the cheap identity of a file on disk (see gitmem/stamps.py)
 
 _TOPIC_DIRS_GLOBAL = frozenset(
     name for name, spec in LAYERS.items() if spec.shape == "topics" and spec.global_ok
@@ -83,11 +83,9 @@ def _scan_scope(folder: str, prefix: str, topic_dirs: frozenset[str], singles: f
                         if sub_name.endswith(".md") and sub_name[0] != ".":
                             # The link itself, never its target: reading refuses what is not a
                             # regular file, and the refusal is recorded (see read_file).
-                            st = sub.stat(follow_symlinks=False)
-                            out[base + sub_name] = (st.st_mtime_ns, st.st_size)
+                            out[base + sub_name] = stamp_of(sub.stat(follow_symlinks=False))
             elif name in singles:
-                st = item.stat(follow_symlinks=False)
-                out[f"{prefix}/{name}"] = (st.st_mtime_ns, st.st_size)
+                out[f"{prefix}/{name}"] = stamp_of(item.stat(follow_symlinks=False))
             elif name == "documents" and item.is_dir(follow_symlinks=False):
                 _scan_documents(item.path, f"{prefix}/documents", out)
         except OSError:  # vanished while scanning: not a memory file now
@@ -100,9 +98,11 @@ def _scan_documents(folder: str, prefix: str, out: dict[str, FileStamp]) -> None
         try:
             with os.scandir(os.path.join(folder, status)) as files:
                 for sub in files:
-                    if sub.name.endswith(".md") and sub.name[0] != "." and sub.is_file():
-                        st = sub.stat()
-                        out[f"{prefix}/{status}/{sub.name}"] = (st.st_mtime_ns, st.st_size)
+                    if sub.name.endswith(".md") and sub.name[0] != ".":
+                        # As for topic files: the link, folder or FIFO itself is recorded, and
+                        # reading it refuses it with a note (see read_file).
+                        stamp = stamp_of(sub.stat(follow_symlinks=False))
+                        out[f"{prefix}/{status}/{sub.name}"] = stamp
         except OSError:
             continue
 
@@ -134,21 +134,16 @@ def digest(data: bytes) -> str:
 class FileRecord:
     """What the manifest knows about one indexed file."""
 
-    mtime_ns: int
-    size: int
+    stamp: FileStamp
     digest: str
     recorded_ns: int
     error: str = ""
     segment: str = ""  # the index segment holding this file's entries
 
     @property
-    def stamp(self) -> FileStamp:
-        return (self.mtime_ns, self.size)
-
-    @property
     def racy(self) -> bool:
-        """Modified too close to its indexing for the stat to prove a later change absent."""
-        return self.recorded_ns - self.mtime_ns < RACY_NS
+        """Changed too close to its indexing for the stamp to prove a later change absent."""
+        return not settled(self.stamp, self.recorded_ns)
 
 
 @dataclass
@@ -163,9 +158,12 @@ class Manifest:
     def to_json(self) -> str:
         """The manifest as compact JSON (rows assembled directly: it is rewritten per update)."""
         quote = encode_basestring_ascii
+        # A row: path, mtime_ns, size, digest, recorded_ns, error, segment, then mode, device,
+        # inode, ctime_ns (an older gitmem wrote only the first seven: such a file is hashed once).
         rows = ",".join(
-            f"[{quote(path)},{r.mtime_ns},{r.size},{quote(r.digest)},{r.recorded_ns},"
-            f"{quote(r.error)},{quote(r.segment)}]"
+            f"[{quote(path)},{r.stamp[4]},{r.stamp[3]},{quote(r.digest)},{r.recorded_ns},"
+            f"{quote(r.error)},{quote(r.segment)},{r.stamp[0]},{r.stamp[1]},{r.stamp[2]},"
+            f"{r.stamp[5]}]"
             for path, r in self.files.items()
         )
         head = json.dumps({"schema": self.schema, "folder": self.folder,
@@ -175,12 +173,15 @@ class Manifest:
     @classmethod
     def from_json(cls, text: str) -> Manifest:
         data: dict[str, Any] = json.loads(text)
-        files = {
-            str(row[0]): FileRecord(int(row[1]), int(row[2]), str(row[3]), int(row[4]),
-                                    str(row[5]), str(row[6]))
-            for row in data["files"]
-        }
+        files = {str(row[0]): FileRecord(_row_stamp(row), str(row[3]), int(row[4]), str(row[5]),
+                                         str(row[6]))
+                 for row in data["files"]}
         return cls(int(data["schema"]), str(data["folder"]), int(data["generation"]), files)
+
+
+def _row_stamp(row: list[Any]) -> FileStamp:
+    mode, device, inode, ctime = (int(v) for v in row[7:11]) if len(row) >= 11 else (0, 0, 0, 0)
+    return (mode, device, inode, int(row[2]), int(row[1]), ctime)
 
 
 def load_manifest(path: Path) -> Manifest | None:
@@ -197,15 +198,6 @@ def save_manifest(path: Path, manifest: Manifest) -> None:
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     tmp.write_text(manifest.to_json(), "utf-8")
     os.replace(tmp, path)
-
-
-def stat_key(path: Path) -> tuple[int, int, int, int] | None:
-    """Identity of a file's current version (changes whenever it is replaced)."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
 
 
 @dataclass(frozen=True)
@@ -227,17 +219,16 @@ def read_file(root: Path, relpath: str) -> FileContent | None:
         st = os.lstat(path)
         data = read_regular_file(path)
     except NotRegularFileError as exc:
-        record = FileRecord(st.st_mtime_ns, st.st_size, "", time.time_ns(),
+        record = FileRecord(stamp_of(st), "", time.time_ns(),
                             f"{relpath}:1: not a regular file ({exc.kind})")
         return FileContent(record, [])
     except OSError:
         return None
-    record = FileRecord(st.st_mtime_ns, st.st_size, digest(data), time.time_ns())
-    if DOCUMENT_COPY_RE.match(relpath):
-        text = data.decode("utf-8", errors="replace")
-        return FileContent(record, document_sections(relpath, text, BODY_STORE_CHARS))
+    record = FileRecord(stamp_of(st), digest(data), time.time_ns())
     try:
         text = decode_memory_bytes(data, relpath)
+        if DOCUMENT_COPY_RE.match(relpath):
+            return FileContent(record, document_sections(relpath, text, BODY_STORE_CHARS))
         topic = parse_topic_file(text, relpath)
     except ParseError as exc:
         record.error = str(exc)
@@ -297,11 +288,9 @@ def diff_paths(root: Path, files: dict[str, FileRecord],
     for relpath in paths:
         if not indexable(relpath):
             continue
-        try:
-            st = os.lstat(root / relpath)
-        except OSError:
-            continue
-        stamps[relpath] = (st.st_mtime_ns, st.st_size)
+        stamp = file_stamp(root / relpath)
+        if stamp is not None:
+            stamps[relpath] = stamp
     gone = {p for p in paths if p not in stamps and p in files}
     known = {p: files[p] for p in paths if p in files}
     changed, touched = diff_files(root, known, stamps)
@@ -316,11 +305,10 @@ def _confirm(root: Path, relpath: str, record: FileRecord, stamp: FileStamp, now
     except OSError:
         changed.append(relpath)
         return
-    if len(data) != stamp[1] or digest(data) != record.digest:
+    if len(data) != stamp[3] or digest(data) != record.digest:
         changed.append(relpath)
-    elif record.stamp != stamp or now_ns - stamp[0] >= RACY_NS:
-        touched[relpath] = FileRecord(stamp[0], stamp[1], record.digest, now_ns, record.error,
-                                      record.segment)
+    elif record.stamp != stamp or settled(stamp, now_ns):
+        touched[relpath] = FileRecord(stamp, record.digest, now_ns, record.error, record.segment)
 
 
 def normalize_relpath(root: Path, path: str | os.PathLike[str]) -> str:

@@ -1,7 +1,7 @@
 """The whoosh search index under `index/`: incremental updates, self-repair, ranked search.
 
 Layout of `index/`:
-- `manifest.json`   per-file mtime_ns/size/hash, the current index folder and generation;
+- `manifest.json`   per-file stamp and hash, the current index folder and generation;
 - `whoosh-<stamp>/` the whoosh index (a rebuild writes a new folder, then switches to it);
 - `write.lock`      a file lock held by whoever writes the index (one writer at a time).
 Readers never take the lock: they read the manifest and open the folder it names.
@@ -41,7 +41,6 @@ from gitmem.search.files import (
     read_file,
     save_manifest,
     scan_memory_files,
-    stat_key,
 )
 from gitmem.search.reader import DocLookup, SearchHit, SearchRequest, SegmentCache, View
 from gitmem.search.schema import (
@@ -56,6 +55,7 @@ from gitmem.search.schema import (
     windex,
 )
 from gitmem.search.watch import ChangeWatcher
+from gitmem.stamps import Stamp, file_stamp
 
 __all__ = ["SCHEMA", "SearchHit", "SearchIndex"]
 
@@ -82,8 +82,8 @@ class SearchIndex:
         self._pending: set[str] = set()  # changed files a busy writer kept us from indexing
         self._manifest_path = self.dir / MANIFEST_NAME
         self._manifest: Manifest | None = None
-        self._manifest_key: tuple[int, int, int, int] | None = None
-        self._checked_key: tuple[int, int, int, int] | None = None
+        self._manifest_key: Stamp | None = None
+        self._checked_key: Stamp | None = None
         self._ix: Any = None
         self._view: View | None = None
 
@@ -106,7 +106,7 @@ class SearchIndex:
         return True
 
     def _reload_manifest(self) -> None:
-        key = stat_key(self._manifest_path)
+        key = file_stamp(self._manifest_path)
         if key is None or key != self._manifest_key:
             self._manifest = load_manifest(self._manifest_path) if key else None
             self._manifest_key = key
@@ -115,7 +115,7 @@ class SearchIndex:
     def _save_manifest(self, manifest: Manifest) -> None:
         save_manifest(self._manifest_path, manifest)
         self._manifest = manifest
-        self._manifest_key = stat_key(self._manifest_path)
+        self._manifest_key = file_stamp(self._manifest_path)
 
     def _lock(self, timeout: float) -> contextlib.AbstractContextManager[None]:
         self.dir.mkdir(parents=True, exist_ok=True)

@@ -37,6 +37,7 @@ from gitmem.search.segments import (
     deleted_docs,
     matcher_blocks,
     raw_postings,
+    segment_name,
 )
 
 __all__ = ["DocLookup", "SearchHit", "SearchRequest", "SegmentCache", "View"]
@@ -96,7 +97,9 @@ class View:
     _factor_cache: dict[tuple[int, bool, Windows], array[float]] = field(default_factory=dict)
 
     def leaves(self) -> list[tuple[Any, int]]:
-        return list(self.reader.leaf_readers())
+        """(segment reader, doc offset) of each segment; none for an index without documents."""
+        return [(leaf, offset) for leaf, offset in self.reader.leaf_readers()
+                if segment_name(leaf) is not None]
 
     def postings(self, fieldname: str, term: str) -> Iterator[tuple[Iterable[int], Sequence[float]]]:
         """Posting blocks of a term over all segments, with global doc numbers."""
@@ -286,7 +289,7 @@ class DocLookup:
             offset += segment.doc_count_all()
         ids = [segment.segment_id() for segment, _ in self._segments]
         self._view = view if view is not None and [
-            leaf.segment().segment_id() for leaf, _ in view.leaves()] == ids else None
+            segment_name(leaf) for leaf, _ in view.leaves()] == ids else None
         self._referenced = {record.segment for record in files.values()}
         self._readers: dict[str, Any] = {}
 

@@ -4,6 +4,8 @@ column, deletions and the term dictionary, plus what is cached per segment.
 Works on the reader objects `index.py` opens without importing whoosh. The fast paths read
 whole blocks, columns and dictionary files at once through codec internals; each falls back to
 whoosh's public per-item API when the objects are not the expected classes (tests compare both).
+This is the only module that touches whoosh's private objects; tests/search/test_whoosh_internals.py
+checks every class, attribute and signature it relies on, and pyproject.toml pins whoosh-ng < 6.
 """
 
 from __future__ import annotations
@@ -21,6 +23,13 @@ from gitmem.search.rank import Windows, rank_factor
 TERMS = "terms"
 _RECORD = struct.Struct("!ii")  # key length, value length of one term-dictionary record
 _FIELD = struct.Struct("!H")  # a dictionary key starts with its field number
+
+
+def segment_name(leaf: Any) -> str | None:
+    """The id of the segment a leaf reader reads; None for a reader of no segment (an index
+    left without documents opens as whoosh's EmptyReader)."""
+    segment = leaf.segment()
+    return None if segment is None else str(segment.segment_id())
 
 
 def matcher_blocks(matcher: Any) -> Iterator[tuple[Iterable[int], Sequence[float]]]:
@@ -158,7 +167,7 @@ class SegmentCache:
 
     @staticmethod
     def _name(leaf: Any) -> str:
-        return str(leaf.segment().segment_id())
+        return segment_name(leaf) or ""
 
     def facts(self, leaf: Any) -> array[int]:
         name = self._name(leaf)

@@ -5,8 +5,8 @@
   the parsing is saved. Callers get their own copy of the entry list and metadata, so changing
   what they got never changes what the next caller sees (entries themselves are immutable).
 - The result of scanning a file for conflict markers, keyed by what lstat says of it (inode,
-  size, modification and change times), as git's index trusts an unchanged stat. A file whose
-  change time is less than SETTLE_NS old is scanned again on every call, so an edit made in the
+  size, modification and change times: gitmem/stamps.py), as git's index trusts an unchanged stat.
+  A file changed less than stamps.SETTLE_NS ago is scanned again on every call, so an edit made in the
   same clock tick as the scan is never missed (the change time cannot be set by hand).
 Off unless `enable()` is called: a one-shot CLI process would only fill it.
 """
@@ -16,18 +16,17 @@ from __future__ import annotations
 import dataclasses
 import os
 import threading
-import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from gitmem.format.entry import TopicFile
+from gitmem.stamps import Stamp, file_stamp, settled
 
 MAX_FILES = 50_000  # past this, the oldest are dropped first
-SETTLE_NS = 2_000_000_000  # change times closer to now than this are not trusted yet
 
 T = TypeVar("T")
 _cache: dict[tuple[str, str], tuple[str, TopicFile]] | None = None
-_scans: dict[tuple[str, str], tuple[tuple[int, ...], Any]] | None = None
+_scans: dict[tuple[str, str], tuple[Stamp, Any]] | None = None
 _derived: dict[tuple[str, str], tuple[str, object, Any]] = {}
 _guard = threading.Lock()
 
@@ -68,18 +67,15 @@ def by_stat(root: str, relpath: str, scan: Callable[[], T]) -> T:
     scans = _scans
     if scans is None:
         return scan()
-    try:
-        info = os.lstat(os.path.join(root, relpath))
-    except OSError:
+    signature = file_stamp(os.path.join(root, relpath))
+    if signature is None:
         return scan()
-    signature = (info.st_mode, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
-                 info.st_ctime_ns)
     key = (root, relpath)
     known = scans.get(key)
     if known is not None and known[0] == signature:
         return known[1]
     result = scan()
-    if time.time_ns() - max(info.st_ctime_ns, info.st_mtime_ns) > SETTLE_NS:
+    if settled(signature):
         with _guard:
             scans[key] = (signature, result)
             while len(scans) > MAX_FILES:

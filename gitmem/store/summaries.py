@@ -4,7 +4,7 @@ A file's summary (its entries' titles and fields, whether it holds conflict mark
 cannot be read) is kept in the catalog's database with the stamp (mtime, ctime, size, inode,
 mode) of the file it was read from. A read stats every file it needs and reads again only those whose stamp
 changed, so it sees hand edits exactly as a full re-read would while an unchanged tree costs one
-stat per file. A file changed less than RACY_SECONDS ago is never trusted by its stamp: a second
+stat per file. A file changed less than stamps.SETTLE_NS ago is never trusted by its stamp: a second
 edit within the same clock tick could leave the stamp as it was (git's "racy" case).
 
 Within a read that has just asked git which files differ from HEAD (a `GitView`: the context
@@ -25,7 +25,6 @@ import contextlib
 import json
 import os
 import sqlite3
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -36,9 +35,9 @@ from gitmem.format import layers as L
 from gitmem.format.entry import IMPORTANCE_RANK, Entry
 from gitmem.format.freshness import entry_volatility, parse_day
 from gitmem.format.markdown import conflict_marker_lines, parse_topic_file
+from gitmem.stamps import file_stamp, settled, stamp_text
 from gitmem.store.tree import read_memory_bytes
 
-RACY_SECONDS = 2.0
 # A summary_files stamp is the file's stat stamp, then "|head" when the summary was read from
 # exactly the bytes the commit in summary_meta 'head' holds for the path, "|other" when checked
 # against that commit and found different (or absent there), nothing when not checked since. (In
@@ -109,16 +108,11 @@ class EntrySummary:
 
 
 def _stamp(path: str) -> str | None:
-    """The stat stamp of a file; '' when it changed too recently to be trusted; None when gone."""
-    try:
-        info = os.lstat(path)
-    except OSError:
+    """The file's stamp (gitmem/stamps.py) as text; '' while it has not settled; None when gone."""
+    stamp = file_stamp(path)
+    if stamp is None:
         return None
-    if info.st_mtime > time.time() - RACY_SECONDS:
-        return ""
-    # The change time too: an edit that puts the modification time back (and keeps the size)
-    # still moves it, and it cannot be set by hand.
-    return f"{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_size}:{info.st_ino}:{info.st_mode}"
+    return stamp_text(stamp) if settled(stamp) else ""
 
 
 def _day(value: str) -> str:

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gitmem.documents.settle import DocTarget, document_target, settle
 from gitmem.errors import InvalidInputError, NotFoundError, ParseError
 from gitmem.format import layers as L
 from gitmem.format.conflicts import (
@@ -34,6 +35,7 @@ from gitmem.format.conflicts import (
 )
 from gitmem.format.markdown import conflict_marker_lines, parse_topic_file, render_entry
 from gitmem.fsio import write_text_atomic
+from gitmem.runtime.verbs import resolve_item
 from gitmem.store.tree import conflicted_files, read_memory_text
 from gitmem.sync.conflicts import list_conflicts, refresh_conflict_file, this_machine
 
@@ -65,6 +67,12 @@ def resolve(store: Store, target: str, how: str | None = None) -> ResolveResult:
     if how is not None and how not in HOW:
         raise InvalidInputError(f"unknown resolution {how!r} (use --ours, --theirs or --both)")
     merging = _git_operation_in_progress(store)
+    document = document_target(store, target)
+    if document is not None:
+        return _resolve_document(store, target, document, how, merging)
+    runtime_path = _runtime_record(store, target) if how is not None else None
+    if how is not None and runtime_path is not None:
+        return _resolve_runtime(store, target, runtime_path, how)
     with store.writing("resolve", absorb=False) as txn:
         path = _find_path(store, target)
         text = read_memory_text(store.root, path)  # ParseError naming a file that is no text
@@ -88,6 +96,42 @@ def resolve(store: Store, target: str, how: str | None = None) -> ResolveResult:
     commit = None if merging else store.git.head_oid()
     left = len(refresh_conflict_file(store))
     return ResolveResult(target, path, how or "edit", kept, new_ids, commit, left)
+
+
+def _resolve_document(store: Store, target: str, document: DocTarget, how: str | None,
+                      merging: bool) -> ResolveResult:
+    """A document's copy or record: settled by the documents tier (see documents/settle.py)."""
+    if merging:
+        raise InvalidInputError("a git merge is in progress in the store: finish it (`git commit`)"
+                                f" or abort it, then run `gitmem resolve {target}` again")
+    with store.writing("resolve", absorb=False) as txn:
+        settled = settle(store, txn, document, how, lambda block: _pick(block, how or "both"))
+        kept = _kept_words(settled.chosen, how or "edit") if settled.chosen else (
+            "generated the front matter again" if how else "kept the edited copy")
+        if settled.record_settled:
+            kept += f"; {document.doc_id} settled"
+        txn.message = f"resolve: {target} ({kept})"
+    left = len(refresh_conflict_file(store))
+    return ResolveResult(target, settled.path, how or "edit", kept, [], store.git.head_oid(), left)
+
+
+def _runtime_record(store: Store, target: str) -> str | None:
+    """The memories.json holding runtime record `target` in conflict, or None."""
+    if not target.startswith("rt-"):
+        return None
+    return next((c.path for c in list_conflicts(store) if c.kind == "record" and c.ref == target
+                 and c.path.endswith("/runtime/memories.json")), None)
+
+
+def _resolve_runtime(store: Store, target: str, path: str, how: str) -> ResolveResult:
+    """A runtime memory record in conflict: --ours or --theirs keeps that version of its text."""
+    if how == "both":
+        raise InvalidInputError(f"{target} is one runtime memory item: keep one version with --ours "
+                                "or --theirs (then add the other text with `gitmem runtime add`)")
+    resolve_item(store, target, how)
+    left = len(refresh_conflict_file(store))
+    return ResolveResult(target, path, how, f"kept {how}", [],
+                         store.git.head_oid(), left)
 
 
 def _git_operation_in_progress(store: Store) -> bool:

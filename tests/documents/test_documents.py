@@ -153,13 +153,20 @@ def test_hand_edit_of_a_copy_becomes_a_revision_never_overwritten(gm: Cli, repo:
     add(gm, write(repo, "a.md", "original\n"), "A")
     copy = gm.root / "global/documents/active/a.md"
     copy.write_text(copy.read_text() + "added by hand\n")
+    edited = copy.read_text()
     shown = gm.json("doc", "show", "global-doc-0001")
-    assert isinstance(shown, dict) and shown["editedByHand"] is True
+    # show names the revision an update is checked against: the pending hand edit counts
+    assert isinstance(shown, dict) and shown["editedByHand"] is True and shown["revision"] == 2
+    before = commit_count(gm.root)
     refused = gm("doc", "update", "global-doc-0001", write(repo, "a.md", "mine\n"), "--revision", "1")
-    assert refused.exit_code == 2 and "is at revision 2" in refused.stderr
-    assert "added by hand" in git(gm.root, "show", "HEAD:global/documents/active/a.md")
-    done = gm("doc", "update", "global-doc-0001", write(repo, "a.md", "mine\n"), "--revision", "2")
-    assert done.exit_code == 0 and index(gm.root)[0]["revision"] == 3
+    assert refused.exit_code == 2 and "is at revision 2, not 1" in refused.stderr
+    assert commit_count(gm.root) == before and copy.read_text() == edited  # nothing changed
+    assert git(gm.root, "status", "--porcelain") == " M global/documents/active/a.md\n"
+    done = gm("doc", "update", "global-doc-0001", write(repo, "a.md", "mine\n"), "--revision",
+              str(shown["revision"]))
+    assert done.exit_code == 0, done.output
+    assert index(gm.root)[0]["revision"] == 3
+    assert "added by hand" in git(gm.root, "show", "HEAD~1:global/documents/active/a.md")
 
 
 # -- archive, restore, search, access -----------------------------------------------------------

@@ -396,5 +396,8 @@ def test_a_runtime_record_in_conflict_points_to_the_verb_that_settles_it(
     [listed] = desktop.json("conflicts")  # type: ignore[misc]
     assert listed["kind"] == "record" and listed["settle"].startswith("gitmem runtime resolve rt-")
     assert "settle: gitmem runtime resolve" in desktop("conflicts").stdout
-    refused = desktop("resolve", listed["ref"], "--ours")
+    refused = desktop("resolve", listed["ref"])  # no text to edit: a record keeps one version
     assert refused.exit_code == 2 and f"`gitmem runtime resolve {listed['ref']}" in refused.stderr
+    settled = desktop("resolve", listed["ref"], "--ours")  # the ref the listing prints is taken
+    assert settled.exit_code == 0, settled.output
+    assert desktop("conflicts").exit_code == 1
