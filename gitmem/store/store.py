@@ -15,12 +15,12 @@ from gitmem.eventlog import log_event
 from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
 from gitmem.format.idmarks import MARKS_PATH
-from gitmem.format.normalize import Outcome
+from gitmem.format.normalize import Outcome, Problem
 from gitmem.fsio import is_temp_name, read_regular_text, read_text, refuse_link, sweep_temp
 from gitmem.observe.record import record
 from gitmem.resources import read_text as read_resource
 from gitmem.secrets.scan import refuse_hand_edit_secrets
-from gitmem.store import catchup, generated, handedits, journal, marks, tree
+from gitmem.store import catchup, generated, handedits, integrity, journal, marks, tree
 from gitmem.store.base import StoreBase
 from gitmem.store.registry import Registry, load_registry, save_registry
 from gitmem.store.txn import Located, WriteTxn, refuse_subagent
@@ -56,13 +56,28 @@ class Store(StoreBase):
         self._look = None  # a write (and every read after it) catches up for itself
         with self.locked():
             _ = self.registry  # a broken memory.json stops every write before anything changes
+            self.held = {}
             self.recover_interrupted()
             self.ignore_temp_files()
             # A tree found clean a moment ago under the lock needs no second status walk.
             clean = absorb and not self.absorb_hand_edits() and self._seen_clean
             txn = WriteTxn(verb, changed_elsewhere=self.catch_up_catalog(clean=clean))
-            yield txn
+            try:
+                yield txn
+                self.refuse_unparseable(txn.touched)
+            except Exception:
+                self.undo(txn)
+                raise
             self.finish(txn)
+
+    def refuse_unparseable(self, relpaths: list[str]) -> None:
+        """The last look before a commit: a file gitmem reads and cannot parse is never
+        committed (the write is refused and undone)."""
+        for relpath in relpaths:
+            problem = integrity.parse_problem(self.root, relpath)
+            if problem is not None:
+                raise InvalidInputError(f"{problem} — gitmem commits no file it cannot parse, so "
+                                        "nothing was written")
 
     @contextlib.contextmanager
     def batch(self, verb: str) -> Iterator[WriteTxn]:
@@ -131,7 +146,7 @@ class Store(StoreBase):
     def keep_marks(self, txn: WriteTxn) -> None:
         """A number whose entry left the files stays handed out: ids.json, in this commit."""
         text = marks.wanted(self.catalog, self.root)
-        if text is not None:
+        if text is not None and MARKS_PATH not in self.held:
             self.write_file(txn, MARKS_PATH, text)
 
     def record_write(self, verb: str, oid: str | None, paths: list[str], message: str) -> None:
@@ -154,6 +169,7 @@ class Store(StoreBase):
         verb, paths = found
         dirty = set(self.git.dirty_paths())
         paths = [p for p in paths if p in dirty]
+        paths = [p for p in paths if p not in self.hold_back(paths)]
         if paths:
             self.catalog.refresh(paths, self._read_lenient)
             paths += self.regenerate_layer_indexes(paths)
@@ -189,13 +205,12 @@ class Store(StoreBase):
             refuse_link(self.root, relpath)
         refuse_hand_edit_secrets(self.root, dirty, lambda path: self.git.read_file_at("HEAD", path))
         outcomes = self.normalize_paths(dirty, fix=True)
-        blocking = [p for o in outcomes for p in o.blocking]
-        if blocking:
-            more = f" (and {len(blocking) - 1} more)" if len(blocking) > 1 else ""
-            raise InvalidInputError(
-                f"{blocking[0]}{more} — this uncommitted hand edit cannot be committed, so nothing "
-                "was written; fix or remove it (`gitmem check` lists every problem) and retry"
-            )
+        held = self.hold_back(dirty, outcomes)
+        self.catalog.refresh([p for p in dirty if p in held], self._read_lenient)
+        dirty = [p for p in dirty if p not in held]
+        outcomes = [o for o in outcomes if o.path not in held]
+        if not dirty:
+            return []
         txn = WriteTxn("hand edit")
         for outcome in outcomes:
             if outcome.changed:
@@ -212,6 +227,19 @@ class Store(StoreBase):
         self.update_search_index(paths)
         self.record_write("hand edit", oid, paths, f"hand edit: {len(paths)} file(s)")
         return paths
+
+    def hold_back(self, relpaths: list[str], outcomes: list[Outcome] | None = None) -> dict[str, Problem]:
+        """The uncommitted files among these that no commit may take (integrity.held_back):
+        they are left as they are (never staged by gitmem), named in one note; writes into them are
+        refused (StoreBase.refuse_held) and every other write goes on."""
+        if outcomes is None:
+            outcomes = self.normalize_paths(relpaths, fix=False)
+        held = integrity.held_back(self.root, relpaths, outcomes)
+        new = {p: problem for p, problem in held.items() if p not in self.held}
+        self.held.update(held)
+        if new:
+            self.notes.append(integrity.held_note(self.held))
+        return held
 
     def _register_hand_made_workspaces(self, txn: WriteTxn, relpaths: list[str]) -> None:
         """A workspace folder someone created by hand joins memory.json like any other."""

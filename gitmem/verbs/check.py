@@ -102,7 +102,9 @@ def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
             return report
         with store.writing("check --fix", absorb=False) as txn:
             for outcome in outcomes:
-                if outcome.changed and store.write_file(txn, outcome.path, outcome.text):
+                # A file with an error is never committed, its fixable entries neither.
+                if outcome.changed and not outcome.blocking and \
+                        store.write_file(txn, outcome.path, outcome.text):
                     report.fixed.append(outcome.path)
                     report.assigned.extend(outcome.assigned)
             for scope, layer in legacy:
