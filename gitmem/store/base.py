@@ -16,7 +16,13 @@ from gitmem.format.conflicts import keep_blocks
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.markdown import append_entry_text, render_topic_file
 from gitmem.format.normalize import Problem
-from gitmem.fsio import read_regular_file, read_text, refuse_link, write_bytes_atomic, write_text_atomic
+from gitmem.fsio import (
+    read_regular_file,
+    read_text,
+    refuse_link,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 from gitmem.store import gitgate, journal, tree
 from gitmem.store.catalog import Catalog
 from gitmem.store.lock import store_lock

@@ -17,7 +17,7 @@ from gitmem.format.conflicts import ConflictBlock, conflict_blocks, parse_label
 from gitmem.format.markdown import conflict_marker_lines
 from gitmem.fsio import read_regular_text, read_text
 from gitmem.git.machine import machine_name
-from gitmem.sync.state import CONFLICT_FILE, ConflictRecord, load_sync_state, write_conflicts
+from gitmem.sync.state import ConflictRecord, load_sync_state, write_conflicts
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
