@@ -204,7 +204,8 @@ class GitRepo(RemoteOps):
                     index.add(rel)
                 elif rel in index:
                     index.remove(rel)
-            index.write()
+            with worktree.index_writing(self.git_dir):
+                index.write()
         except _GIT_ERRORS as exc:
             raise map_local_error(exc, "stage") from exc
 
@@ -298,7 +299,8 @@ class GitRepo(RemoteOps):
             raise GitLayerError(f"cannot fast-forward {self.branch()} to {str(target.id)[:12]}")
         try:
             # SAFE leaves (and fails on) local edits instead of overwriting them.
-            self._repo.checkout_tree(target.tree, strategy=CheckoutStrategy.SAFE)
+            with worktree.index_writing(self.git_dir):
+                self._repo.checkout_tree(target.tree, strategy=CheckoutStrategy.SAFE)
             self._repo.references.create(ref, target.id, force=True)
         except _GIT_ERRORS as exc:
             raise map_local_error(exc, "fast-forward") from exc

@@ -69,8 +69,12 @@ class StoreBase:
         return (self.root / "memory.json").is_file() and (self.root / ".git").exists()
 
     def require(self) -> None:
+        """StoreStateError when there is no store here. Every gitmem command comes through
+        here first: a git index lock a killed gitmem left is removed at once (gitgate)."""
         if not self.exists():
             raise StoreStateError(missing_store_message(self.root, self.root_source, self.cwd))
+        if not self.read_only and (self.root / ".git").is_dir():
+            gitgate.clear_orphaned_index_lock(self.root, self.root / ".git")
 
     @property
     def git(self) -> GitRepo:

@@ -139,6 +139,16 @@ def problems(root: Path) -> list[Problem]:
             and (problem := parse_problem(root, relpath)) is not None]
 
 
+def refuse_unparseable(root: Path, relpaths: list[str]) -> None:
+    """The last look before a write commits: a file gitmem reads and cannot parse is never
+    committed (InvalidInputError: the write is refused and undone)."""
+    for relpath in relpaths:
+        problem = parse_problem(root, relpath)
+        if problem is not None:
+            raise InvalidInputError(f"{problem} — gitmem commits no file it cannot parse, so "
+                                    "nothing was written")
+
+
 def held_back(root: Path, relpaths: list[str], outcomes: list[Outcome]) -> dict[str, Problem]:
     """Of these uncommitted files, those a write must leave out of its commit: memory files
     with an error (their normalization outcome says which), and the files gitmem reads and

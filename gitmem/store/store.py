@@ -16,11 +16,10 @@ from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
 from gitmem.format.idmarks import MARKS_PATH
 from gitmem.format.normalize import Outcome, Problem
-from gitmem.fsio import is_temp_name, read_regular_text, read_text, refuse_link, sweep_temp
+from gitmem.fsio import read_regular_text, read_text, sweep_temp
 from gitmem.observe.record import record
 from gitmem.resources import read_text as read_resource
-from gitmem.secrets.scan import refuse_hand_edit_secrets
-from gitmem.store import catchup, generated, handedits, integrity, journal, marks, tree
+from gitmem.store import absorb, catchup, generated, handedits, integrity, journal, marks, tree
 from gitmem.store.base import StoreBase
 from gitmem.store.registry import Registry, load_registry, save_registry
 from gitmem.store.txn import Located, WriteTxn, refuse_subagent
@@ -64,20 +63,12 @@ class Store(StoreBase):
             txn = WriteTxn(verb, changed_elsewhere=self.catch_up_catalog(clean=clean))
             try:
                 yield txn
-                self.refuse_unparseable(txn.touched)
+                integrity.refuse_unparseable(self.root, txn.touched)  # the last look
             except Exception:
                 self.undo(txn)
                 raise
             self.finish(txn)
 
-    def refuse_unparseable(self, relpaths: list[str]) -> None:
-        """The last look before a commit: a file gitmem reads and cannot parse is never
-        committed (the write is refused and undone)."""
-        for relpath in relpaths:
-            problem = integrity.parse_problem(self.root, relpath)
-            if problem is not None:
-                raise InvalidInputError(f"{problem} — gitmem commits no file it cannot parse, so "
-                                        "nothing was written")
 
     @contextlib.contextmanager
     def batch(self, verb: str) -> Iterator[WriteTxn]:
@@ -195,57 +186,12 @@ class Store(StoreBase):
         self._clear_journal()
 
     def absorb_hand_edits(self) -> list[str]:
-        """Commit changes someone made by hand (normalized) before our own write."""
-        found = self.git.dirty_paths()
-        self._seen_clean = not found
-        dirty = [p for p in found if not is_temp_name(p)]
-        if not dirty:
-            return []
-        for relpath in dirty:  # a link made by hand is neither followed nor committed
-            refuse_link(self.root, relpath)
-        refuse_hand_edit_secrets(self.root, dirty, lambda path: self.git.read_file_at("HEAD", path))
-        outcomes = self.normalize_paths(dirty, fix=True)
-        held = self.hold_back(dirty, outcomes)
-        self.catalog.refresh([p for p in dirty if p in held], self._read_lenient)
-        dirty = [p for p in dirty if p not in held]
-        outcomes = [o for o in outcomes if o.path not in held]
-        if not dirty:
-            return []
-        txn = WriteTxn("hand edit")
-        for outcome in outcomes:
-            if outcome.changed:
-                self.write_file(txn, outcome.path, outcome.text)
-        self._register_hand_made_workspaces(txn, dirty)
-        normalized = {o.path: o.topic for o in outcomes if o.topic is not None}
-        self.catalog.refresh(dirty, lambda p: normalized.get(p) or self._read_lenient(p))
-        self.keep_marks(txn)
-        paths = sorted(set(dirty) | set(self.regenerate_layer_indexes(dirty)) | set(txn.touched))
-        listing = "\n".join(f"- {p}" for p in paths)
-        oid = self.git.commit_paths(paths, f"hand edit: {len(paths)} file(s)\n\n{listing}\n")
-        self.catalog.set_meta("head", self.git.head_oid())
-        self._clear_journal()
-        self.update_search_index(paths)
-        self.record_write("hand edit", oid, paths, f"hand edit: {len(paths)} file(s)")
-        return paths
+        """Commit changes someone made by hand (normalized) before our own write; returns the
+        committed paths. What cannot be committed is left out (see absorb.hold_back)."""
+        return absorb.absorb_hand_edits(self)
 
     def hold_back(self, relpaths: list[str], outcomes: list[Outcome] | None = None) -> dict[str, Problem]:
-        """The uncommitted files among these that no commit may take (integrity.held_back):
-        they are left as they are (never staged by gitmem), named in one note; writes into them are
-        refused (StoreBase.refuse_held) and every other write goes on."""
-        if outcomes is None:
-            outcomes = self.normalize_paths(relpaths, fix=False)
-        held = integrity.held_back(self.root, relpaths, outcomes)
-        new = {p: problem for p, problem in held.items() if p not in self.held}
-        self.held.update(held)
-        if new:
-            self.notes.append(integrity.held_note(self.held))
-        return held
-
-    def _register_hand_made_workspaces(self, txn: WriteTxn, relpaths: list[str]) -> None:
-        """A workspace folder someone created by hand joins memory.json like any other."""
-        for key in sorted({role.scope for role in map(L.classify_path, relpaths)} - {"", L.GLOBAL}):
-            if key not in self.registry.workspaces:
-                self.register_workspace(txn, key)
+        return absorb.hold_back(self, relpaths, outcomes)
 
     def normalize_paths(self, relpaths: list[str], *, fix: bool,
                         dates_from_history: bool = False) -> list[Outcome]:
