@@ -39,6 +39,16 @@ _LOG_ORDER = SortMode.TOPOLOGICAL | SortMode.TIME
 _LOCK_RETRIES = 20  # a lock file a plain git command took meanwhile: wait for it, this many times
 
 
+def check_branch_name(name: str) -> str:
+    """`name` when git accepts it as a branch name (git's ref-format rules), else a one-line
+    InvalidInputError: an empty name, `..`, a leading `-`, spaces, `~^:?*[\\`, a `.lock` end."""
+    if not name or name.startswith("-") or name == "HEAD" or \
+            not pygit2.reference_is_valid_name(f"refs/heads/{name}"):
+        raise InvalidInputError(f"not a valid branch name: {name!r} (git's ref-format rules: "
+                                "no empty name, `..`, spaces, `~^:?*[\\`, leading `-` or `.lock` end)")
+    return name
+
+
 def _is_under(path: str, prefixes: list[str] | None) -> bool:
     """True when `path` is one of the prefixes or lies inside one (component-wise)."""
     if prefixes is None:

@@ -280,9 +280,10 @@ class Store(StoreBase):
     # -- init --------------------------------------------------------------------------------
     def init(self, *, branch: str = "main") -> bool:
         """Create the store (or adopt an existing repo); returns False when it already existed."""
-        from gitmem.git.repo import GitRepo
+        from gitmem.git.repo import GitRepo, check_branch_name
         from gitmem.store.system_doc import system_doc_stale
 
+        check_branch_name(branch)
         existed = self.exists()
         self.root.mkdir(parents=True, exist_ok=True)
         repo = GitRepo.init(self.root, branch=branch, token_file=self.root / "state" / "git-token")
