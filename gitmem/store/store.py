@@ -251,7 +251,8 @@ class Store(StoreBase):
 
     def regenerate_layer_indexes(self, relpaths: list[str]) -> list[str]:
         """Rewrite the layer index of every layer these topic files belong to; returns changed paths."""
-        return generated.regenerate_layer_indexes(self.root, self.catalog, relpaths, self.notes.append)
+        return generated.regenerate_layer_indexes(self.root, self.catalog, relpaths, self.notes.append,
+                                                  held=self.held)
 
     def update_search_index(self, relpaths: list[str]) -> None:
         """Keep an existing search index current for these files (no index: nothing to do).

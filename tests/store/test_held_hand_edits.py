@@ -157,3 +157,4 @@ def test_an_unparseable_file_pushed_by_plain_git_is_reported_on_every_machine(
     check = gm("check")
     assert check.exit_code == 2 and "global/documents/index.json:2:" in check.stdout
     assert remember(laptop, "Writes go on", "semantic", topic="notes").id
+
