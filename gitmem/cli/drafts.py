@@ -7,8 +7,10 @@ the shape of a new topic file). An edited draft is recorded by the same verbs as
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.errors import InvalidInputError
@@ -57,6 +59,29 @@ def render_draft(layer: str, now: datetime, title: str = "") -> str:
     values = {"title": title, "body": "", "today": now.date().isoformat(),
               "now": now.strftime("%Y-%m-%d %H:%M")}
     return HELP + "\n" + fill(read_text(f"templates/{template_name(layer)}"), values)
+
+
+def edit_draft(root: Path, original: str) -> tuple[str | None, Path]:
+    """Open the template in $VISUAL/$EDITOR as a file under state/drafts/ (None: not saved),
+    and the file's path. Text that is not UTF-8 is refused with the path of the draft, which
+    is kept so nothing typed is lost; the caller removes it once the entry is recorded."""
+    import click
+
+    folder = root / "state" / "drafts"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"new-{datetime.now().strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.md"
+    path.write_text(original, encoding="utf-8")
+    before = path.stat().st_mtime_ns
+    click.edit(filename=str(path), extension=".md")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise InvalidInputError(f"the draft is not UTF-8 text (line {line}, byte 0x{data[exc.start]:02x}): "
+                                f"nothing recorded; your text is kept in {path}") from None
+    saved = path.stat().st_mtime_ns != before or text != original
+    return (text if saved else None), path
 
 
 def read_draft(edited: str | None, original: str) -> Draft:

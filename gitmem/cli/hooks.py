@@ -133,14 +133,18 @@ def hooks_status(ctx: click.Context, repo: str | None, as_json: bool) -> None:
 def new(ctx: click.Context, layer: str, topic: str | None, title: str, allow_secret: bool, scope: str,
         as_json: bool) -> None:
     """Open an entry template in $VISUAL/$EDITOR and record it when saved."""
-    from gitmem.cli.drafts import read_draft, record_draft, render_draft
+    from gitmem.cli.drafts import edit_draft, read_draft, record_draft, render_draft
 
     store = get_store(ctx)
+    store.require()
     original = render_draft(layer, store.now(), title)
-    edited = click.edit(original, extension=".md", require_save=True)
-    draft = read_draft(edited, original)
-    print_write(record_draft(store, draft, layer, topic=topic, scope=scope, allow_secret=allow_secret),
-                as_json)
+    edited, path = edit_draft(store.root, original)
+    if edited is None or edited == original or not edited.strip():
+        path.unlink(missing_ok=True)  # unchanged or empty: nothing typed to keep
+    draft = read_draft(edited, original)  # a draft refused otherwise stays in state/drafts/
+    result = record_draft(store, draft, layer, topic=topic, scope=scope, allow_secret=allow_secret)
+    path.unlink(missing_ok=True)
+    print_write(result, as_json)
 
 
 @click.command(name="hook", hidden=True)

@@ -174,6 +174,8 @@ def revert(ctx: click.Context, entry_id: str, to: str | None, space: str | None,
         store, bare, _ref = _entry_store(ctx, entry_id, space)
         home, ref = get_store(ctx), None
     result = do_revert(store, bare, to=to)
+    if not result.changed and not as_json:  # the id alone would read as a revert made
+        click.echo(f"gitmem: note: {result.note or 'nothing changed'}", err=True)
     if ref is not None:
         print_entry_write(home, ref, result, as_json)
     else:

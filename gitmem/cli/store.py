@@ -46,6 +46,10 @@ def dirty_line(data: dict[str, Any]) -> str:
     if data.get("dirty_refused"):
         return (f"uncommitted: {count} file(s); the next write will refuse to run until this is"
                 f" fixed: {data['dirty_refused']}")
+    held = data.get("dirty_held") or []
+    if held:
+        return (f"uncommitted: {count} file(s); the next write leaves {len(held)} of them"
+                f" uncommitted until fixed (the rest becomes a hand edit commit): {held[0]}")
     return f"uncommitted: {count} file(s) (committed as a hand edit by the next write)"
 
 

@@ -139,6 +139,19 @@ def _moved_hint(path: str, role: FileRole, entry: Entry) -> list[Problem]:
                                    "the entry keeps it here (an Id never changes)")]
 
 
+DATE_FIELDS = ("Created", "Verified", "Valid-until")
+
+
+def _is_date(value: str) -> bool:
+    from datetime import date
+
+    try:
+        date.fromisoformat(value.strip())
+    except ValueError:
+        return False
+    return len(value.strip()) == 10
+
+
 def _entry_hints(path: str, role: FileRole, entry: Entry, numbered: bool) -> list[Problem]:
     """Advice: values gitmem does not know, and what normalization will fix."""
     problems = _moved_hint(path, role, entry)
@@ -152,6 +165,10 @@ def _entry_hints(path: str, role: FileRole, entry: Entry, numbered: bool) -> lis
     if volatility is not None and volatility not in VOLATILITY_VALUES:
         problems.append(hint(path, entry.line, f"bad Volatility {volatility!r} "
                                                f"(use {'|'.join(VOLATILITY_VALUES)}; guessed instead)"))
+    for name in DATE_FIELDS:
+        value = entry.fields.get(name)
+        if value is not None and not _is_date(value):
+            problems.append(hint(path, entry.line, f"bad {name} {value!r}: not a date (use YYYY-MM-DD)"))
     for name, line in entry.shape.repeated:
         if name != "Id":
             problems.append(hint(path, line, f"{name} given twice: the first value counts"))

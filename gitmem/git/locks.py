@@ -128,6 +128,19 @@ def committing_git() -> int | None:
     return None
 
 
+def under_git() -> bool:
+    """Whether this process runs under a git command (a hook), on Linux; False elsewhere."""
+    for pid in _ancestors()[1:]:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                argv0 = handle.read().split(b"\0", 1)[0]
+        except OSError:
+            return False
+        if os.path.basename(argv0.decode("utf-8", "replace")) == "git":
+            return True
+    return False
+
+
 def process_start(pid: int) -> float | None:
     """When a process started, in seconds since boot (Linux; to the clock tick), else None."""
     try:

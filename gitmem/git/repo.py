@@ -39,6 +39,16 @@ _LOG_ORDER = SortMode.TOPOLOGICAL | SortMode.TIME
 _LOCK_RETRIES = 20  # a lock file a plain git command took meanwhile: wait for it, this many times
 
 
+def check_branch_name(name: str) -> str:
+    """`name` when git accepts it as a branch name (git's ref-format rules), else a one-line
+    InvalidInputError: an empty name, `..`, a leading `-`, spaces, `~^:?*[\\`, a `.lock` end."""
+    if not name or name.startswith("-") or name == "HEAD" or \
+            not pygit2.reference_is_valid_name(f"refs/heads/{name}"):
+        raise InvalidInputError(f"not a valid branch name: {name!r} (git's ref-format rules: "
+                                "no empty name, `..`, spaces, `~^:?*[\\`, leading `-` or `.lock` end)")
+    return name
+
+
 def _is_under(path: str, prefixes: list[str] | None) -> bool:
     """True when `path` is one of the prefixes or lies inside one (component-wise)."""
     if prefixes is None:
@@ -204,7 +214,8 @@ class GitRepo(RemoteOps):
                     index.add(rel)
                 elif rel in index:
                     index.remove(rel)
-            index.write()
+            with worktree.index_writing(self.git_dir):
+                index.write()
         except _GIT_ERRORS as exc:
             raise map_local_error(exc, "stage") from exc
 
@@ -298,7 +309,8 @@ class GitRepo(RemoteOps):
             raise GitLayerError(f"cannot fast-forward {self.branch()} to {str(target.id)[:12]}")
         try:
             # SAFE leaves (and fails on) local edits instead of overwriting them.
-            self._repo.checkout_tree(target.tree, strategy=CheckoutStrategy.SAFE)
+            with worktree.index_writing(self.git_dir):
+                self._repo.checkout_tree(target.tree, strategy=CheckoutStrategy.SAFE)
             self._repo.references.create(ref, target.id, force=True)
         except _GIT_ERRORS as exc:
             raise map_local_error(exc, "fast-forward") from exc

@@ -11,6 +11,25 @@ import pygit2
 from pygit2.enums import FileMode
 
 from gitmem.fsio import write_bytes_atomic
+from gitmem.git.locks import process_start
+
+# Beside git's index lock while a gitmem process may hold it (its own, then libgit2's while the
+# index is written): which process that is, so that a lock left by one killed meanwhile is
+# known to be nobody's (gitmem/store/gitgate.py clears it at the next gitmem command).
+INDEX_OWNER = "gitmem-index.owner"
+
+
+@contextlib.contextmanager
+def index_writing(git_dir: Path) -> Iterator[None]:
+    """The span in which this process may hold .git/index.lock: recorded in INDEX_OWNER
+    (pid and start time) before the lock can be taken, removed once it cannot be any more."""
+    owner = git_dir / INDEX_OWNER
+    write_bytes_atomic(owner, f"{os.getpid()} {process_start(os.getpid())}\n".encode(), durable=False)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(owner)
 
 
 @contextlib.contextmanager
@@ -18,7 +37,8 @@ def index_held(git_dir: Path) -> Iterator[None]:
     """Hold git's index lock (.git/index.lock) while the index is read and changed in memory,
     as git itself does: a `git add` running meanwhile fails and is retried instead of being
     overwritten. The lock is let go just before libgit2 takes it again to write the index;
-    a `FileExistsError` here means another git process holds it (the caller retries)."""
+    a `FileExistsError` here means another git process holds it (the caller retries). The
+    caller is inside index_writing, so a kill at any point leaves a lock known to be stale."""
     lock = git_dir / "index.lock"
     fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
@@ -40,14 +60,15 @@ def stage(repo: pygit2.Repository, root: Path, paths: list[str]) -> pygit2.Index
     for rel in present:
         repo.create_blob_fromworkdir(rel)
     index = repo.index
-    with index_held(Path(repo.path)):
-        index.read(force=True)
-        for rel in dict.fromkeys(paths):
-            if rel in present:
-                index.add(rel)
-            elif rel in index:
-                index.remove(rel)
-    index.write()  # the index stays what is staged, also when no commit follows
+    with index_writing(Path(repo.path)):
+        with index_held(Path(repo.path)):
+            index.read(force=True)
+            for rel in dict.fromkeys(paths):
+                if rel in present:
+                    index.add(rel)
+                elif rel in index:
+                    index.remove(rel)
+        index.write()  # the index stays what is staged, also when no commit follows
     return index
 
 
@@ -87,22 +108,23 @@ def _rebuilt(repo: pygit2.Repository, tree: pygit2.Tree | None,
 def sync_work_tree(repo: pygit2.Repository, root: Path, tree: pygit2.Tree, paths: list[str]) -> None:
     """Make the work tree and index match `tree` at `paths`, keeping other index entries."""
     index = repo.index
-    with index_held(Path(repo.path)):
-        index.read(force=True)
-        for path in paths:
-            try:
-                obj = tree[path]
-            except KeyError:
-                obj = None
-            if isinstance(obj, pygit2.Blob):
-                executable = tree[path].filemode == FileMode.BLOB_EXECUTABLE
-                write_bytes_atomic(root / path, obj.data, mode=0o755 if executable else None)
-                index.add(path)
-            else:
-                remove_file(root, path)
-                if path in index:
-                    index.remove(path)
-    index.write()
+    with index_writing(Path(repo.path)):
+        with index_held(Path(repo.path)):
+            index.read(force=True)
+            for path in paths:
+                try:
+                    obj = tree[path]
+                except KeyError:
+                    obj = None
+                if isinstance(obj, pygit2.Blob):
+                    executable = tree[path].filemode == FileMode.BLOB_EXECUTABLE
+                    write_bytes_atomic(root / path, obj.data, mode=0o755 if executable else None)
+                    index.add(path)
+                else:
+                    remove_file(root, path)
+                    if path in index:
+                        index.remove(path)
+        index.write()
 
 
 def remove_file(root: Path, rel: str) -> None:

@@ -57,6 +57,11 @@ def pre_commit(root: Path) -> int:
     staged = gitcli.staged_changes(root)
     changes = [c for c in staged if _relevant(c.path)]
     runtime = sorted({scope for c in staged if (scope := _runtime_scope(c.path))})
+    if any(c.path == "SYSTEM.md" and c.status != "D" for c in staged):
+        # Generated: the commit keeps the hand edit (it stays in history), the next write
+        # renders the file again.
+        say("note: SYSTEM.md is generated: this commit keeps your edit, and the next gitmem "
+            "write renders it again; put lasting notes in global/INDEX.md")
     blobs = gitcli.read_blobs(root, [c.oid for c in changes if c.status != "D"])
     warming.join()  # import nothing on this thread before the warming one is done
     with gitgate.hook_turn(root, git_pid, timeout=LOCK_SECONDS):

@@ -11,11 +11,18 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.errors import ReadOnlyStoreError, StoreStateError, UnsafePathError
+from gitmem.errors import InvalidInputError, ReadOnlyStoreError, StoreStateError, UnsafePathError
 from gitmem.format.conflicts import keep_blocks
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.markdown import append_entry_text, render_topic_file
-from gitmem.fsio import read_text, refuse_link, write_text_atomic
+from gitmem.format.normalize import Problem
+from gitmem.fsio import (
+    read_regular_file,
+    read_text,
+    refuse_link,
+    write_bytes_atomic,
+    write_text_atomic,
+)
 from gitmem.store import gitgate, journal, tree
 from gitmem.store.catalog import Catalog
 from gitmem.store.lock import store_lock
@@ -53,14 +60,21 @@ class StoreBase:
         self._locked_at = 0.0  # when this object took the store lock (time.time())
         self.read_only = False  # set when a read found the store not writable for this user
         self.notes: list[str] = []  # one-line notes for the person (e.g. the index lags behind)
+        # Uncommitted hand edits this write leaves out (files gitmem cannot parse, memory
+        # files with an error): path -> the first problem. A write into one is refused.
+        self.held: dict[str, Problem] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
     def exists(self) -> bool:
         return (self.root / "memory.json").is_file() and (self.root / ".git").exists()
 
     def require(self) -> None:
+        """StoreStateError when there is no store here. Every gitmem command comes through
+        here first: a git index lock a killed gitmem left is removed at once (gitgate)."""
         if not self.exists():
             raise StoreStateError(missing_store_message(self.root, self.root_source, self.cwd))
+        if not self.read_only and (self.root / ".git").is_dir():
+            gitgate.clear_orphaned_index_lock(self.root, self.root / ".git")
 
     @property
     def git(self) -> GitRepo:
@@ -164,6 +178,7 @@ class StoreBase:
         A conflict block in the file is kept byte for byte or the write is refused, unless the
         write is `settling` it (gitmem resolve). `durable=False` skips the fsync, for a generated
         file the next write renders again if a power cut loses it."""
+        self.refuse_held(relpath)
         target = self.path(relpath)
         try:
             old = read_text(target)
@@ -182,6 +197,7 @@ class StoreBase:
         """Delete a memory file (its removal is committed with the write); False when absent.
         A file holding a conflict block is never removed this way."""
         refuse_link(self.root, relpath)
+        self.refuse_held(relpath)
         try:
             old = read_text(self.path(relpath))
         except FileNotFoundError:
@@ -191,6 +207,15 @@ class StoreBase:
         self.path(relpath).unlink()
         txn.note(relpath)
         return True
+
+    def refuse_held(self, relpath: str) -> None:
+        """A write into a file holding an uncommitted hand edit gitmem cannot commit is refused
+        before anything changes, naming what is wrong with it."""
+        problem = self.held.get(relpath)
+        if problem is not None:
+            raise InvalidInputError(f"{problem} — this uncommitted hand edit cannot be committed, "
+                                    "so nothing was written; fix it (`gitmem check` lists every "
+                                    "problem) and retry")
 
     def append_entry(self, txn: WriteTxn, relpath: str, entry: Entry) -> bool:
         """Append an entry to an existing topic file without parsing it; False when there is no
@@ -265,8 +290,27 @@ class StoreBase:
             gitgate.clear_stale_locks(self.root, self.git.git_dir, self._locked_at)
 
     def _journal(self, txn: WriteTxn, relpath: str) -> None:
-        """Record, before the first byte changes, which files this verb is about to write."""
+        """Record, before the first byte changes, which files this verb is about to write, and
+        keep what the file held (see undo)."""
+        if relpath not in txn.originals:
+            try:
+                txn.originals[relpath] = read_regular_file(self.path(relpath))
+            except FileNotFoundError:
+                txn.originals[relpath] = None
         journal.record(self.root, txn.verb, [*txn.touched, relpath])
+
+    def undo(self, txn: WriteTxn) -> None:
+        """Put back every file a refused write changed, as it was before: a refused write
+        changes nothing (no file, no commit, no index entry)."""
+        for relpath, data in txn.originals.items():
+            target = self.path(relpath)
+            if data is None:
+                target.unlink(missing_ok=True)
+            else:
+                write_bytes_atomic(target, data)
+        self._registry = None
+        self.catalog.refresh(sorted(txn.originals), lambda p: tree.read_lenient(self.root, p))
+        self._clear_journal()
 
     def _clear_journal(self) -> None:
         journal.clear(self.root)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from pathlib import Path
 
 from gitmem.format import layers as L
@@ -22,7 +22,8 @@ GITATTRIBUTES = (
 
 
 def regenerate_layer_indexes(root: Path, catalog: Catalog, relpaths: list[str],
-                             note: Callable[[str], None] | None = None) -> list[str]:
+                             note: Callable[[str], None] | None = None,
+                             held: Container[str] = ()) -> list[str]:
     """Rewrite the layer index of every layer these topic files belong to; returns changed paths.
 
     A folder where an index belongs cannot be replaced: it is left, named through `note`, and
@@ -37,6 +38,8 @@ def regenerate_layer_indexes(root: Path, catalog: Catalog, relpaths: list[str],
         relpath = L.layer_index_path(scope, layer)
         text = L.render_layer_index(scope, layer, catalog.topics(scope, layer))
         target = root / relpath
+        if relpath in held:  # a hand edit left uncommitted (entries written into it): kept
+            continue
         if target.is_dir() and not target.is_symlink():
             if note is not None:
                 note(f"{relpath} is a folder: the layer index was not written (move the folder away)")

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from gitmem.errors import GitLayerError, LockTimeoutError
+from gitmem.errors import GitLayerError, GitmemError, LockTimeoutError
 from gitmem.eventlog import log_event
 from gitmem.fsio import load_json_object, pid_alive, remove_file, write_json_atomic
 from gitmem.git.locks import (
@@ -30,14 +30,17 @@ from gitmem.git.locks import (
     head_oid,
     lock_files,
     process_start,
+    under_git,
 )
+from gitmem.git.worktree import INDEX_OWNER
 from gitmem.store.lock import open_store_lock
 
 COMMITS_DIR = "state/commits"
 HOOKS_STATE = "state/hooks.json"  # written by `gitmem hooks install`, removed by uninstall
 PLAIN_GIT_WAIT_SECONDS = 60.0  # a writer waits this long for a plain `git commit` to finish
 LIVE_LOCK_WAIT_SECONDS = 10.0  # ... and this long for a lock file some git process may hold
-UNKNOWN_HOLDER_AGE_SECONDS = 10.0  # without /proc: a lock this old and older than the write is stale
+UNKNOWN_HOLDER_AGE_SECONDS = 10.0
+OWNER_SPAN_SECONDS = 30.0  # an index.lock taken this long after a gitmem owner record is not its  # without /proc: a lock this old and older than the write is stale
 POLL_SECONDS = 0.005
 # Git commands that never take a lock: running, they cannot be what holds a lock file.
 READ_ONLY_GIT = frozenset({"log", "show", "diff", "grep", "blame", "cat-file", "ls-files", "ls-tree",
@@ -266,3 +269,65 @@ def leftover_locks(root: Path, git_dir: Path, older_than: float = 60.0) -> list[
             if now - os.lstat(lock).st_mtime > (2.0 if holders is not None else older_than):
                 found.append(_rel(root, lock))
     return sorted(found)
+
+
+# -- an index.lock a killed gitmem left behind ---------------------------------------------------
+def clear_orphaned_index_lock(root: Path, git_dir: Path) -> str | None:
+    """At every gitmem command (any verb, read or write, and the hooks): when the gitmem process
+    recorded as holding git's index lock (see git/worktree.index_writing) is gone, the
+    index.lock it may have left is removed (logged), so a plain `git commit` works again.
+    Returns the removed lock (relative to the store), None when there was none.
+
+    Not under a git command (a hook: its git holds the lock), not while a gitmem writer holds
+    the store lock (it clears stale locks itself), never a lock some running git may hold."""
+    owner = git_dir / INDEX_OWNER
+    try:
+        recorded = owner.read_text(encoding="utf-8")
+        since = os.lstat(owner).st_mtime
+    except (OSError, UnicodeDecodeError):
+        return None
+    if _owner_alive(recorded) or under_git():
+        return None
+    try:
+        lock = open_store_lock(root)
+    except (OSError, GitmemError):
+        return None
+    if not lock.try_acquire():
+        os.close(lock.fd)
+        return None
+    try:
+        return _clear_owned(root, git_dir, owner, recorded, since)
+    finally:
+        lock.release()
+
+
+def _owner_alive(recorded: str) -> bool:
+    pid_text, _, start = recorded.strip().partition(" ")
+    if not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    return pid_alive(pid) and start in ("None", "", str(process_start(pid)))
+
+
+def _clear_owned(root: Path, git_dir: Path, owner: Path, recorded: str, since: float) -> str | None:
+    """Under the store lock: remove the dead owner's record, and its index.lock when no running
+    git could hold it and it was taken while that owner may have held it."""
+    try:
+        if owner.read_text(encoding="utf-8") != recorded:
+            return None  # another gitmem process took the index meanwhile
+    except (OSError, UnicodeDecodeError):
+        return None
+    index_lock = git_dir / "index.lock"
+    removed = None
+    try:
+        mtime = os.lstat(index_lock).st_mtime
+    except FileNotFoundError:
+        mtime = None
+    if mtime is not None and since - 1.0 <= mtime <= since + OWNER_SPAN_SECONDS:
+        holders = _possible_holders(root)
+        nobody = holders == [] or (holders is None and time.time() - mtime > UNKNOWN_HOLDER_AGE_SECONDS)
+        if nobody:
+            removed = _remove_stale(root, index_lock)
+    if mtime is None or removed is not None:
+        remove_file(owner)
+    return removed

@@ -15,12 +15,11 @@ from gitmem.eventlog import log_event
 from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
 from gitmem.format.idmarks import MARKS_PATH
-from gitmem.format.normalize import Outcome
-from gitmem.fsio import is_temp_name, read_regular_text, read_text, refuse_link, sweep_temp
+from gitmem.format.normalize import Outcome, Problem
+from gitmem.fsio import read_regular_text, read_text, sweep_temp
 from gitmem.observe.record import record
 from gitmem.resources import read_text as read_resource
-from gitmem.secrets.scan import refuse_hand_edit_secrets
-from gitmem.store import catchup, generated, handedits, journal, marks, tree
+from gitmem.store import absorb, catchup, generated, handedits, integrity, journal, marks, tree
 from gitmem.store.base import StoreBase
 from gitmem.store.registry import Registry, load_registry, save_registry
 from gitmem.store.txn import Located, WriteTxn, refuse_subagent
@@ -56,13 +55,20 @@ class Store(StoreBase):
         self._look = None  # a write (and every read after it) catches up for itself
         with self.locked():
             _ = self.registry  # a broken memory.json stops every write before anything changes
+            self.held = {}
             self.recover_interrupted()
             self.ignore_temp_files()
             # A tree found clean a moment ago under the lock needs no second status walk.
             clean = absorb and not self.absorb_hand_edits() and self._seen_clean
             txn = WriteTxn(verb, changed_elsewhere=self.catch_up_catalog(clean=clean))
-            yield txn
+            try:
+                yield txn
+                integrity.refuse_unparseable(self.root, txn.touched)  # the last look
+            except Exception:
+                self.undo(txn)
+                raise
             self.finish(txn)
+
 
     @contextlib.contextmanager
     def batch(self, verb: str) -> Iterator[WriteTxn]:
@@ -131,7 +137,7 @@ class Store(StoreBase):
     def keep_marks(self, txn: WriteTxn) -> None:
         """A number whose entry left the files stays handed out: ids.json, in this commit."""
         text = marks.wanted(self.catalog, self.root)
-        if text is not None:
+        if text is not None and MARKS_PATH not in self.held:
             self.write_file(txn, MARKS_PATH, text)
 
     def record_write(self, verb: str, oid: str | None, paths: list[str], message: str) -> None:
@@ -154,6 +160,7 @@ class Store(StoreBase):
         verb, paths = found
         dirty = set(self.git.dirty_paths())
         paths = [p for p in paths if p in dirty]
+        paths = [p for p in paths if p not in self.hold_back(paths)]
         if paths:
             self.catalog.refresh(paths, self._read_lenient)
             paths += self.regenerate_layer_indexes(paths)
@@ -179,45 +186,12 @@ class Store(StoreBase):
         self._clear_journal()
 
     def absorb_hand_edits(self) -> list[str]:
-        """Commit changes someone made by hand (normalized) before our own write."""
-        found = self.git.dirty_paths()
-        self._seen_clean = not found
-        dirty = [p for p in found if not is_temp_name(p)]
-        if not dirty:
-            return []
-        for relpath in dirty:  # a link made by hand is neither followed nor committed
-            refuse_link(self.root, relpath)
-        refuse_hand_edit_secrets(self.root, dirty, lambda path: self.git.read_file_at("HEAD", path))
-        outcomes = self.normalize_paths(dirty, fix=True)
-        blocking = [p for o in outcomes for p in o.blocking]
-        if blocking:
-            more = f" (and {len(blocking) - 1} more)" if len(blocking) > 1 else ""
-            raise InvalidInputError(
-                f"{blocking[0]}{more} — this uncommitted hand edit cannot be committed, so nothing "
-                "was written; fix or remove it (`gitmem check` lists every problem) and retry"
-            )
-        txn = WriteTxn("hand edit")
-        for outcome in outcomes:
-            if outcome.changed:
-                self.write_file(txn, outcome.path, outcome.text)
-        self._register_hand_made_workspaces(txn, dirty)
-        normalized = {o.path: o.topic for o in outcomes if o.topic is not None}
-        self.catalog.refresh(dirty, lambda p: normalized.get(p) or self._read_lenient(p))
-        self.keep_marks(txn)
-        paths = sorted(set(dirty) | set(self.regenerate_layer_indexes(dirty)) | set(txn.touched))
-        listing = "\n".join(f"- {p}" for p in paths)
-        oid = self.git.commit_paths(paths, f"hand edit: {len(paths)} file(s)\n\n{listing}\n")
-        self.catalog.set_meta("head", self.git.head_oid())
-        self._clear_journal()
-        self.update_search_index(paths)
-        self.record_write("hand edit", oid, paths, f"hand edit: {len(paths)} file(s)")
-        return paths
+        """Commit changes someone made by hand (normalized) before our own write; returns the
+        committed paths. What cannot be committed is left out (see absorb.hold_back)."""
+        return absorb.absorb_hand_edits(self)
 
-    def _register_hand_made_workspaces(self, txn: WriteTxn, relpaths: list[str]) -> None:
-        """A workspace folder someone created by hand joins memory.json like any other."""
-        for key in sorted({role.scope for role in map(L.classify_path, relpaths)} - {"", L.GLOBAL}):
-            if key not in self.registry.workspaces:
-                self.register_workspace(txn, key)
+    def hold_back(self, relpaths: list[str], outcomes: list[Outcome] | None = None) -> dict[str, Problem]:
+        return absorb.hold_back(self, relpaths, outcomes)
 
     def normalize_paths(self, relpaths: list[str], *, fix: bool,
                         dates_from_history: bool = False) -> list[Outcome]:
@@ -277,7 +251,8 @@ class Store(StoreBase):
 
     def regenerate_layer_indexes(self, relpaths: list[str]) -> list[str]:
         """Rewrite the layer index of every layer these topic files belong to; returns changed paths."""
-        return generated.regenerate_layer_indexes(self.root, self.catalog, relpaths, self.notes.append)
+        return generated.regenerate_layer_indexes(self.root, self.catalog, relpaths, self.notes.append,
+                                                  held=self.held)
 
     def update_search_index(self, relpaths: list[str]) -> None:
         """Keep an existing search index current for these files (no index: nothing to do).
@@ -306,9 +281,10 @@ class Store(StoreBase):
     # -- init --------------------------------------------------------------------------------
     def init(self, *, branch: str = "main") -> bool:
         """Create the store (or adopt an existing repo); returns False when it already existed."""
-        from gitmem.git.repo import GitRepo
+        from gitmem.git.repo import GitRepo, check_branch_name
         from gitmem.store.system_doc import system_doc_stale
 
+        check_branch_name(branch)
         existed = self.exists()
         self.root.mkdir(parents=True, exist_ok=True)
         repo = GitRepo.init(self.root, branch=branch, token_file=self.root / "state" / "git-token")

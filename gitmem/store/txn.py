@@ -20,6 +20,9 @@ class WriteTxn:
     # Topic files changed by a pull or a plain-git commit: their layer indexes are refreshed too.
     changed_elsewhere: list[str] = field(default_factory=list)
     cataloged: set[str] = field(default_factory=set)  # files whose catalog rows are already current
+    # The bytes of each file before this write first changed it (None: it did not exist), so
+    # that a write refused half-way puts every file back as it was.
+    originals: dict[str, bytes | None] = field(default_factory=dict)
 
     def note(self, relpath: str) -> None:
         if relpath not in self.touched:

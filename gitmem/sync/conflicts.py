@@ -17,7 +17,7 @@ from gitmem.format.conflicts import ConflictBlock, conflict_blocks, parse_label
 from gitmem.format.markdown import conflict_marker_lines
 from gitmem.fsio import read_regular_text, read_text
 from gitmem.git.machine import machine_name
-from gitmem.sync.state import CONFLICT_FILE, ConflictRecord, load_sync_state, write_conflicts
+from gitmem.sync.state import ConflictRecord, load_sync_state, write_conflicts
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
@@ -182,7 +182,9 @@ def refresh_conflict_file(store: Store) -> list[ConflictRecord]:
 
 
 def refuse_unfinished(store: Store) -> None:
-    """ConflictError while a git merge is half done or an edited file still holds markers."""
+    """ConflictError while a git merge is half done. A file edited and still holding markers
+    does not stop the sync: the hand-edit gate leaves it uncommitted (Store.hold_back) and the
+    sync goes on without it, unless the remote changed that file too (refuse_incoming_held)."""
     gitdir = store.root / ".git"
     for name in ("MERGE_HEAD", "rebase-merge", "rebase-apply"):
         if (gitdir / name).exists():
@@ -190,14 +192,16 @@ def refuse_unfinished(store: Store) -> None:
                 "a git merge or rebase is in progress in the store: finish it (commit or"
                 " `git rebase --continue`) or abort it, then run `gitmem sync`"
             )
-    dirty = store.git.dirty_paths()
-    known = [c for c in recorded_conflicts(store) if c.path in set(dirty)]
-    left = [c for c in current_conflicts(store, known, dirty, scan_all=False)
-            if not is_record_file(c.path)]  # a record in conflict stays valid JSON: sync goes on
-    if left:
-        write_conflicts(store.root, current_conflicts(store, recorded_conflicts(store), dirty))
-        files = ", ".join(dict.fromkeys(c.path for c in left))
+
+
+def refuse_incoming_held(store: Store, head: str, theirs: str) -> None:
+    """ConflictError, before anything arrives, when the remote changed a file left uncommitted
+    because it cannot be committed yet (markers, unparseable): merging would overwrite it."""
+    held = sorted(set(store.held) & set(store.git.changed_between(head, theirs)))
+    if held:
+        files = ", ".join(str(store.held[p]) for p in held)
         raise ConflictError(
-            f"conflict markers remain in {files}: finish resolving (see {CONFLICT_FILE}) and"
-            " remove every marker line, then run `gitmem resolve ID` (or `gitmem sync`)"
+            f"the remote changed {files}, which holds an uncommitted edit gitmem cannot commit yet; "
+            "nothing was changed: finish it (remove every marker line, fix what `gitmem check` "
+            "names), then run `gitmem sync`"
         )

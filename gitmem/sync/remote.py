@@ -57,6 +57,10 @@ def prepare_url(url: str, cwd: Path) -> tuple[str, str | None]:
 
 def remote_set(store: Store, url: str, *, branch: str | None = None) -> dict[str, Any]:
     """Point the store at `url` (git config + memory.json, both credential-free); one commit."""
+    from gitmem.git.repo import check_branch_name
+
+    if branch is not None:
+        check_branch_name(branch)
     clean, secret = prepare_url(url, store.cwd)
     store.require()
     placement = place_token(store.root, clean, secret) if secret else None
@@ -97,8 +101,9 @@ def init_remote_store(store: Store, *, remote: str | None, branch: str) -> InitR
     store is created with the remote as origin and the first `gitmem sync` pushes it. Every
     failure to reach the remote leaves the folder as it was.
     """
-    from gitmem.git.repo import GitRepo
+    from gitmem.git.repo import GitRepo, check_branch_name
 
+    check_branch_name(branch)
     if remote is None or store.exists():
         created = store.init(branch=branch)
         configure_merge_driver(store.root)

@@ -6,7 +6,7 @@ same tree with both versions of each colliding entry, either can resolve it, and
 them wrote is only on its disk. While markers remain `gitmem sync` still exchanges commits (so a
 resolution made on the other machine arrives) but exits 3, and `state/CONFLICT.md` says where the
 markers are and which version came from where. A file being resolved (edited, markers still in
-it) stops the sync before anything is committed.
+it) is left out of the sync's commits (a note says so) unless the remote changed it too.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from gitmem.sync.conflicts import (  # noqa: F401 - list_conflicts, is_record_fi
     is_record_file,
     list_conflicts,
     recorded_conflicts,
+    refuse_incoming_held,
     refuse_unfinished,
 )
 from gitmem.sync.state import CONFLICT_FILE, ConflictRecord, log_event, record_sync, write_conflicts
@@ -161,6 +162,7 @@ def _sync_locked(store: Store, report: SyncReport, attempts: int, say: Callable[
     if git.upstream(report.branch) is None:  # stores made before init/remote set tracked it
         git.set_upstream(report.branch, REMOTE)
     _ = store.registry  # a broken memory.json stops the sync before anything changes
+    store.held = {}
     store.recover_interrupted()
     report.committed = store.absorb_hand_edits()
     report.committed += import_runtime_edits(store)
@@ -244,6 +246,7 @@ def _integrate(store: Store, report: SyncReport, theirs: str | None,
         )
     if base == theirs:
         return True  # only local commits: push them
+    refuse_incoming_held(store, head, theirs)
     if base == head:
         say("fast-forwarding")
         _fast_forward(store, report, head, theirs)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from gitmem.errors import ParseError
 from gitmem.format import layers as L
-from gitmem.format.normalize import Problem
-from gitmem.store import tree
+from gitmem.format.normalize import Outcome, Problem
+from gitmem.store import integrity, tree
 from gitmem.store.recovery import store_problems
 from gitmem.verbs.legacy import migrate_legacy_layer
 
@@ -63,20 +63,57 @@ def legacy_layers(store: Store) -> tuple[list[tuple[str, str]], list[Problem]]:
     return found, problems
 
 
-def add_relation_findings(store: Store, report: CheckReport) -> None:
-    """Related and Paths fields: unknown types and dangling links fail; legacy values are hints."""
-    from gitmem.verbs.relations import relation_report
-
-    problems, hints = relation_report(store)
-    report.problems.extend(problems + hints)
-
-
 def settle_duplicates(store: Store) -> dict[str, str]:
     """An Id in two topic files, one of them published (a plain `git pull` brought it): this
     machine's entry is renumbered, in a commit of its own (githooks/collisions.py)."""
     from gitmem.githooks.collisions import published_ref, settle_collisions
 
     return settle_collisions(store, published_ref(store), absorb=False).renumbered
+
+
+@dataclass
+class Findings:
+    """What one look over the store found: every problem (errors and hints), and what a fix
+    works from (the normalization outcomes, the legacy layer files holding entries)."""
+
+    problems: list[Problem]
+    outcomes: list[Outcome]
+    legacy: list[tuple[str, str]]
+
+
+def find_problems(store: Store, *, fix: bool = False) -> Findings:
+    """Every problem in the store, read from every file gitmem reads: the memory files (the
+    normalization rules), its JSON files and document copies, the folders, the leftovers of
+    crashes, links, relations. `check` prints these; `status` lists the errors among them.
+    The caller holds the store lock (or reads without one, see Store.reading)."""
+    outcomes = store.normalize_paths(store.all_memory_files(), fix=fix, dates_from_history=fix)
+    problems = tree.invalid_scope_folders(store.root) + tree.layer_index_folders(store.root)
+    for outcome in outcomes:
+        problems.extend(outcome.problems)
+    problems.extend(integrity.problems(store.root))  # JSON files, document copies
+    problems.extend(store_problems(store))  # leftovers of crashes, links, temp files
+    legacy, unreadable = legacy_layers(store)
+    problems.extend(unreadable)
+    for scope, layer in legacy:
+        problems.append(Problem(L.layer_index_path(scope, layer), 1,
+                                "legacy layer file holds entries: they belong in topic files",
+                                fixable=True))
+    from gitmem.verbs.relations import relation_report
+
+    errors, hints = relation_report(store)
+    problems.extend(errors + hints)
+    return Findings(_unique(problems), outcomes, legacy)
+
+
+def _unique(problems: list[Problem]) -> list[Problem]:
+    """Each finding once (a file can be reached by two of the looks), in the order found."""
+    seen: set[str] = set()
+    found = []
+    for problem in problems:
+        if (key := f"{problem.severity} {problem}") not in seen:
+            seen.add(key)
+            found.append(problem)
+    return found
 
 
 def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
@@ -86,26 +123,18 @@ def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
     with store.locked() if fix else store.reading():
         if fix:
             report.renumbered = settle_duplicates(store)
-        outcomes = store.normalize_paths(store.all_memory_files(), fix=fix, dates_from_history=fix)
-        report.problems.extend(tree.invalid_scope_folders(store.root))
-        for outcome in outcomes:
-            report.problems.extend(outcome.problems)
-        report.problems.extend(store_problems(store))  # leftovers of crashes, links, temp files
-        legacy, unreadable = legacy_layers(store)
-        report.problems.extend(unreadable)
-        for scope, layer in legacy:
-            report.problems.append(Problem(L.layer_index_path(scope, layer), 1,
-                                           "legacy layer file holds entries: they belong in topic files",
-                                           fixable=True))
-        add_relation_findings(store, report)
+        findings = find_problems(store, fix=fix)
+        report.problems.extend(findings.problems)
         if not fix:
             return report
         with store.writing("check --fix", absorb=False) as txn:
-            for outcome in outcomes:
-                if outcome.changed and store.write_file(txn, outcome.path, outcome.text):
+            for outcome in findings.outcomes:
+                # A file with an error is never committed, its fixable entries neither.
+                if outcome.changed and not outcome.blocking and \
+                        store.write_file(txn, outcome.path, outcome.text):
                     report.fixed.append(outcome.path)
                     report.assigned.extend(outcome.assigned)
-            for scope, layer in legacy:
+            for scope, layer in findings.legacy:
                 report.fixed.extend(migrate_legacy_layer(store, txn, scope, layer))
             txn.message = f"check --fix: {len(report.fixed)} file(s) normalized"
         report.commit = store.git.head_oid() if report.fixed else None

@@ -10,11 +10,13 @@ from gitmem.fsio import is_temp_name, refuse_link
 from gitmem.redaction import redact
 from gitmem.secrets.scan import refuse_hand_edit_secrets
 from gitmem.serve.state import describe as describe_server
+from gitmem.store import integrity
 from gitmem.store.recovery import leftovers
 from gitmem.store.store import Store
 from gitmem.store.system_doc import system_doc_stale
 from gitmem.store.tree import scan_tree
 from gitmem.sync.state import load_sync_state
+from gitmem.verbs.check import find_problems
 
 
 def status(store: Store) -> dict[str, Any]:
@@ -22,6 +24,7 @@ def status(store: Store) -> dict[str, Any]:
     store.require()
     with store.reading():
         store.catch_up_catalog()
+        findings = find_problems(store)
     counts = store.catalog.counts()
     layers: dict[str, dict[str, dict[str, int]]] = {}
     for (scope, layer), (files, entries) in sorted(counts.items()):
@@ -30,8 +33,6 @@ def status(store: Store) -> dict[str, Any]:
     sync_state = sync_outcome(load_sync_state(store.root), git.remote_url())
     dirty = git.dirty_paths()
     on_disk = scan_tree(store.root)
-    problems = {f"{path}:{line}: {reason}" for path, line, reason in store.catalog.problems()}
-    problems.update(str(problem) for problem in on_disk.problems)
     data: dict[str, Any] = {
         "root": str(store.root),
         "branch": git.branch(),
@@ -39,12 +40,14 @@ def status(store: Store) -> dict[str, Any]:
         "remote": git.remote_url(),
         "dirty": dirty,
         "dirty_refused": hand_edit_refusal(store, dirty) if dirty else None,
+        "dirty_held": held_hand_edits(store, dirty) if dirty else [],
         "entries": sum(entries for _, entries in counts.values()),
         "layers": layers,
         "workspaces": _workspaces(store),
         "system_doc_stale": system_doc_stale(store.root),
         "conflicts": on_disk.conflicted,
-        "problems": sorted(problems),
+        # The errors of `gitmem check`, from the same look (verbs.check.find_problems).
+        "problems": [str(p) for p in findings.problems if p.is_error],
         "sync": sync_state,
         "leftovers": [str(p) for p in leftovers(store)],
     }
@@ -54,9 +57,10 @@ def status(store: Store) -> dict[str, Any]:
 
 
 def hand_edit_refusal(store: Store, dirty: list[str]) -> str | None:
-    """Why the next write would refuse these uncommitted hand edits (None: it commits them).
+    """Why the next write would refuse these uncommitted hand edits (None: it commits them,
+    or leaves out those it cannot commit: see held_hand_edits).
 
-    The checks of Store.absorb_hand_edits, in the same order, changing nothing."""
+    The refusals of Store.absorb_hand_edits, in the same order, changing nothing."""
     dirty = [p for p in dirty if not is_temp_name(p)]
     try:
         for relpath in dirty:
@@ -64,11 +68,17 @@ def hand_edit_refusal(store: Store, dirty: list[str]) -> str | None:
         refuse_hand_edit_secrets(store.root, dirty, lambda path: store.git.read_file_at("HEAD", path))
     except GitmemError as exc:
         return str(exc)
-    blocking = [p for o in store.normalize_paths(dirty, fix=False) for p in o.blocking]
-    if not blocking:
-        return None
-    more = f" (and {len(blocking) - 1} more)" if len(blocking) > 1 else ""
-    return f"{blocking[0]}{more}"
+    return None
+
+
+def held_hand_edits(store: Store, dirty: list[str]) -> list[str]:
+    """The uncommitted files the next write leaves uncommitted (`path:line: reason`): those
+    gitmem cannot parse and memory files with an error (integrity.held_back, changing nothing)."""
+    dirty = [p for p in dirty if not is_temp_name(p)]
+    with store.reading():
+        outcomes = store.normalize_paths(dirty, fix=False)
+    held = integrity.held_back(store.root, dirty, outcomes)
+    return [str(held[p]) for p in sorted(held)]
 
 
 def sync_outcome(state: dict[str, Any], remote: str | None) -> dict[str, Any] | None:

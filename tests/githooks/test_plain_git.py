@@ -153,3 +153,25 @@ def test_a_commit_all_whose_hook_waits_for_a_writer_holding_the_store_lands(hook
     assert commit.returncode == 0, err
     assert "Second version" in git(hooked.root, "show", "HEAD:global/procedural/tracked.md")
     assert written.id and written.id in git(hooked.root, "show", "HEAD:global/semantic/general.md")
+
+
+def test_a_commit_of_a_hand_edited_system_doc_says_it_is_generated(hooked: Store) -> None:
+    system = hooked.root / "SYSTEM.md"
+    system.write_text(system.read_text() + "\nMy own note.\n")
+    git(hooked.root, "add", "SYSTEM.md")
+    done = subprocess.run(["git", "commit", "-q", "-m", "system by hand"], cwd=hooked.root, text=True,
+                          capture_output=True, env={**os.environ, **GIT_ENV})
+    assert done.returncode == 0, done.stderr
+    assert "SYSTEM.md is generated" in done.stderr and "global/INDEX.md" in done.stderr
+    assert "My own note." in git(hooked.root, "show", "HEAD:SYSTEM.md")  # kept in history
+
+
+def test_a_bad_verified_date_committed_with_plain_git_gets_a_hint(hooked: Store) -> None:
+    path = hooked.root / "global" / "semantic" / "dated.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("# dated\n\n## Dated by hand\ntext\n\n**Verified:** not-a-date\n")
+    git(hooked.root, "add", str(path))
+    done = subprocess.run(["git", "commit", "-q", "-m", "dated"], cwd=hooked.root, text=True,
+                          capture_output=True, env={**os.environ, **GIT_ENV})
+    assert done.returncode == 0, done.stderr
+    assert "bad Verified 'not-a-date': not a date (use YYYY-MM-DD)" in done.stderr

@@ -104,7 +104,10 @@ def test_a_second_id_line_is_reported_and_never_dropped(gm: Cli) -> None:
     text = (gm.root / DB).read_text()
     doubled = text.replace(f"**Id:** {first}\n", f"**Id:** {first}\n**Id:** global-sem-0007\n")
     (gm.root / DB).write_text(doubled)
-    refused = gm("remember", "Another fact", "-l", "semantic", "-t", "other")
+    elsewhere = gm("remember", "Another fact", "-l", "semantic", "-t", "other")
+    assert elsewhere.exit_code == 0 and "gitmem: note: left uncommitted" in elsewhere.stderr
+    assert f"{DB}:" in elsewhere.stderr and DB in git(gm.root, "status", "--porcelain")
+    refused = gm("remember", "Into that file", "-l", "semantic", "-t", "db")
     assert refused.exit_code == 2 and "second Id line" in refused.stderr
     assert (gm.root / DB).read_text() == doubled
     plain_commit(gm.root)
@@ -195,15 +198,21 @@ def test_a_bad_file_arriving_through_sync_stops_nothing(tmp_path: Path, bare_rem
     assert listed.exit_code == 0 and "1 file skipped" in listed.stderr
 
 
-def test_an_unreadable_uncommitted_hand_edit_stops_a_write_with_a_clear_message(gm: Cli) -> None:
+def test_an_unreadable_uncommitted_hand_edit_is_left_out_and_blocks_no_other_write(gm: Cli) -> None:
     ok(gm, "remember", "One fact", "-l", "semantic", "-t", "db")
     append(gm.root, "global/semantic/pasted.md", b"## Pasted\n\xff\xfe\n")
     before = commit_count(gm.root)
     result = gm("remember", "Another fact", "-l", "semantic", "-t", "db")
-    assert result.exit_code == 2
-    assert result.stderr.startswith("gitmem: error: global/semantic/pasted.md:2: not UTF-8 text (byte 0xff)")
-    assert "uncommitted hand edit" in result.stderr and "internal error" not in result.stderr
-    assert commit_count(gm.root) == before
+    assert result.exit_code == 0 and "internal error" not in result.stderr
+    note = [line for line in result.stderr.splitlines() if line.startswith("gitmem: note: left uncommitted")]
+    assert len(note) == 1 and "global/semantic/pasted.md:2 (not UTF-8 text (byte 0xff))" in note[0]
+    assert commit_count(gm.root) == before + 1
+    assert "global/semantic/pasted.md" not in git(gm.root, "ls-files")
+    assert (gm.root / "global/semantic/pasted.md").read_bytes() == b"## Pasted\n\xff\xfe\n"
+    refused = gm("remember", "Into it", "-l", "semantic", "-t", "pasted")
+    assert refused.exit_code == 2
+    assert refused.stderr.startswith("gitmem: error: global/semantic/pasted.md:2: not UTF-8 text (byte 0xff)")
+    assert commit_count(gm.root) == before + 1
 
 
 def test_a_bom_is_kept_and_blocks_nothing(gm: Cli) -> None:

@@ -135,7 +135,8 @@ def test_files_are_left_as_written_when_a_hand_edit_has_an_error(tmp_path: Path)
     path.write_text(doubled)
     report = check_tree(store, fix=True)
     assert [str(p) for p in report.errors] and path.read_text() == doubled
+    remember(store, "another fact", "semantic", topic="b")  # elsewhere: the write goes on
     with pytest.raises(InvalidInputError, match="second Id line"):
-        remember(store, "another fact", "semantic", topic="b")
+        remember(store, "into that file", "semantic", topic="a")
     assert path.read_text() == doubled
     store.close()

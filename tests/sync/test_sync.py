@@ -374,8 +374,9 @@ def test_same_entry_edited_on_both_sides_conflicts_until_resolved(pair: tuple[St
     half = re.sub(r">>>>>>> [^\n]*\n", "", content, count=1)
     (b.root / relpath).write_text(half)
     before = head(b)
-    refused = run(b.root, "sync")
-    assert refused.exit_code == 3 and "finish resolving" in refused.stderr and head(b) == before
+    held = run(b.root, "sync")  # the file being resolved is left out; markers remain: exit 3
+    assert held.exit_code == 3 and "left uncommitted" in held.stderr and f"{relpath}:" in held.stderr
+    assert head(b) == before and text(b, relpath) == half
 
     (b.root / relpath).write_text(content)
     keep_side(b.root / relpath, 2)  # keep a's version

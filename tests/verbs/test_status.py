@@ -39,9 +39,12 @@ def test_a_hand_edit_the_next_write_would_refuse_is_not_promised(store: Store, g
     assert "(committed as a hand edit by the next write)" in status_text(gm)
     path.write_text(good + "\n## Bad hand edit\nText.\n\n**Id:** not-an-id\n", encoding="utf-8")
     text = status_text(gm)
-    assert "committed as a hand edit" not in text
-    assert "the next write will refuse to run until this is fixed" in text and "not-an-id" in text
+    assert "committed as a hand edit by the next write" not in text
+    assert "the next write leaves 1 of them uncommitted until fixed" in text and "not-an-id" in text
+    held = gm.json("status")["dirty_held"]  # type: ignore[index]
+    assert len(held) == 1 and held[0].startswith("global/semantic/notes.md:17: malformed Id 'not-an-id'")
     assert gm("remember", "Another", "--layer", "semantic", "--topic", "notes").exit_code == 2
+    assert gm("remember", "Elsewhere", "--layer", "semantic", "--topic", "other").exit_code == 0
 
 
 def test_status_shows_a_count_of_problems_and_the_first_few(store: Store, gm: Cli) -> None:

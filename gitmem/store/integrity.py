@@ -1,0 +1,168 @@
+"""The files gitmem reads besides the topic files (its JSON files, the front matter of document
+copies), and whether each one can be parsed.
+
+One rule for the whole store: gitmem never commits a file it reads and cannot parse. A hand
+edit that leaves such a file (or a memory file with an error) is held back: it stays in the
+working tree, uncommitted and unstaged, while everything else is committed; `status` and
+`check` name it, and a write into that very file is refused until it is fixed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gitmem.errors import InvalidInputError
+from gitmem.format import layers as L
+from gitmem.format.document import FRONT_MATTER_SCAN_LINES
+from gitmem.format.idmarks import MARKS_PATH
+from gitmem.format.normalize import Outcome, Problem
+from gitmem.format.records import load_record_list
+from gitmem.fsio import read_regular_file
+from gitmem.store import tree
+
+REGISTRY_PATH = "memory.json"
+# The record files and the key of the list each one holds (format/records.py).
+_RECORD_KEYS = {"runtime/memories.json": "items", "documents/index.json": "documents"}
+
+
+def json_kind(relpath: str) -> str | None:
+    """What a JSON file gitmem reads is ('registry', 'marks', 'records', 'meta'), else None."""
+    if relpath == REGISTRY_PATH:
+        return "registry"
+    if relpath == MARKS_PATH:
+        return "marks"
+    scope_dir, _, rest = _split_scope(relpath)
+    if scope_dir is None:
+        return None
+    if rest in _RECORD_KEYS:
+        return "records"
+    if rest == "meta.json" and scope_dir != L.GLOBAL:
+        return "meta"
+    return None
+
+
+def is_document_copy(relpath: str) -> bool:
+    """A managed copy of a project document: `<scope>/documents/{active,archived}/<name>.md`."""
+    scope_dir, _, rest = _split_scope(relpath)
+    parts = rest.split("/")
+    return (scope_dir is not None and len(parts) == 3 and parts[0] == "documents"
+            and parts[1] in ("active", "archived") and parts[2].endswith(".md"))
+
+
+def _split_scope(relpath: str) -> tuple[str | None, str, str]:
+    """(the scope folder, '/', the rest) of a path inside a scope; (None, '', '') elsewhere."""
+    if relpath.startswith(L.GLOBAL + "/"):
+        return L.GLOBAL, "/", relpath[len(L.GLOBAL) + 1:]
+    parts = relpath.split("/", 2)
+    if len(parts) == 3 and parts[0] == "workspaces" and L.is_workspace_key(parts[1]):
+        return f"workspaces/{parts[1]}", "/", parts[2]
+    return None, "", ""
+
+
+def parse_problem(root: Path, relpath: str) -> Problem | None:
+    """Why gitmem cannot parse this file it reads (None: it can, it is absent, or gitmem does
+    not read it). Memory files are judged by the normalization rules, not here."""
+    kind = json_kind(relpath)
+    if kind is None and not is_document_copy(relpath):
+        return None
+    try:
+        data = read_regular_file(root / relpath)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return Problem(relpath, 1, f"cannot be read: {exc.strerror or exc}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        return Problem(relpath, line, f"not UTF-8 text (byte 0x{data[exc.start]:02x})")
+    if kind is None:
+        return _copy_problem(root, relpath, text)
+    return _json_problem(relpath, kind, text)
+
+
+def _json_problem(relpath: str, kind: str, text: str) -> Problem | None:
+    if kind == "records":
+        key = _RECORD_KEYS[_split_scope(relpath)[2]]
+        try:
+            load_record_list(text, relpath, key)
+        except InvalidInputError as exc:
+            return _problem_from_message(relpath, str(exc))
+        return None
+    if kind == "marks" and not text.strip():
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return Problem(relpath, exc.lineno, f"not valid JSON ({exc.msg}, column {exc.colno}); "
+                       "fix it by hand or restore it with git")
+    if not isinstance(value, dict):
+        return Problem(relpath, 1, "must hold a JSON object; fix it by hand or restore it with git")
+    return None
+
+
+def _problem_from_message(relpath: str, message: str) -> Problem:
+    """A Problem from a `path:line: reason` (or `path: reason`) error message."""
+    rest = message.removeprefix(relpath).removeprefix(":")
+    line, sep, reason = rest.partition(":")
+    if sep and line.strip().isdigit():
+        return Problem(relpath, int(line), reason.strip())
+    return Problem(relpath, 1, rest.strip())
+
+
+def _copy_problem(root: Path, relpath: str, text: str) -> Problem | None:
+    """A document copy's front matter opened and never closed, or conflict markers in it."""
+    if text.startswith("---"):
+        lines = text.split("\n")
+        if not any(line.rstrip("\r") == "---" for line in lines[1:FRONT_MATTER_SCAN_LINES]):
+            return Problem(relpath, 1, "front matter opened by `---` is never closed")
+    if tree.document_conflicted(root, relpath, text):
+        return Problem(relpath, 1, "conflict markers left in a document copy")
+    return None
+
+
+def read_files(root: Path) -> list[str]:
+    """Every file on disk that parse_problem judges: the JSON files and the document copies."""
+    found = [p for p in (REGISTRY_PATH, MARKS_PATH) if (root / p).exists()]
+    for scope in tree.scope_keys(root):
+        base = L.scope_dir(scope)
+        names = [*_RECORD_KEYS, *(["meta.json"] if scope != L.GLOBAL else [])]
+        found += [f"{base}/{name}" for name in names if (root / base / name).exists()]
+    return found + tree.document_copies(root)
+
+
+def problems(root: Path) -> list[Problem]:
+    """What parse_problem finds in every file it judges (memory.json is reported by
+    recovery.leftovers, with the registry's own checks)."""
+    return [problem for relpath in read_files(root) if relpath != REGISTRY_PATH
+            and (problem := parse_problem(root, relpath)) is not None]
+
+
+def refuse_unparseable(root: Path, relpaths: list[str]) -> None:
+    """The last look before a write commits: a file gitmem reads and cannot parse is never
+    committed (InvalidInputError: the write is refused and undone)."""
+    for relpath in relpaths:
+        problem = parse_problem(root, relpath)
+        if problem is not None:
+            raise InvalidInputError(f"{problem} — gitmem commits no file it cannot parse, so "
+                                    "nothing was written")
+
+
+def held_back(root: Path, relpaths: list[str], outcomes: list[Outcome]) -> dict[str, Problem]:
+    """Of these uncommitted files, those a write must leave out of its commit: memory files
+    with an error (their normalization outcome says which), and the files gitmem reads and
+    cannot parse. Each comes with its first problem."""
+    held = {o.path: o.blocking[0] for o in outcomes if o.blocking}
+    for relpath in relpaths:
+        if relpath not in held and (problem := parse_problem(root, relpath)) is not None:
+            held[relpath] = problem
+    return held
+
+
+def held_note(held: dict[str, Problem]) -> str:
+    """The one line a write prints about the hand edits it left uncommitted."""
+    listed = ", ".join(f"{p.path}:{p.line} ({p.reason.split('; ')[0]})"
+                       for p in sorted(held.values(), key=lambda p: (p.path, p.line)))
+    return (f"left uncommitted, as gitmem commits no file it cannot parse: {listed}; everything "
+            "else was committed (`gitmem check` lists every problem)")
