@@ -221,17 +221,15 @@ class Store(StoreBase):
 
     def normalize_paths(self, relpaths: list[str], *, fix: bool,
                         dates_from_history: bool = False, gate: bool = False) -> list[Outcome]:
-        """Run the normalization rules over memory files in the working tree; a file that cannot
-        be read comes back as an outcome holding that error. `dates_from_history` gives entries
-        without a Created date the day they were first committed (check --fix). `gate`: the
-        check before committing hand edits, where a duplicate Id HEAD already had is a hint."""
+        """Run the normalization rules over memory files in the working tree (`gate`: edits about
+        to be committed); a file that cannot be read comes back as an outcome holding that error.
+        `dates_from_history` dates entries by their first commit (check --fix)."""
         self.catch_up_catalog()
         texts, unreadable = tree.read_texts(self.root, [p for p in relpaths if L.is_memory_file(p)])
         created = handedits.created_lookup(self.root, texts) if dates_from_history else None
-        committed = handedits.committed_reader(self.root) if gate else None
         return unreadable + handedits.normalize_texts(
             self.catalog, texts, today=self.today().isoformat(), fix=fix, created=created,
-            committed=committed)
+            committed=handedits.committed_reader(self.root) if gate else None)
 
     def normalize_texts(self, texts: dict[str, str], *, fix: bool,
                         gone: list[str] | None = None, gate: bool = False) -> list[Outcome]:
