@@ -146,9 +146,11 @@ def check(ctx: click.Context, fix: bool, as_json: bool) -> None:
     data = {"problems": [str(p) for p in report.problems],
             "remaining": [str(p) for p in report.remaining],
             "errors": [str(p) for p in errors], "hints": [str(p) for p in hints],
-            "fixed": report.fixed, "assigned": report.assigned, "renumbered": report.renumbered}
+            "fixed": report.fixed, "assigned": report.assigned, "renumbered": report.renumbered,
+            "notes": report.notes}
     lines = ([f"renumbered {old} -> {new} (the published commit gives {old} to another entry)"
               for old, new in sorted(report.renumbered.items())]
+             + [f"note: {n}" for n in report.notes]
              + [str(p) for p in errors] + [f"hint: {p}" for p in hints]
              + [f"fixed: {p}" for p in report.fixed])
     emit(data, as_json, "\n".join(lines) or "all memory files are well-formed")

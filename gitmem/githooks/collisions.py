@@ -13,14 +13,19 @@ was moved to; only what remains is renumbered.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gitmem.errors import GitmemError, ParseError
 from gitmem.format import layers as L
+from gitmem.format.entry import TopicFile
 from gitmem.format.markdown import conflict_marker_lines, render_topic_file
 from gitmem.fsio import read_regular_file
+from gitmem.git import binary as gitcli
+from gitmem.merge.entries import same_entry
 from gitmem.merge.files import merge_file
-from gitmem.merge.moves import align_moves
+from gitmem.merge.moves import align_moves, only_generated
 from gitmem.merge.prep import clear_parse_cache, ids_of, parse_copy, renumber_local_ids
 from gitmem.store.tree import read_memory_text
 
@@ -56,9 +61,11 @@ def _text_at(store: Store, rev: str, path: str) -> str | None:
 
 
 def _sides(store: Store, published: str, duplicates: dict[str, list[str]],
-           settled: Settled) -> tuple[Side, Side]:
-    """This machine's changed topic files (every entry of them) and, from the published
-    commit, only the entries whose Id is duplicated now."""
+           settled: Settled) -> tuple[Side, Side, frozenset[tuple[str, str]]]:
+    """This machine's changed topic files, from the published commit only the entries whose Id
+    is duplicated now, and (path, Id) of those published copies: a changed file can hold this
+    machine's entry of one collision and the published entry of another, so sides are decided
+    entry by entry."""
     theirs: dict[str, list[str]] = {}
     for ident, paths in sorted(duplicates.items()):
         holding = [p for p in paths if ident in ids_of(parse_copy(_text_at(store, published, p), p))]
@@ -74,13 +81,14 @@ def _sides(store: Store, published: str, duplicates: dict[str, list[str]],
             theirs_side[path] = (None, render_topic_file(topic))
     changed = set(store.git.changed_between(published, store.git.head_oid()))
     ours_side: Side = {}
-    for path in sorted(changed - set(theirs_side)):
+    for path in sorted(changed):
         if L.classify_path(path).kind != "topic" or not (store.root / path).is_file():
             continue
         text = read_memory_text(store.root, path)
         if not conflict_marker_lines(text):
             ours_side[path] = (None, text)
-    return ours_side, theirs_side
+    published_copies = frozenset((path, ident) for path, idents in theirs.items() for ident in idents)
+    return ours_side, theirs_side, published_copies
 
 
 def _follow_moves(store: Store, txn: WriteTxn, merged: tuple[str, str],
@@ -92,15 +100,17 @@ def _follow_moves(store: Store, txn: WriteTxn, merged: tuple[str, str],
     Id then is in one file and leaves `duplicates`."""
     ours_rev, theirs_rev = merged
     base = store.git.merge_base(ours_rev, theirs_rev)
-    paths = {p for found in duplicates.values() if len(found) == 2 for p in found}
-    if base is None or not paths:
+    if base is None or not any(len(found) >= 2 for found in duplicates.values()):
         return
     revs = {"base": base, "ours": ours_rev, "theirs": theirs_rev}
 
     def texts(side: str, path: str) -> str | None:
         return _text_at(store, revs[side], path)
 
-    aligned = align_moves(texts, paths, paths)
+    def topics(rev: str) -> set[str]:
+        return {p for p in store.git.changed_between(base, rev) if L.classify_path(p).kind == "topic"}
+
+    aligned = align_moves(texts, topics(ours_rev), topics(theirs_rev))
     if not aligned.moved:
         return
     results: dict[str, str | None] = {}
@@ -136,14 +146,16 @@ def _working_bytes(store: Store, path: str) -> bytes | None:
 
 
 def settle_collisions(store: Store, published: str | None, *, absorb: bool = True,
-                      merged: tuple[str, str] | None = None) -> Settled:
+                      merged: tuple[str, str] | None = None, every: bool = False) -> Settled:
     """Renumber this machine's entries whose Id the published commit gives to another entry in
-    another topic file; one commit. Nothing to do without a published commit. `absorb`: commit
-    hand edits first, as every write does (check --fix normalizes them itself). `merged`: the
-    two parents of the merge commit just made (post-merge), where an entry moved on one side
-    and edited on the other is first put back together."""
+    another topic file; one commit. Without a published commit (or when it holds no copy or
+    several) nothing tells which copy is this machine's: those are left, unless `every`
+    (check --fix), which settles them by history (`_settle_by_history`). `absorb`: commit hand
+    edits first, as every write does (check --fix normalizes them itself). `merged`: the two
+    parents of the merge commit just made (post-merge), where an entry moved on one side and
+    edited on the other is first put back together."""
     settled = Settled()
-    if published is None:
+    if published is None and not every:
         return settled
     with store.reading():
         store.catch_up_catalog()
@@ -158,15 +170,121 @@ def settle_collisions(store: Store, published: str | None, *, absorb: bool = Tru
             if not duplicates:
                 txn.message = "merge: " + "; ".join(settled.notes)
                 return settled
-        ours_side, theirs_side = _sides(store, published, duplicates, settled)
-        rewritten, settled.renumbered, notes = renumber_local_ids(
-            ours_side, theirs_side, store.catalog.numbers)
-        settled.notes += notes
-        clear_parse_cache()
-        for path, text in sorted(rewritten.items()):
-            store.write_file(txn, path, text)
+        if every:  # identical copies are one entry: the later ones go, whoever published them
+            _settle_by_history(store, txn, duplicates, sorted(duplicates), settled, identical=True)
+        if published is not None:
+            _renumber_unpublished(store, txn, published, duplicates, settled)
+        else:
+            settled.left = sorted(duplicates)
+        later = _settle_by_history(store, txn, duplicates, list(settled.left), settled) if every else []
         pairs = ", ".join(f"{old} -> {new}" for old, new in sorted(settled.renumbered.items()))
-        txn.message = (f"renumber: {pairs} (the published commit gives the same Id to another "
-                       "entry)\n\n" + "\n".join(f"- {note}" for note in settled.notes) + "\n")
-    settled.commit = store.git.head_oid() if settled.renumbered or settled.moved else None
+        why = " (the published commit gives the same Id to another entry)" if pairs else ""
+        pairs += ", ".join(f"{old} -> {new}" for old, new in later)
+        txn.message = (f"renumber: {pairs or 'duplicate copies removed'}{why}\n\n"
+                       + "\n".join(f"- {note}" for note in settled.notes) + "\n")
+    changed = settled.renumbered or settled.moved or settled.notes
+    settled.commit = store.git.head_oid() if changed else None
     return settled
+
+
+def _renumber_unpublished(store: Store, txn: WriteTxn, published: str,
+                          duplicates: dict[str, list[str]], settled: Settled) -> None:
+    ours_side, theirs_side, published_copies = _sides(store, published, duplicates, settled)
+    rewritten, settled.renumbered, notes = renumber_local_ids(
+        ours_side, theirs_side, store.catalog.numbers, published_copies)
+    settled.notes += notes
+    clear_parse_cache()
+    for path, text in sorted(rewritten.items()):
+        store.write_file(txn, path, text)
+
+
+def _settle_by_history(store: Store, txn: WriteTxn, duplicates: dict[str, list[str]],
+                       idents: list[str], settled: Settled, *,
+                       identical: bool = False) -> list[tuple[str, str]]:
+    """Ids in several files with no published copy to go by (check --fix): the copy whose Id
+    line was committed first keeps the Id (path order breaks a tie, so every machine decides
+    alike); a later copy that is the same entry is removed, a different one takes the next free
+    number. A copy inside a conflict block, or in a file that cannot be read, is left.
+    `identical`: only the copies that are the same entry are settled (removed). Settled Ids leave
+    `duplicates` and `settled.left`. Returns (old, new) of each renumbering."""
+    done: list[tuple[str, str]] = []
+    allocated: set[str] = set(settled.renumbered.values())
+    for ident in idents:
+        paths = sorted(duplicates.get(ident, []), key=lambda p: (_first_committed(store, p, ident), p))
+        documents = {p: _readable(store, p) for p in paths}
+        kept = documents[paths[0]]
+        index = kept.find(ident) if kept is not None else None
+        if kept is None or index is None:
+            continue
+        original = kept.entries[index]
+        left = [paths[0]]
+        for path in paths[1:]:
+            document = documents[path]
+            at = document.find(ident) if document is not None else None
+            if document is None or at is None:
+                left.append(path)
+                continue
+            copy = document.entries[at]
+            if identical and not same_entry(copy, original):
+                left.append(path)
+                continue
+            if same_entry(copy, original):
+                del document.entries[at]
+                settled.notes.append(f"{ident}: the same entry was in {paths[0]} and {path}; "
+                                     f"the later copy, in {path}, was removed")
+            else:
+                new = _next_free(store, ident, allocated)
+                if new is None:
+                    left.append(path)
+                    continue
+                document.entries[at] = copy.with_fields(Id=new)
+                done.append((ident, new))
+                settled.notes.append(f"{ident}: in {paths[0]} and, for another entry committed "
+                                     f"later, in {path}; that one is now {new}")
+            if not document.entries and only_generated(document):
+                store.remove_file(txn, path)
+            else:
+                store.write_file(txn, path, render_topic_file(document))
+        if len(left) == 1:
+            duplicates.pop(ident, None)
+            if ident in settled.left:
+                settled.left.remove(ident)
+        else:
+            duplicates[ident] = left
+    return done
+
+
+def _readable(store: Store, path: str) -> TopicFile | None:
+    """The working copy of a topic file, unless it cannot be parsed or holds conflict markers."""
+    try:
+        text = read_memory_text(store.root, path)
+    except (OSError, ParseError):
+        return None
+    return None if conflict_marker_lines(text) else parse_copy(text, path)
+
+
+def _first_committed(store: Store, path: str, ident: str) -> tuple[float, int]:
+    """When the Id line was first committed in `path`: (commit time, commits behind it, so that
+    an ancestor comes first within one second); never committed: last."""
+    try:
+        out = gitcli.run(store.root, ["log", "--format=%H %ct", "-S", f"**Id:** {ident}", "--", path])
+        lines = out.decode("ascii", "replace").split("\n")
+        oid, stamp = next(line for line in reversed(lines) if line.strip()).split()
+        depth = gitcli.run(store.root, ["rev-list", "--count", oid]).decode().strip()
+        return float(stamp), int(depth)
+    except (GitmemError, StopIteration, ValueError):
+        return math.inf, 0
+
+
+def _next_free(store: Store, ident: str, allocated: set[str]) -> str | None:
+    parsed = L.parse_id(ident)
+    if parsed is None:
+        return None
+    numbers = set(store.catalog.numbers(parsed.scope, parsed.layer))
+    for other in allocated:
+        mine = L.parse_id(other)
+        if mine and (mine.scope, mine.layer) == (parsed.scope, parsed.layer):
+            numbers.add(mine.number)
+    new = L.format_id(parsed.scope, parsed.layer, max(numbers, default=0) + 1)
+    allocated.add(new)
+    return new

@@ -169,7 +169,7 @@ def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str
             else:
                 staged[change.path] = text
         problems.extend(staged_secret_problems(root, staged, changes))
-        outcomes = store.normalize_texts(staged, fix=True,
+        outcomes = store.normalize_texts(staged, fix=True, gate=True,
                                          gone=[c.path for c in changes if c.status == "D"])
         problems.extend(p for o in outcomes for p in o.blocking)
         problems.extend(_relation_problems(store, outcomes, changes))

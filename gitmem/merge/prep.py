@@ -61,9 +61,10 @@ Located = tuple[str, Entry]  # (path, entry)
 
 
 def _side_entries(
-    side: dict[str, tuple[str | None, str | None]],
+    side: dict[str, tuple[str | None, str | None]], others: frozenset[tuple[str, str]] = frozenset(),
 ) -> tuple[dict[str, Located], dict[str, Entry]]:
-    """(Id -> entry in this side's changed files, Id -> entry in their base versions)."""
+    """(Id -> entry in this side's changed files, Id -> entry in their base versions); entries
+    listed in `others` as (path, Id) are not this side's."""
     mine: dict[str, Located] = {}
     base: dict[str, Entry] = {}
     for path in sorted(side):
@@ -72,7 +73,7 @@ def _side_entries(
             if entry.id:
                 base.setdefault(entry.id, entry)
         for entry in after.entries if after else []:
-            if entry.id:
+            if entry.id and (path, entry.id) not in others:
                 mine.setdefault(entry.id, (path, entry))
     return mine, base
 
@@ -158,14 +159,18 @@ def renumber_local_ids(
     ours_side: dict[str, tuple[str | None, str | None]],
     theirs_side: dict[str, tuple[str | None, str | None]],
     taken: TakenIds | None = None,
+    theirs_in_ours: frozenset[tuple[str, str]] = frozenset(),
 ) -> tuple[dict[str, str], dict[str, str], list[str]]:
     """Give ours' entries whose Id theirs uses for a different entry a free Id.
 
     `*_side` map each topic file a side changed to (base text, that side's text), None when absent.
+    `theirs_in_ours` lists, as (path, Id), entries of ours' texts that are theirs' (after a merge
+    commit a file holds both sides' entries): they keep their Id and their links. Sides are
+    decided entry by entry, never file by file.
     Returns (ours' rewritten texts by path, old Id -> new Id, notes). Deterministic: collisions are
     handled in Id order, each taking 1 + the highest number used on either side or in `taken`.
     """
-    ours_new, base = _side_entries(ours_side)
+    ours_new, base = _side_entries(ours_side, theirs_in_ours)
     theirs_new, theirs_base = _side_entries(theirs_side)
     for ident, entry in theirs_base.items():
         base.setdefault(ident, entry)
@@ -206,6 +211,8 @@ def renumber_local_ids(
             continue
         changed = False
         for index, entry in enumerate(topic.entries):
+            if entry.id and (path, entry.id) in theirs_in_ours:
+                continue
             updates: dict[str, str | None] = {}
             if entry.id in renumbered and ours_new[entry.id][0] == path:
                 updates["Id"] = renumbered[entry.id]

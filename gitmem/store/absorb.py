@@ -31,7 +31,7 @@ class Store(Protocol):
     def catalog(self) -> Catalog: ...
     @property
     def registry(self) -> Registry: ...
-    def normalize_paths(self, relpaths: list[str], *, fix: bool) -> list[Outcome]: ...
+    def normalize_paths(self, relpaths: list[str], *, fix: bool, gate: bool = False) -> list[Outcome]: ...
     def _read_lenient(self, relpath: str) -> TopicFile | None: ...
     def write_file(self, txn: WriteTxn, relpath: str, text: str) -> bool: ...
     def register_workspace(self, txn: WriteTxn, key: str) -> None: ...
@@ -53,7 +53,7 @@ def absorb_hand_edits(store: Store) -> list[str]:
     for relpath in dirty:  # a link made by hand is neither followed nor committed
         refuse_link(store.root, relpath)
     refuse_hand_edit_secrets(store.root, dirty, lambda path: store.git.read_file_at("HEAD", path))
-    outcomes = store.normalize_paths(dirty, fix=True)
+    outcomes = store.normalize_paths(dirty, fix=True, gate=True)
     held = hold_back(store, dirty, outcomes)
     store.catalog.refresh([p for p in dirty if p in held], store._read_lenient)
     dirty = [p for p in dirty if p not in held]
@@ -84,7 +84,7 @@ def hold_back(store: Store, relpaths: list[str], outcomes: list[Outcome] | None 
     refused (StoreBase.refuse_held) and every other write goes on. Any kind of error leaves
     its file out the same way, so one file never blocks the rest."""
     if outcomes is None:
-        outcomes = store.normalize_paths(relpaths, fix=False)
+        outcomes = store.normalize_paths(relpaths, fix=False, gate=True)
     held = integrity.held_back(store.root, relpaths, outcomes)
     new = {p: problem for p, problem in held.items() if p not in store.held}
     store.held.update(held)

@@ -194,25 +194,27 @@ class Store(StoreBase):
         return absorb.hold_back(self, relpaths, outcomes)
 
     def normalize_paths(self, relpaths: list[str], *, fix: bool,
-                        dates_from_history: bool = False) -> list[Outcome]:
-        """Run the normalization rules over memory files in the working tree; a file that cannot
-        be read comes back as an outcome holding that error. `dates_from_history` gives entries
-        without a Created date the day they were first committed (check --fix)."""
+                        dates_from_history: bool = False, gate: bool = False) -> list[Outcome]:
+        """Run the normalization rules over memory files in the working tree (`gate`: edits about
+        to be committed); a file that cannot be read comes back as an outcome holding that error.
+        `dates_from_history` dates entries by their first commit (check --fix)."""
         self.catch_up_catalog()
         texts, unreadable = tree.read_texts(self.root, [p for p in relpaths if L.is_memory_file(p)])
         created = handedits.created_lookup(self.root, texts) if dates_from_history else None
         return unreadable + handedits.normalize_texts(
-            self.catalog, texts, today=self.today().isoformat(), fix=fix, created=created)
+            self.catalog, texts, today=self.today().isoformat(), fix=fix, created=created,
+            committed=handedits.committed_reader(self.root) if gate else None)
 
     def normalize_texts(self, texts: dict[str, str], *, fix: bool,
-                        gone: list[str] | None = None) -> list[Outcome]:
+                        gone: list[str] | None = None, gate: bool = False) -> list[Outcome]:
         """Normalize given texts (working-tree or staged copies), ids allocated consistently;
-        `gone` are files deleted in the commit being made.
+        `gone` are files deleted in the commit being made; `gate` as in normalize_paths.
 
         The caller brings the catalog up to date first (see catch_up_catalog_from).
         """
+        committed = handedits.committed_reader(self.root) if gate else None
         return handedits.normalize_texts(self.catalog, texts, today=self.today().isoformat(), fix=fix,
-                                         gone=gone or [])
+                                         gone=gone or [], committed=committed)
 
     def _read_lenient(self, relpath: str) -> TopicFile | None:
         """Parse for the catalog: never fatal; an unreadable file carries its problem."""

@@ -149,10 +149,8 @@ def _align_moves(result: TreeMerge, trees: _Trees, rewritten: dict[str, str], ou
         return set()
     for (side, path), text in aligned.texts.items():
         if side == "ours":
-            if text is not None:
-                rewritten[path] = text
-        else:
-            trees.override[(side, path)] = text
+            rewritten.pop(path, None)  # the renumbered text, which the alignment started from
+        trees.override[(side, path)] = text
     result.notes.extend(aligned.notes())
     return aligned.paths()
 

@@ -191,6 +191,8 @@ def _sync_locked(store: Store, report: SyncReport, attempts: int, say: Callable[
         break
     report.head = git.head_oid()
     _ahead_behind(store, report)
+    report.notes += [f"duplicate Id {ident} in {', '.join(paths)}: `gitmem check --fix` settles it"
+                     for ident, paths in sorted(store.catalog.duplicates().items())]
     conflicts = current_conflicts(store, found + recorded_conflicts(store), report.incoming)
     new = {(c.path, c.entry_id) for c in found}
     before = _conflicts_at(store, start, {c.path for c in conflicts})

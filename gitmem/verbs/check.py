@@ -32,6 +32,7 @@ class CheckReport:
     commit: str | None = None
     ran_fix: bool = False
     renumbered: dict[str, str] = field(default_factory=dict)  # Ids two machines both used
+    notes: list[str] = field(default_factory=list)  # how each duplicate Id was settled
 
     @property
     def remaining(self) -> list[Problem]:
@@ -63,12 +64,16 @@ def legacy_layers(store: Store) -> tuple[list[tuple[str, str]], list[Problem]]:
     return found, problems
 
 
-def settle_duplicates(store: Store) -> dict[str, str]:
+def settle_duplicates(store: Store, report: CheckReport) -> None:
     """An Id in two topic files, one of them published (a plain `git pull` brought it): this
-    machine's entry is renumbered, in a commit of its own (githooks/collisions.py)."""
+    machine's entry is renumbered. Any other duplicate (both copies published, or none): the
+    copy committed first keeps the Id, a later identical copy goes, a different one is
+    renumbered. One commit of its own (githooks/collisions.py)."""
     from gitmem.githooks.collisions import published_ref, settle_collisions
 
-    return settle_collisions(store, published_ref(store), absorb=False).renumbered
+    settled = settle_collisions(store, published_ref(store), absorb=False, every=True)
+    report.renumbered = settled.renumbered
+    report.notes = settled.notes
 
 
 @dataclass
@@ -122,7 +127,7 @@ def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
     report = CheckReport()
     with store.locked() if fix else store.reading():
         if fix:
-            report.renumbered = settle_duplicates(store)
+            settle_duplicates(store, report)
         findings = find_problems(store, fix=fix)
         report.problems.extend(findings.problems)
         if not fix:

@@ -76,7 +76,7 @@ def held_hand_edits(store: Store, dirty: list[str]) -> list[str]:
     gitmem cannot parse and memory files with an error (integrity.held_back, changing nothing)."""
     dirty = [p for p in dirty if not is_temp_name(p)]
     with store.reading():
-        outcomes = store.normalize_paths(dirty, fix=False)
+        outcomes = store.normalize_paths(dirty, fix=False, gate=True)
     held = integrity.held_back(store.root, dirty, outcomes)
     return [str(held[p]) for p in sorted(held)]
 

@@ -3,44 +3,13 @@ post-merge hook, or `gitmem check --fix`, renumbers this machine's entry and its
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from sync.machines import commit_by_hand, duplicated, id_places, ok, sh_git, two_machines
 
 from gitmem.githooks.install import install as install_hooks
-from gitmem.store.store import Store
-from gitmem.sync.remote import init_store
-from support import GIT_ENV, Cli, git
-
-
-def ok(gm: Cli, *args: str) -> str:
-    result = gm(*args)
-    assert result.exit_code == 0, result.output
-    return result.stdout.strip()
-
-
-def sh_git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
-                          env={**os.environ, **GIT_ENV})
-
-
-def two_machines(tmp_path: Path, bare_remote: Path, *facts: tuple[str, str]) -> tuple[Cli, Cli]:
-    """a made the store with these (text, semantic topic) facts and synced; b cloned it."""
-    clis = []
-    for name in ("a", "b"):
-        store = Store(tmp_path / name, cwd=tmp_path)
-        init_store(store, remote=str(bare_remote), branch="main")
-        store.close()
-        clis.append(Cli(tmp_path / name, CliRunner()))
-        if name == "a":
-            for text, topic in facts:
-                ok(clis[0], "remember", text, "-l", "semantic", "-t", topic)
-            ok(clis[0], "sync")
-    ok(clis[1], "sync")
-    return clis[0], clis[1]
+from support import Cli, git
 
 
 @pytest.fixture
@@ -143,17 +112,22 @@ def test_a_merge_without_collisions_commits_nothing_of_its_own(tmp_path: Path, b
     assert git(b.root, "status", "--porcelain").strip() == "M global/semantic/db.md"
 
 
-def test_an_id_no_published_commit_holds_is_left_for_a_person(machines: tuple[Cli, Cli]) -> None:
+def test_an_id_no_published_commit_holds_is_settled_by_history(machines: tuple[Cli, Cli]) -> None:
+    """Nothing published tells which copy is this machine's: the one committed first keeps the
+    Id, the later one (a different entry) takes the next free number."""
     _a, b = machines
     copy = (b.root / "global/semantic/staging.md").read_text(encoding="utf-8")
     (b.root / "global/semantic/copy.md").write_text(copy.replace("Postgres 16", "Postgres 17"),
                                                    encoding="utf-8")
-    subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "add", "-A"], cwd=b.root, check=True)
-    subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "commit", "-qm", "copy"], cwd=b.root,
-                   check=True, env={**os.environ, **GIT_ENV})
+    commit_by_hand(b.root, "copy")
+    assert b("check").exit_code == 2
     fixed = b("check", "--fix")
-    assert fixed.exit_code == 2 and "duplicate Id global-sem-0002" in fixed.output
-    assert "renumbered" not in fixed.output
+    assert fixed.exit_code == 0, fixed.output
+    assert "the copy in global/semantic/copy.md" not in fixed.output
+    assert "in global/semantic/copy.md; that one is now global-sem-0003" in fixed.output
+    assert "Postgres 16" in ok(b, "show", "global-sem-0002")
+    assert "Postgres 17" in ok(b, "show", "global-sem-0003")
+    assert b("check").exit_code == 0 and git(b.root, "status", "--porcelain") == ""
 
 
 @pytest.mark.parametrize("mover", ["a", "b"])
@@ -180,3 +154,94 @@ def test_a_plain_pull_puts_an_entry_moved_on_one_machine_and_edited_on_the_other
     assert "global-sem-0001" not in left and "Disks are checked weekly" in left
     assert b("check").exit_code == 0
     assert git(b.root, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize("pull", ["--no-rebase", "--rebase"])
+def test_collisions_crossing_files_are_each_renumbered_on_this_machine(
+        tmp_path: Path, bare_remote: Path, pull: str) -> None:
+    """Both Ids collide across files, and one file holds this machine's entry of one collision
+    and the published entry of the other: sides are decided entry by entry, not file by file."""
+    a, b = two_machines(tmp_path, bare_remote, ("Fact one", "p"), ("Fact two", "q"))
+    install_hooks(a.root)
+    assert ok(b, "remember", "B three", "-l", "semantic", "-t", "q") == "global-sem-0003"
+    assert ok(b, "remember", "B four", "-l", "semantic", "-t", "p") == "global-sem-0004"
+    ok(b, "sync")
+    assert ok(a, "remember", "A three", "-l", "semantic", "-t", "p") == "global-sem-0003"
+    assert ok(a, "remember", "A four", "-l", "semantic", "-t", "r") == "global-sem-0004"
+    pulled = sh_git(a.root, "pull", "-q", pull, "origin", "main")
+    assert pulled.returncode == 0, pulled.stderr
+    assert duplicated(a.root) == {}, id_places(a.root)
+    assert "B three" in ok(a, "show", "global-sem-0003")  # published Ids never change
+    assert "B four" in ok(a, "show", "global-sem-0004")
+    mine = {ok(a, "show", ident).splitlines()[0] for ident in ("global-sem-0005", "global-sem-0006")}
+    assert any("A three" in line for line in mine) and any("A four" in line for line in mine)
+    assert a("check").exit_code == 0
+    assert git(a.root, "status", "--porcelain") == ""
+
+
+def published_duplicate(machines: tuple[Cli, Cli]) -> Cli:
+    """b pulled without hooks and pushed: global-sem-0002 is in ci.md and staging.md in the
+    commit every machine holds, so nothing tells which copy is a machine's own."""
+    _a, b = machines
+    assert sh_git(b.root, "pull", "-q", "--no-rebase", "origin", "main").returncode == 0
+    assert sh_git(b.root, "push", "-q", "origin", "main").returncode == 0
+    assert set(duplicated(b.root)) == {"global-sem-0002"}
+    return b
+
+
+def test_a_duplicate_id_in_the_last_commit_never_stops_the_store(machines: tuple[Cli, Cli]) -> None:
+    b = published_duplicate(machines)
+    staging = b.root / "global/semantic/staging.md"
+    staging.write_text(staging.read_text().replace("Postgres 16", "Postgres 16.4"))  # a hand edit
+    written = b("remember", "Lunch is at noon", "-l", "semantic", "-t", "life")
+    assert written.exit_code == 0, written.output
+    assert git(b.root, "status", "--porcelain") == ""  # the hand edit was committed along
+    assert "Postgres 16.4" in git(b.root, "show", "HEAD~1:global/semantic/staging.md")
+    synced = b("sync")
+    assert synced.exit_code == 0, synced.output
+    assert "duplicate Id global-sem-0002 in global/semantic/ci.md, global/semantic/staging.md" in synced.output
+    install_hooks(b.root)
+    staging.write_text(staging.read_text().replace("Postgres 16.4", "Postgres 16.5"))
+    committed = sh_git(b.root, "commit", "-qam", "by hand")
+    assert committed.returncode == 0, committed.stderr
+    assert "as in the last commit" in committed.stderr
+    # A duplicate the edit brings is never committed: a write leaves that file out (and goes
+    # on, with a note naming it), and the hook refuses a plain commit of it.
+    copy = (b.root / "global/semantic/db.md").read_text().replace("Postgres 15", "Postgres 14")
+    (b.root / "global/semantic/copy.md").write_text(copy)
+    held = b("remember", "Another fact", "-l", "semantic", "-t", "life")
+    assert held.exit_code == 0 and "duplicate Id global-sem-0001" in held.output
+    assert "global/semantic/copy.md" not in sh_git(b.root, "ls-files").stdout
+    assert sh_git(b.root, "add", "-A").returncode == 0
+    assert sh_git(b.root, "commit", "-qm", "copy").returncode != 0
+
+
+def test_check_fix_settles_a_duplicate_every_machine_holds(machines: tuple[Cli, Cli]) -> None:
+    b = published_duplicate(machines)
+    check = b("check")
+    assert check.exit_code == 2 and "duplicate Id global-sem-0002" in check.output
+    fixed = b("check", "--fix")
+    assert fixed.exit_code == 0, fixed.output
+    # ci.md's copy was committed first (a's commit, merged in): it keeps the Id.
+    assert ("global-sem-0002: in global/semantic/ci.md and, for another entry committed later, in "
+            "global/semantic/staging.md; that one is now global-sem-0003") in fixed.output
+    assert "Deploys go through CI" in ok(b, "show", "global-sem-0002")
+    assert "Postgres 16" in ok(b, "show", "global-sem-0003")
+    assert duplicated(b.root) == {}
+    assert b("check").exit_code == 0 and git(b.root, "status", "--porcelain") == ""
+    assert sh_git(b.root, "push", "-q", "origin", "main").returncode == 0  # settled for everyone
+
+
+def test_check_fix_removes_the_later_of_two_identical_copies(machines: tuple[Cli, Cli]) -> None:
+    _a, b = machines
+    db = (b.root / "global/semantic/db.md").read_text()
+    (b.root / "global/semantic/copy.md").write_text(db.replace("topic: db", "topic: copy")
+                                                    .replace("# db", "# copy"))
+    commit_by_hand(b.root, "copy")
+    fixed = b("check", "--fix")
+    assert fixed.exit_code == 0, fixed.output
+    assert "the later copy, in global/semantic/copy.md, was removed" in fixed.output
+    assert not (b.root / "global/semantic/copy.md").exists()
+    assert duplicated(b.root) == {}
+    assert "Postgres 15" in ok(b, "show", "global-sem-0001")
+    assert b("check").exit_code == 0 and git(b.root, "status", "--porcelain") == ""
