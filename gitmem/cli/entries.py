@@ -16,13 +16,7 @@ from gitmem.cli.options import (
     text_argument,
     workspace_option,
 )
-from gitmem.cli.targets import (
-    entry_target,
-    print_entry_write,
-    print_routed,
-    space_option,
-    write_target,
-)
+from gitmem.cli.targets import print_routed, space_option
 
 
 @click.command()
@@ -50,16 +44,13 @@ def remember(ctx: click.Context, text: str, layer: str, topic: str | None, title
              allow_secret: bool, scope: str, as_json: bool) -> None:
     """Record TEXT (`-`: read it from stdin) as an entry and print its id (an identical live
     entry's id if it exists)."""
-    from gitmem.verbs.entries import paths_field
-    from gitmem.verbs.entries import remember as do_remember
+    from gitmem.verbs import routed
 
     text = text_argument(text)
-    home, target = write_target(ctx, space, layer, topic, f"{title or ''}\n{text}")
-    extra = paths_field(paths) if paths else None
-    result = do_remember(target.store, text, layer, topic=topic, title=title, importance=importance,
-                         volatility=volatility, until=until, source=source, supersedes=supersedes,
-                         scope=scope, force=force, allow_secret=allow_secret, extra_fields=extra)
-    print_routed(home, target, result, as_json)
+    print_routed(routed.remember(
+        get_store(ctx), text, layer, space=space, paths=paths, topic=topic,
+        title=title, importance=importance, volatility=volatility, until=until, source=source,
+        supersedes=supersedes, scope=scope, force=force, allow_secret=allow_secret), as_json)
 
 
 @click.command()
@@ -129,10 +120,9 @@ def list_cmd(ctx: click.Context, layer: str | None, scope: str, include_all: boo
 @click.pass_context
 def forget(ctx: click.Context, entry_id: str, undo: bool, space: str | None, as_json: bool) -> None:
     """Forget an entry (soft: hidden from search and context, re-adding refused); --undo releases it."""
-    from gitmem.verbs.entries import forget as do_forget
+    from gitmem.verbs import routed
 
-    home, ref = entry_target(ctx, entry_id, space)
-    print_entry_write(home, ref, do_forget(ref.store, ref.id, undo=undo), as_json)
+    print_routed(routed.forget(get_store(ctx), entry_id, undo=undo, space=space), as_json)
 
 
 @click.command()
@@ -142,10 +132,9 @@ def forget(ctx: click.Context, entry_id: str, undo: bool, space: str | None, as_
 @click.pass_context
 def verify(ctx: click.Context, entry_id: str, space: str | None, as_json: bool) -> None:
     """Re-confirm an entry today (its freshness counts from now; a suspect mark clears)."""
-    from gitmem.verbs.entries import verify as do_verify
+    from gitmem.verbs import routed
 
-    home, ref = entry_target(ctx, entry_id, space)
-    print_entry_write(home, ref, do_verify(ref.store, ref.id), as_json)
+    print_routed(routed.verify(get_store(ctx), entry_id, space=space), as_json)
 
 
 @click.command()
@@ -168,15 +157,13 @@ def decision(ctx: click.Context, statement: str, rationale: str, context_text: s
              as_json: bool) -> None:
     """Record a settled choice (the heading) with context, rationale, alternatives, consequences
     (`--rationale -` reads the rationale from stdin)."""
-    from gitmem.verbs.decisions import decision as do_decision
+    from gitmem.verbs import routed
 
     rationale = text_argument(rationale)
-    home, target = write_target(ctx, space, "decisions", topic,
-                                f"{statement}\n{context_text or ''}\n{rationale}")
-    result = do_decision(target.store, statement, rationale=rationale, context=context_text,
-                         alternatives=list(alternatives), consequences=consequences, topic=topic,
-                         importance=importance, scope=scope, allow_secret=allow_secret)
-    print_routed(home, target, result, as_json)
+    print_routed(routed.decision(
+        get_store(ctx), statement, rationale=rationale, space=space,
+        context=context_text, alternatives=list(alternatives), consequences=consequences,
+        topic=topic, importance=importance, scope=scope, allow_secret=allow_secret), as_json)
 
 
 @click.command()
@@ -194,12 +181,11 @@ def codebase(ctx: click.Context, topic: str, text: str, importance: str | None, 
              as_json: bool) -> None:
     """Record what a path or subsystem (TOPIC) of the current workspace does (TEXT `-`: from
     stdin); re-recording updates it."""
-    from gitmem.verbs.entries import codebase as do_codebase
+    from gitmem.verbs import routed
 
     text = text_argument(text)
-    home, target = write_target(ctx, space, "codebase", topic, text)
-    print_routed(home, target, do_codebase(target.store, topic, text, importance=importance,
-                                           allow_secret=allow_secret), as_json)
+    print_routed(routed.codebase(get_store(ctx), topic, text, space=space,
+                                 importance=importance, allow_secret=allow_secret), as_json)
 
 
 COMMANDS = (remember, show, list_cmd, forget, verify, decision, codebase)

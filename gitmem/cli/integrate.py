@@ -21,8 +21,8 @@ def _home() -> Path:
     return Path(os.environ.get("HOME") or Path.home())
 
 
-def _gitmem(ctx: click.Context) -> list[str]:
-    """The command the agent will run. The store is named with --root unless it is the default
+def _gitmem(ctx: click.Context, *, shared: bool = False) -> list[str]:
+    """The command the agent will run (`shared`: for files teams commit, see gitmem_command). The store is named with --root unless it is the default
     (~/.gitmem): one found through GITMEM_ROOT or the folder integrate ran in may not be what the
     agent's environment and folder point at."""
     from gitmem.integrate.files import gitmem_command
@@ -32,7 +32,20 @@ def _gitmem(ctx: click.Context) -> list[str]:
     if not (root / "memory.json").is_file():
         click.echo(f"gitmem: note: no gitmem store at {root} yet; `gitmem --root {root} init` "
                    "creates it (until then the hooks say memory was not loaded)", err=True)
-    return gitmem_command(None if source == "default" else str(root))
+    return gitmem_command(None if source == "default" else str(root), shared=shared)
+
+
+def _warn_machine_paths(changes: list[Change], gitmem: list[str]) -> None:
+    """Project files are often committed: say when what they hold works only on this machine."""
+    from gitmem.integrate.files import machine_paths
+
+    paths = machine_paths(gitmem)
+    if paths:
+        files = " and ".join(str(c.path) for c in changes)
+        click.echo(f"gitmem: warning: {files} name paths of this machine ({', '.join(paths)}); "
+                   "before committing them, put `gitmem` on PATH, use the default store "
+                   "(~/.gitmem) and run this again, or keep the files out of git "
+                   "(docs/integrations.md)", err=True)
 
 
 def _finish(changes: list[Change], dry_run: bool, as_json: bool) -> None:
@@ -82,9 +95,12 @@ def claude_code(ctx: click.Context, project: str | None, user: bool, prompt_hook
 
     if user and project:
         raise click.UsageError("--project and --user exclude each other")
-    changes = plan(_gitmem(ctx), project=Path(project) if project else None, user=user,
+    gitmem = _gitmem(ctx, shared=not user)
+    changes = plan(gitmem, project=Path(project) if project else None, user=user,
                    home=_home(), remove=remove, prompt_hook=prompt_hook)
     _finish(changes, dry_run, as_json)
+    if not user and not remove:
+        _warn_machine_paths(changes, gitmem)
     if prompt_hook and not remove:
         _advise_server(ctx)
 

@@ -11,8 +11,8 @@ from gitmem.cli.options import emit, get_store
 
 if TYPE_CHECKING:
     from gitmem.spaces.lookup import Ref
-    from gitmem.spaces.routing import Target
     from gitmem.store.store import Store
+    from gitmem.verbs.routed import Routed
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -22,25 +22,12 @@ def space_option(func: F) -> F:
                         help="A mounted space to use instead of this store ('home': the store itself).")(func)
 
 
-def write_target(ctx: click.Context, space: str | None, layer: str, topic: str | None,
-                 text: str) -> tuple[Store, Target]:
-    """The home store and where a new entry goes (--space, else the routing rules)."""
-    from gitmem.verbs.routed import route_write
-
-    home = get_store(ctx)
-    return home, route_write(home, space, layer, topic, text)
-
-
-def print_routed(home: Store, target: Target, result: Any, as_json: bool) -> None:
-    """The write's result; where it went, on stderr, whenever spaces are mounted."""
-    from gitmem.spaces.mounts import load_mounts
-    from gitmem.verbs.routed import routed_report
-
-    data, note = routed_report(home, target, result)
-    emit(data, as_json, result.id or (result.path if result.changed else
-                                      f"{result.path}: {result.note or 'unchanged'}"))
-    if note and not as_json and (load_mounts(home.root) or not target.home):
-        click.echo(f"gitmem: {note}", err=True)
+def print_routed(done: Routed, as_json: bool) -> None:
+    """A routed write's report; where it went, on stderr (with --json too), when spaces made that
+    a question."""
+    emit(done.data, as_json, done.shown)
+    if done.note:
+        click.echo(f"gitmem: {done.note}", err=True)
 
 
 def entry_target(ctx: click.Context, ref: str, space: str | None) -> tuple[Store, Ref]:

@@ -236,6 +236,44 @@ def _close_fences(body: list[str], after: list[str]) -> tuple[list[str], bool]:
     return body, unclosed
 
 
+def _body_of(text: str) -> tuple[str, int]:
+    """(the text after the BOM and frontmatter, how many lines came before it)."""
+    text = text.removeprefix(BOM)
+    cut = _frontmatter_end(text)
+    return text[cut:], text[:cut].count("\n")
+
+
+def _entries(rest: str, offset: int) -> list[Entry]:
+    """The entries of a file's text after its frontmatter (`offset` lines came before)."""
+    texts, starts = _split(rest)
+    found = scan(texts)
+    headings = found.headings
+    entries: list[Entry] = []
+    for position, start in enumerate(headings):
+        last = position + 1 == len(headings)
+        stop = len(texts) if last else headings[position + 1]
+        line = offset + start + 1
+        entries.append(_entry(
+            rest[starts[start]:starts[stop]], texts[start + 1:stop], found.code[start + 1:stop],
+            heading_title(texts[start]), line, found.open_fence if last else "",
+            tuple(line + i - start for i in found.unclosed[bisect_left(found.unclosed, start):
+                                                          bisect_left(found.unclosed, stop)]),
+        ))
+    return entries
+
+
+def entry_lines(text: str) -> list[int]:
+    """The 1-based lines of a whole file's entry headings, as parse_topic_file finds them (BOM,
+    frontmatter and CRLF included), without reading the frontmatter or building entries."""
+    rest, offset = _body_of(text)
+    return [offset + index + 1 for index in scan(_split(rest)[0]).headings]
+
+
+def entry_at(text: str, line: int) -> Entry | None:
+    """The entry whose heading is at `line` (1-based) as parse_topic_file reads it, else None."""
+    return next((entry for entry in _entries(*_body_of(text)) if entry.line == line), None)
+
+
 def parse_topic_file(text: str, path: str = "<memory>", *, lenient: bool = False) -> TopicFile:
     """Parse a topic file. Raises ParseError only for unreadable frontmatter; with `lenient`,
     that is recorded in `problem` instead and the entries are still read (for the catalog)."""
@@ -252,23 +290,8 @@ def parse_topic_file(text: str, path: str = "<memory>", *, lenient: bool = False
             if not lenient:
                 raise
             problem = (exc.line, exc.reason)
-    offset = frontmatter_raw.count("\n")
-    texts, starts = _split(rest)
-    found = scan(texts)
-    headings = found.headings
-    entries: list[Entry] = []
-    for position, start in enumerate(headings):
-        last = position + 1 == len(headings)
-        stop = len(texts) if last else headings[position + 1]
-        line = offset + start + 1
-        entries.append(_entry(
-            rest[starts[start]:starts[stop]], texts[start + 1:stop], found.code[start + 1:stop],
-            heading_title(texts[start]), line, found.open_fence if last else "",
-            tuple(line + i - start for i in found.unclosed[bisect_left(found.unclosed, start):
-                                                          bisect_left(found.unclosed, stop)]),
-        ))
-    first = headings[0] if headings else len(texts)
-    preamble = rest[:starts[first]]
+    entries = _entries(rest, frontmatter_raw.count("\n"))
+    preamble = rest[:len(rest) - sum(len(entry.raw or "") for entry in entries)]
     return TopicFile(
         frontmatter_raw=frontmatter_raw,
         meta=meta,

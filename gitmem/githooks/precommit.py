@@ -254,7 +254,7 @@ def _relation_problems(store: Any, outcomes: list[Any], changes: list[gitcli.Sta
 
 def _legacy_entries(relpath: str, text: str) -> list[Any]:
     """A generated layer file must not hold entries (they would be lost when it is regenerated)."""
-    if "## " not in text:
+    if "##" not in text:  # every entry heading holds it (`##` alone and `##\t` too)
         return []
     from gitmem.format.markdown import parse_topic_file
     from gitmem.format.normalize import Problem

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,17 +96,33 @@ def json_change(path: Path, edit: Any) -> Change:
 
 
 # -- the gitmem command as the agent will run it ---------------------------------------------------
-def gitmem_command(root: str | None) -> list[str]:
+def gitmem_command(root: str | None, *, shared: bool = False) -> list[str]:
     """The gitmem executable running now (else this Python with -m gitmem), and --root when one
-    was given: what an agent should run to reach this same store."""
+    was given: what an agent should run to reach this same store. For `shared` files (a
+    project's, which teams commit) the program is plain `gitmem` when that is the command that
+    runs now and PATH finds that same file, so no path of this machine is written."""
     launched = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
     if launched is not None and launched.name == "gitmem" and launched.exists():
-        words = [str(launched.absolute())]
+        words = ["gitmem" if shared and _on_path(launched) else str(launched.absolute())]
     else:
         words = [sys.executable, "-m", "gitmem"]
     if root:
         words += ["--root", str(Path(root).expanduser().absolute())]
     return words
+
+
+def _on_path(program: Path) -> bool:
+    """True when a PATH lookup of `gitmem` finds this same program."""
+    found = shutil.which("gitmem")
+    try:
+        return found is not None and Path(found).samefile(program)
+    except OSError:
+        return False
+
+
+def machine_paths(words: list[str]) -> list[str]:
+    """The words of a command that are paths of this machine (absolute paths)."""
+    return [word for word in words if Path(word).is_absolute()]
 
 
 def shell_line(words: list[str]) -> str:

@@ -1,12 +1,11 @@
 """MCP tools over entries: search, show, remember, forget, verify, decision, codebase.
 
-Each tool calls the library function its CLI verb calls (gitmem/verbs/), with the same routing
-to mounted spaces (gitmem/verbs/routed.py).
+Each tool calls the library function its CLI verb calls (gitmem/verbs/; the write verbs of
+gitmem/verbs/routed.py pick the mounted space) and renders what it returns.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp_types import CallToolResult
@@ -20,7 +19,7 @@ if TYPE_CHECKING:
 
     from gitmem.mcp.session import Session
     from gitmem.store.store import Store
-    from gitmem.verbs.base import WriteResult
+    from gitmem.verbs.routed import Routed
 
 Layer = Literal["semantic", "episodic", "procedural", "learnings", "decisions", "codebase", "history"]
 Importance = Literal["critical", "high", "normal", "low"]
@@ -86,39 +85,31 @@ def register(server: MCPServer, session: Session) -> None:
         space: Space = None,
         allow_secret: AllowSecret = False,
     ) -> CallToolResult:
-        from gitmem.verbs.entries import paths_field
-        from gitmem.verbs.entries import remember as do_remember
-        from gitmem.verbs.routed import route_write, routed_report
+        from gitmem.verbs import routed
 
-        def work(home: Store) -> dict[str, Any]:
-            extra = paths_field(paths) if paths else None
-            target = route_write(home, space, layer, topic, f"{title or ''}\n{text}")
-            result = do_remember(target.store, text, layer, topic=topic, title=title,
-                                 importance=importance, volatility=volatility, until=until,
-                                 source=source, supersedes=supersedes, scope=scope,
-                                 allow_secret=allow_secret, extra_fields=extra)
-            return _with_note(*routed_report(home, target, result))
-
-        return reply(await session.call(work, verb="remember"))
+        return reply(await session.call(lambda home: _where(routed.remember(
+            home, text, layer, space=space, paths=paths, topic=topic, title=title,
+            importance=importance, volatility=volatility, until=until, source=source,
+            supersedes=supersedes, scope=scope, allow_secret=allow_secret)), verb="remember"))
 
     @server.tool(name="forget", description=(
         "Forget an entry that is wrong or no longer true (soft: it leaves search and the context "
         "card, stays in the file and in git; re-adding the same text is refused). `undo` "
         "releases it." + rules.WRITE_RULES))
     async def forget(entry_id: EntryId, undo: bool = False, space: Space = None) -> CallToolResult:
-        from gitmem.verbs.entries import forget as do_forget
+        from gitmem.verbs import routed
 
         return reply(await session.call(
-            _entry_write(entry_id, space, lambda store, ident: do_forget(store, ident, undo=undo)),
-            verb="forget"))
+            lambda home: _where(routed.forget(home, entry_id, undo=undo, space=space)), verb="forget"))
 
     @server.tool(name="verify", description=(
         "Re-confirm an entry you checked is still true today: its freshness counts from now and "
         "a suspect mark clears. Prefer this to recording the same fact again." + rules.WRITE_RULES))
     async def verify(entry_id: EntryId, space: Space = None) -> CallToolResult:
-        from gitmem.verbs.entries import verify as do_verify
+        from gitmem.verbs import routed
 
-        return reply(await session.call(_entry_write(entry_id, space, do_verify), verb="verify"))
+        return reply(await session.call(
+            lambda home: _where(routed.verify(home, entry_id, space=space)), verb="verify"))
 
     @server.tool(name="decision", description=(
         "Record a settled choice (the statement) with its rationale, the situation that forced "
@@ -136,19 +127,12 @@ def register(server: MCPServer, session: Session) -> None:
         space: Space = None,
         allow_secret: AllowSecret = False,
     ) -> CallToolResult:
-        from gitmem.verbs.decisions import decision as do_decision
-        from gitmem.verbs.routed import route_write, routed_report
+        from gitmem.verbs import routed
 
-        def work(home: Store) -> dict[str, Any]:
-            target = route_write(home, space, "decisions", topic,
-                                 f"{statement}\n{context or ''}\n{rationale}")
-            result = do_decision(target.store, statement, rationale=rationale, context=context,
-                                 alternatives=list(alternatives or []), consequences=consequences,
-                                 topic=topic, importance=importance, scope=scope,
-                                 allow_secret=allow_secret)
-            return _with_note(*routed_report(home, target, result))
-
-        return reply(await session.call(work, verb="decision"))
+        return reply(await session.call(lambda home: _where(routed.decision(
+            home, statement, rationale=rationale, space=space, context=context,
+            alternatives=list(alternatives or []), consequences=consequences, topic=topic,
+            importance=importance, scope=scope, allow_secret=allow_secret)), verb="decision"))
 
     @server.tool(name="codebase", description=(
         "Record what a path or subsystem of the current workspace does and how it fits "
@@ -161,32 +145,13 @@ def register(server: MCPServer, session: Session) -> None:
         space: Space = None,
         allow_secret: AllowSecret = False,
     ) -> CallToolResult:
-        from gitmem.verbs.entries import codebase as do_codebase
-        from gitmem.verbs.routed import route_write, routed_report
+        from gitmem.verbs import routed
 
-        def work(home: Store) -> dict[str, Any]:
-            target = route_write(home, space, "codebase", topic, text)
-            result = do_codebase(target.store, topic, text, importance=importance,
-                                 allow_secret=allow_secret)
-            return _with_note(*routed_report(home, target, result))
-
-        return reply(await session.call(work, verb="codebase"))
+        return reply(await session.call(lambda home: _where(routed.codebase(
+            home, topic, text, space=space, importance=importance, allow_secret=allow_secret)),
+            verb="codebase"))
 
 
-def _entry_write(ref: str, space: str | None,
-                 write: Callable[[Store, str], WriteResult]) -> Callable[[Store], dict[str, Any]]:
-    """The work of a write to one entry found by reference (`write(store, id)`)."""
-    from gitmem.verbs.routed import entry_ref, entry_write_report
-
-    def work(home: Store) -> dict[str, Any]:
-        found = entry_ref(home, ref, space)
-        return _with_note(*entry_write_report(home, found, write(found.store, found.id)))
-
-    return work
-
-
-def _with_note(data: dict[str, Any], note: str) -> dict[str, Any]:
+def _where(done: Routed) -> dict[str, Any]:
     """The write's data; where it went, when spaces made that a question."""
-    if note:
-        data["where"] = note
-    return data
+    return {**done.data, "where": done.note} if done.note else done.data

@@ -113,7 +113,7 @@ def register(server: MCPServer, session: Session) -> None:
         return reply(await session.call(work, verb="doc add"))
 
     @server.tool(name="doc_show", description="A document (active or archived) with its metadata, by id.")
-    async def doc_show(doc_id: Annotated[str, Field(description="Document id, e.g. d-0003.")]) -> CallToolResult:
+    async def doc_show(doc_id: Annotated[str, Field(description=rules.DOC_ID)]) -> CallToolResult:
         from gitmem.documents.verbs import show
 
         return reply(await session.call(lambda store: show(store, doc_id)))

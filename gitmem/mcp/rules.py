@@ -25,7 +25,10 @@ WRITE_RULES = (
     "(it refuses under GITMEM_SUBAGENT=1): report to your caller instead."
 )
 
-ENTRY_ID = "Entry id as printed by search, e.g. g-sem-0007 (or SPACE/ID for a mounted space)."
+ENTRY_ID = ("Entry id as search prints it, <scope>-<layer>-<number>: e.g. global-sem-0007, or "
+            "shop-dec-0012 in workspace shop (SPACE/ID for an entry of a mounted space).")
+DOC_ID = ("Document id as doc_search prints it, <scope>-doc-<number>: e.g. global-doc-0003, or "
+          "shop-doc-0001 in workspace shop.")
 SPACE = "A mounted space to use instead of this store ('home': the store itself)."
 ALLOW_SECRET = ("Record the text although it looks like it holds a secret. Only when the user "
                 "asked for it: secrets are refused on purpose.")

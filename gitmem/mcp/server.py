@@ -6,24 +6,56 @@ the context card is also the resource gitmem://context and the prompt `start-of-
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
+from mcp_types import CallToolResult, TextContent
+from pydantic import ValidationError
 
 from gitmem import __version__
 from gitmem.mcp import entries, hot, rules, workspace
 from gitmem.mcp.session import Outcome, Session
 
 if TYPE_CHECKING:
+    from mcp.server.mcpserver import Context
+    from mcp_types import InputRequiredResult
+
     from gitmem.store.store import Store
 
 CONTEXT_URI = "gitmem://context"
 
 
+class GitmemServer(MCPServer):
+    """The SDK's server, with arguments that do not fit a tool's input schema (a wrong type, a
+    missing field, an unknown tool) answered like every other error: one `gitmem: error:` line."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Context[Any, Any] | None = None) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise  # a crash: the SDK logs it and answers without its text
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                line = f"gitmem: error: {name}: {argument_problems(exc.__cause__)}"
+            else:
+                line = f"gitmem: error: {' '.join(str(exc).split())}"
+            return CallToolResult(content=[TextContent(type="text", text=line)], is_error=True)
+
+
+def argument_problems(error: ValidationError) -> str:
+    """Each rejected argument and why, on one line (the values are the caller's: not repeated)."""
+    problems = []
+    for item in error.errors(include_url=False, include_input=False):
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        problems.append(f"{where}: {' '.join(str(item['msg']).split())}")
+    return "; ".join(problems)
+
+
 def build(session: Session) -> MCPServer:
     """The server with every tool, the context resource and the start-of-session prompt."""
-    server: MCPServer = MCPServer("gitmem", instructions=rules.INSTRUCTIONS, version=__version__,
+    server: MCPServer = GitmemServer("gitmem", instructions=rules.INSTRUCTIONS, version=__version__,
                                   log_level="WARNING")
     entries.register(server, session)
     workspace.register(server, session)

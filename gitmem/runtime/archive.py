@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from gitmem.format import layers as L
 from gitmem.format.entry import Entry, text_hash
-from gitmem.format.markdown import CONFLICT_MARKER_RE, new_topic_file
+from gitmem.format.markdown import CONFLICT_MARKER_RE, entry_lines, new_topic_file
 from gitmem.fsio import read_regular_text
 from gitmem.runtime.model import Item
 from gitmem.runtime.tier import ARCHIVE_FILE, runtime_dir
@@ -36,7 +36,6 @@ _LESSON_RE = re.compile(
     r"|the hard way|turned out|never again|post-?mortem)\b",
     re.IGNORECASE,
 )
-_LEGACY_ENTRY_RE = re.compile(r"^ {0,3}##(\s|$)", re.MULTILINE)
 _FIELD_LIKE_RE = re.compile(r"^\*\*(?=[A-Za-z-]+:\*\*)")
 
 
@@ -80,7 +79,7 @@ def _body(text: str) -> str:
 
 def _legacy_layer(store: Store, scope: str, layer: str) -> bool:
     try:
-        return bool(_LEGACY_ENTRY_RE.search(read_regular_text(store.path(L.layer_index_path(scope, layer)))))
+        return bool(entry_lines(read_regular_text(store.path(L.layer_index_path(scope, layer)))))
     except (OSError, UnicodeDecodeError):
         return False  # missing, or not a layer file at all (a folder in its place): not legacy
 

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 from gitmem.errors import ParseError
 from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
-from gitmem.format.markdown import new_topic_file
+from gitmem.format.markdown import entry_lines, new_topic_file
 from gitmem.store.paths import topic_slug
 from gitmem.store.store import Store, WriteTxn
 from gitmem.store.tree import read_memory_text
-
-_ENTRY_HEADING = re.compile(r"^ {0,3}##(\s|$)", re.MULTILINE)
 
 
 def migrate_legacy_layer(store: Store, txn: WriteTxn, key: str, layer: str) -> list[str]:
@@ -26,7 +22,7 @@ def migrate_legacy_layer(store: Store, txn: WriteTxn, key: str, layer: str) -> l
         return []
     except ParseError:
         return []  # nothing to move that can be read; `gitmem check` reports the file
-    if not _ENTRY_HEADING.search(text):
+    if not entry_lines(text):
         return []  # a generated index has no entry headings: no need to parse it
     legacy = store.read_file(relpath)
     if legacy is None or not legacy.entries:

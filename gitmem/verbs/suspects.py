@@ -4,13 +4,12 @@ The search engine stays store-agnostic; the marks are added here, after ranking.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem.format import layers as L
-from gitmem.format.blocks import field_match
+from gitmem.format.markdown import entry_at
 from gitmem.fsio import read_regular_file
 from gitmem.provenance.codefresh import Bound, CodeWatch
 from gitmem.verbs.base import record_ref
@@ -18,28 +17,18 @@ from gitmem.verbs.base import record_ref
 if TYPE_CHECKING:
     from gitmem.store.store import Store
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 CARD_LIMIT = 10
 
 
 def entry_fields(path: Path, line: int) -> dict[str, str]:
-    """The `**Field:** value` lines of the entry whose heading is at `line` (1-based), read
-    without the Markdown parser: a hit needs two fields, not the whole file parsed."""
+    """The fields of the entry whose heading is at `line` (1-based), read as the store reads
+    them (gitmem.format.markdown.entry_at); {} when the file has no entry there."""
     try:  # a regular file only: never a read that blocks on a FIFO named like a topic
-        lines = read_regular_file(path).decode("utf-8", "replace").splitlines()
+        text = read_regular_file(path).decode("utf-8", "replace")
     except OSError:
         return {}
-    fields: dict[str, str] = {}
-    fence = False
-    for text in lines[line:]:
-        if _FENCE.match(text):
-            fence = not fence
-        if not fence and text.startswith("## "):
-            break
-        match = field_match(text)
-        if match and not fence:
-            fields.setdefault(match.group(1), (match.group(2) or "").strip())
-    return fields
+    entry = entry_at(text, line)
+    return dict(entry.fields) if entry is not None else {}
 
 
 def _mark(home: Store, records: list[dict[str, Any]], fields_of: Any) -> None:

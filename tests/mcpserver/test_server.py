@@ -205,3 +205,60 @@ def test_a_sync_that_leaves_conflicts_is_a_result_not_a_tool_error(world, tmp_pa
     listed = client.ok("conflicts")
     assert made["id"] in str(listed)
     assert "03:00" in ours.read_text() and "04:00" in ours.read_text()
+
+
+def _examples(tools: dict, param: str) -> set[str]:
+    """The ids a parameter's description gives as examples."""
+    import re
+
+    found: set[str] = set()
+    for tool in tools.values():
+        prop = tool.input_schema["properties"].get(param)
+        if prop:
+            found.update(re.findall(r"\b(?:e\.g\.|or) ([a-z]+-[a-z]+-\d{4})\b", prop["description"]))
+    return found
+
+
+def test_id_examples_in_the_tool_descriptions_have_the_shape_of_real_ids(world) -> None:
+    import re
+
+    from gitmem.documents.model import parse_doc_id
+    from gitmem.format.layers import parse_id
+
+    client = world.client
+    tools = {t.name: t for t in client.run(client.session.list_tools()).tools}
+    entries, docs = _examples(tools, "entry_id"), _examples(tools, "doc_id")
+    assert entries and docs
+    real_entry = client.ok("remember", {"text": "Id shapes are shown as they are.", "layer": "semantic"})["id"]
+    real_doc = client.ok("doc_add", {"text": "# Ids\n\nShapes.\n", "title": "Id shapes"})["id"]
+
+    def shape(ident: str) -> str:  # <scope>-<abbr>-<number>, whatever the scope's name
+        _scope, abbr, number = ident.rsplit("-", 2)
+        return f"{abbr}-{re.sub(r'[0-9]', '9', number)}"
+
+    assert shape(real_entry) in {shape(e) for e in entries}, (real_entry, entries)
+    assert shape(real_doc) in {shape(d) for d in docs}, (real_doc, docs)
+    for example in entries:
+        parsed = parse_id(example)
+        assert parsed is not None and parsed.scope in ("global", "shop"), example
+    for example in docs:
+        assert parse_doc_id(example) is not None and example.split("-")[0] in ("global", "shop")
+
+
+def test_arguments_of_the_wrong_type_are_one_error_line(world) -> None:
+    client = world.client
+    cases = [("search", {"query": "x", "limit": "many"}, "limit"),
+             ("remember", {"text": "x", "layer": "nonsense"}, "layer"),
+             ("remember", {"layer": "semantic"}, "text"),
+             ("verify", {"entry_id": 7}, "entry_id")]
+    for name, arguments, field in cases:
+        result = client.call(name, arguments)
+        text = _text(result)
+        assert result.is_error, (name, text)
+        assert "\n" not in text and text.startswith(f"gitmem: error: {name}: {field}: "), text
+        assert "pydantic" not in text and "validation error" not in text, text
+    secret = "sk-not-echoed-back-1234"
+    echoed = _text(client.call("search", {"query": "x", "limit": secret}))
+    assert secret not in echoed
+    unknown = client.call("no_such_tool", {})
+    assert unknown.is_error and _text(unknown).startswith("gitmem: error: ") and "\n" not in _text(unknown)
