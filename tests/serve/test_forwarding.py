@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from gitmem.store.store import Store
-from servers import QUIET, start_server, stop
+from servers import wait_for_server
 from support import git, run_gitmem
 
 OFF = {"GITMEM_SERVE": "off"}
@@ -93,13 +93,15 @@ def test_workspace_and_environment_come_from_the_caller(served: Path, tmp_path: 
 
 
 def test_without_a_server_nothing_is_said_unless_asked(store: Store) -> None:
-    quiet = run_gitmem("--root", str(store.root), "search", "anything")
+    told = run_gitmem("--root", str(store.root), "search", "anything",
+                      env={"GITMEM_VERBOSE": "1", "GITMEM_SERVE": "manual"})
+    assert told.returncode == 1 and "no server for this store" in told.stderr
+    assert "started a gitmem server" not in told.stderr
+    quiet = run_gitmem("--root", str(store.root), "search", "anything")  # starts one, silently
     assert quiet.returncode == 1 and "server" not in quiet.stderr
-    told = run_gitmem("--root", str(store.root), "search", "anything", env={"GITMEM_VERBOSE": "1"})
-    assert "no server for this store" in told.stderr
 
 
-def test_a_stale_socket_is_ignored(store: Store) -> None:
+def test_a_stale_socket_is_ignored_and_a_new_server_starts(store: Store) -> None:
     import socket
 
     path = store.root / "state" / "serve.sock"
@@ -109,14 +111,11 @@ def test_a_stale_socket_is_ignored(store: Store) -> None:
     assert path.exists()
     done = run_gitmem("-v", "--root", str(store.root), "remember", "Deploys run at noon", "--layer", "semantic")
     assert done.returncode == 0 and "no server answers" in done.stderr, done.stderr
+    assert "started a gitmem server in the background" in done.stderr
     assert done.stdout.startswith("global-sem-")
-    proc = start_server(store.root, *QUIET)  # a new server replaces the leftover socket
-    try:
-        found = run_gitmem("-v", "--root", str(store.root), "search", "noon")
-        assert found.returncode == 0 and ANSWERED in found.stderr
-    finally:
-        stop(proc)
-    assert not path.exists()
+    wait_for_server(store.root)
+    found = run_gitmem("-v", "--root", str(store.root), "search", "noon")
+    assert found.returncode == 0 and ANSWERED in found.stderr
 
 
 def test_agent_hooks_get_their_payload_through_the_server(served: Path) -> None:

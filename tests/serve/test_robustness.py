@@ -139,7 +139,7 @@ def test_stop_ends_the_server(store: Store) -> None:
         assert done.returncode == 0 and f"pid {proc.pid}" in done.stdout
         assert proc.wait(timeout=15) == 0
         assert not (store.root / "state" / "serve.sock").exists()
-        status = run_gitmem("--root", str(store.root), "status")
+        status = run_gitmem("--root", str(store.root), "status", env={"GITMEM_SERVE": "manual"})
         assert "server: not running" in status.stdout
         again = run_gitmem("--root", str(store.root), "serve", "--stop")
         assert again.returncode == 0 and "no gitmem server runs" in again.stdout
