@@ -194,3 +194,14 @@ def test_a_stopped_server_holds_no_call_and_runs_no_abandoned_write(store: Store
     finally:
         os.kill(proc.pid, 18)
         stop(proc)
+
+
+def test_an_agent_hook_that_finds_no_server_starts_one(store: Store) -> None:
+    payload = json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "s1",
+                          "prompt": "which port does staging listen on?"})
+    first = run_gitmem("--root", str(store.root), "search", "--hook", input_text=payload)
+    assert first.returncode == 0 and not first.stderr
+    pid = wait_for_server(store.root)["pid"]
+    again = run_gitmem("-v", "--root", str(store.root), "search", "--hook", input_text=payload)
+    assert again.returncode == 0 and f"{ANSWERED} (pid {pid}" in again.stderr
+    assert again.stdout == first.stdout
