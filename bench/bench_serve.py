@@ -1,12 +1,16 @@
-"""The warm server: CLI calls through `gitmem serve` against the same calls in their own process,
-the library in-process, and `git grep -l -i -w WORD` over the same store as the reference.
+"""The warm server: CLI calls through the store's server against the same calls in their own
+process, the library in-process, and `git grep -l -i -w WORD` over the same store as the reference.
+
+The server is the one a new user gets: nobody starts it; the first call that finds none starts it
+in the background (the default path), and the timed calls come after it.
 
 Every call runs from inside a code repository (a fresh `git init` with an origin), as an agent's
 does. For each size: build a store (synthetic entries, one commit, search index built), then time, in
 one run and interleaved per round so the machine's load falls on every line alike:
 `git grep`, CLI `search` without the server (GITMEM_SERVE=off), CLI `search` through the server,
 in-process search (library, one warm store), CLI `context` both ways and in-process (the card the
-server builds, without the client), CLI `remember` both ways.
+server builds, without the client), CLI `remember` both ways; then 1 and 8 clients calling
+`search` at once through the server (errors, median per call, calls per second).
 
     .venv/bin/python bench/bench_serve.py [--sizes 10000,50000] [--rounds 25]
     .venv/bin/python bench/bench_serve.py --quick       # 1,000 entries, 8 rounds: a smoke run
@@ -30,14 +34,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchutil import GITMEM, start_server  # noqa: E402
+from benchutil import GITMEM  # noqa: E402
 from synthstore import SynthConfig, build_store  # noqa: E402
 
-from gitmem.serve.control import stop_server  # noqa: E402
+from gitmem.serve.control import ping, stop_server  # noqa: E402
 
 WORDS = ["deploy", "rollback", "postgres", "latency", "cache", "schema", "token", "migration",
          "timeout", "staging", "replica", "webhook"]
 CODE = Path(tempfile.mkdtemp(prefix="gitmem-bench-code-"))  # where every call runs from
+LOAD_AT_START = float("nan")
 GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "bench",
            "GIT_COMMITTER_EMAIL": "b@x"}
 
@@ -74,7 +79,7 @@ def make_store(size: int) -> Path:
 def measure(size: int, rounds: int) -> dict[str, list[float]]:
     root = make_store(size)
     env_off = {**os.environ, **GIT_ENV, "GITMEM_SERVE": "off"}
-    env_on = {**os.environ, **GIT_ENV}
+    env_on = {k: v for k, v in {**os.environ, **GIT_ENV}.items() if k != "GITMEM_SERVE"}
     base = [*GITMEM, "--root", str(root)]
     got: dict[str, list[float]] = {}
 
@@ -88,7 +93,12 @@ def measure(size: int, rounds: int) -> dict[str, list[float]]:
 
     parsecache.enable()
     warm = open_store(root)
-    proc = start_server(root)
+    run([*base, "status"], env_on)  # the default path: this call finds no server and starts one
+    deadline = time.monotonic() + 120
+    while ping(root) is None:
+        if time.monotonic() > deadline:
+            raise SystemExit("no server was started by the first call")
+        time.sleep(0.05)
     try:
         for word in WORDS[:3]:  # warm-up: the server's first calls, the page cache, the index
             run([*base, "search", word, "--json"], env_on)
@@ -116,12 +126,47 @@ def measure(size: int, rounds: int) -> dict[str, list[float]]:
             run([*base, *write, f"Agent note {n} {time.time_ns()} on {word}"], env_on)
             add("search right after a remember, both through the server",
                 run_ms([*base, "search", word, "--json"], env_on))
+        for clients in (1, 8):
+            calls, errors, took = concurrent(base, env_on, clients, rounds)
+            got[f"search, {clients} client(s) at once: median per call"] = calls
+            got[f"search, {clients} client(s) at once: errors"] = [float(errors)]
+            got[f"search, {clients} client(s) at once: calls per second"] = [len(calls) / took * 1000]
     finally:
         warm.close()
         stop_server(root)
-        proc.wait(timeout=60)
         shutil.rmtree(root, ignore_errors=True)
     return got
+
+
+def concurrent(base: list[str], env: dict[str, str], clients: int, rounds: int) -> tuple[list[float], int, float]:
+    """`clients` threads each running `rounds` CLI searches through the server back to back:
+    each call's wall time, the calls that failed or were not answered by the server, and the
+    whole run's wall time (ms)."""
+    import threading
+
+    times: list[float] = []
+    errors = [0]
+    guard = threading.Lock()
+
+    def client(n: int) -> None:
+        for i in range(rounds):
+            word = WORDS[(n + i) % len(WORDS)]
+            start = time.perf_counter()
+            done = subprocess.run([*base, "-v", "search", word, "--json"], capture_output=True,
+                                  text=True, env=env, cwd=CODE, check=False)
+            elapsed = (time.perf_counter() - start) * 1000
+            with guard:
+                times.append(elapsed)
+                if done.returncode not in (0, 1) or "answered by the gitmem server" not in done.stderr:
+                    errors[0] += 1
+
+    began = time.perf_counter()
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return times, errors[0], (time.perf_counter() - began) * 1000
 
 
 def main() -> int:
@@ -135,6 +180,8 @@ def main() -> int:
                    check=True)
     os.chdir(CODE)
     time.sleep(2.5)  # its files settle: a warm server trusts git config files older than 2 s
+    global LOAD_AT_START
+    LOAD_AT_START = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
     rounds = 8 if args.quick else args.rounds
     results = {}
@@ -143,7 +190,8 @@ def main() -> int:
         results[size] = measure(size, rounds)
     shutil.rmtree(CODE, ignore_errors=True)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load:.2f}, {rounds} rounds")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {LOAD_AT_START:.2f} at the "
+          f"start and {load:.2f} at the end, {rounds} rounds")
     print("| median (p90) | " + " | ".join(f"{s:,} entries" for s in sizes) + " |")
     print("|---" * (len(sizes) + 1) + "|")
     for name in results[sizes[0]]:
@@ -151,7 +199,9 @@ def main() -> int:
         for size in sizes:
             values = sorted(results[size][name])
             p90 = values[min(len(values) - 1, int(0.9 * len(values)))]
-            cells.append(f"{statistics.median(values):.1f} ms ({p90:.1f})")
+            unit = "" if name.endswith(("errors", "per second")) else " ms"
+            cells.append(f"{statistics.median(values):.1f}{unit} ({p90:.1f})" if unit else
+                         f"{statistics.median(values):.1f}")
         print(f"| {name} | " + " | ".join(cells) + " |")
     return 0
 

@@ -33,6 +33,9 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "home").mkdir(exist_ok=True)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    # A CLI call that finds no warm server starts one; a test's calls must not leave servers
+    # behind. The server tests (tests/serve/) turn it back on and stop what they started.
+    monkeypatch.setenv("GITMEM_SERVE", "off")
     # Secrets a test registers for redaction are forgotten after it: one test's token must not
     # hide text in another test's output.
     monkeypatch.setattr(redaction, "_SECRETS", set())

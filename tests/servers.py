@@ -45,3 +45,14 @@ def stop(proc: subprocess.Popen[str]) -> None:
     for stream in (proc.stdout, proc.stderr):
         if stream is not None:
             stream.close()
+
+
+def wait_for_server(root: Path, timeout: float = 30.0) -> dict[str, object]:
+    """The ping reply of the store's server, once one answers (one a call started, say)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        reply = ping(root)
+        if reply is not None:
+            return reply
+        time.sleep(0.05)
+    raise AssertionError("no server came up")

@@ -109,6 +109,9 @@ def _exit_code(exc: SystemExit) -> int:
     return 1
 
 
+DEFAULT_IDLE_MINUTES = 30.0
+
+
 def _minutes(value: float) -> float:
     return max(0.0, value) * 60.0
 
@@ -125,12 +128,22 @@ def _minutes(value: float) -> float:
               help="Consolidate pending digests this often when a model is configured (0: never).")
 @click.option("--wait", type=float, default=30.0, show_default=True, metavar="SECONDS",
               help="How long a call waits for a running job before it is told the server is busy.")
+@click.option("--idle-minutes", type=float, default=None, metavar="MINUTES",
+              help="Exit after this long without a call (default: never; a server started by a "
+                   "call uses the store's serve.idleMinutes setting, 30).")
+@click.option("--auto", is_flag=True, hidden=True,
+              help="Started by a call that found no server: no schedule, exits when idle.")
 @json_option
 @click.pass_context
 def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_every: float,
-          history_every: float, consolidate_every: float, wait: float, as_json: bool) -> None:
+          history_every: float, consolidate_every: float, wait: float, idle_minutes: float | None,
+          auto: bool, as_json: bool) -> None:
     """Keep this store warm: answer gitmem calls over state/serve.sock (this user only) and run
-    the scheduled sync, history ingest and consolidation. Runs until stopped."""
+    the scheduled sync, history ingest and consolidation. Runs until stopped.
+
+    A call that finds no server starts one by itself (GITMEM_SERVE=off or the setting
+    serve.autoStart false turn that off); that one runs no schedule and exits after
+    serve.idleMinutes (default 30) without a call."""
     from gitmem.store.paths import resolve_root
 
     root = resolve_root(ctx.find_root().obj["root"])
@@ -149,15 +162,26 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
     from gitmem.store.store import open_store
 
     store = open_store(root)  # refuses a folder that holds no store, as every verb does
+    idle_setting = (store.registry.setting("serve") or {}).get("idleMinutes", DEFAULT_IDLE_MINUTES)
     store.close()
+    if auto:
+        os.chdir(store.root)  # the caller's folder may go away; nothing here depends on it
+        idle_minutes = idle_minutes if idle_minutes is not None else float(idle_setting)
+        sync_every = history_every = consolidate_every = 0.0
     group = ctx.find_root().command
     assert isinstance(group, click.Group)
     server = Server(store.root, make_runner(group), identity(), wait_seconds=wait, jobs=[
         (Job("sync", _minutes(sync_every)), lambda: jobs.sync_job(store.root)),
         (Job("history", _minutes(history_every)), lambda: jobs.history_job(store.root)),
         (Job("consolidate", _minutes(consolidate_every)), lambda: jobs.consolidate_job(store.root)),
-    ])
-    server.claim()
+    ], idle_seconds=_minutes(idle_minutes or 0.0), auto_started=auto)
+    from gitmem.serve.autostart import release_start_lock
+    from gitmem.serve.server import CLAIM_WAIT_SECONDS
+
+    try:
+        server.claim(wait=CLAIM_WAIT_SECONDS if auto else 0.0)
+    finally:
+        release_start_lock()
     server.stop_on_signals()
     from gitmem.store import warm
 

@@ -1,10 +1,13 @@
-"""The thin client: hand a CLI call to the store's warm server when one is up.
+"""The thin client: hand a CLI call to the store's warm server, and start one when none runs.
 
 `forward(argv)` runs before the command line is even loaded. It costs a few stat calls when no
 server is up; when one is, the server runs the very same command with this process's arguments,
 folder, environment and standard input, and this process prints what it printed and exits with
-its code. Any doubt (no socket, nobody listening, another version, an unreadable reply before
-the command ran) means None: the caller runs the command itself, as without a server.
+its code. Any doubt (no socket, nobody listening, a server that does not acknowledge the call
+within ACK_TIMEOUT, an unreadable reply before the command ran) means None: the caller runs the
+command itself, as without a server. When nobody listens for an existing store, or the server
+is of another gitmem, the call also starts a server in the background (gitmem/serve/autostart.py)
+for the calls after it.
 """
 
 from __future__ import annotations
@@ -16,11 +19,13 @@ import sys
 from gitmem.serve import wire
 
 # Verbs the server answers. Others (sync, init, new with its editor, hooks...) always run here.
-ROUTED = frozenset({"search", "show", "list", "context", "status", "remember", "forget",
-                    "verify", "decision", "state", "working"})
+ROUTED = wire.READ_VERBS | wire.WRITE_VERBS
 _VALUE_OPTIONS = ("--root", "--workspace", "-w")
 CONNECT_TIMEOUT = 2.0
-ANSWER_TIMEOUT = 900.0  # the server bounds its own waits; this only guards against a hung one
+# A server acknowledges a call as soon as it has read it; one that does not within this time
+# (stopped with SIGSTOP, hung, swamped) is not waited for: the call runs here.
+ACK_TIMEOUT = 3.0
+ANSWER_TIMEOUT = 900.0  # once acknowledged: the server bounds its own waits
 # An agent's hook (`--hook`) waits on the server no longer than this, then answers itself: the
 # agent waits on the hook (before every prompt, for the prompt hook; Claude Code gives it 10 s),
 # and a server busy with a scheduled sync makes the call wait for its turn.
@@ -88,9 +93,19 @@ def _isatty(stream: object) -> bool:
         return False
 
 
+def _mode() -> str:
+    """GITMEM_SERVE: "off" (never ask a server), "manual" (use a running one, never start one),
+    anything else: use one and start one when none runs."""
+    value = os.environ.get("GITMEM_SERVE", "").lower()
+    if value in ("0", "off", "no", "false"):
+        return "off"
+    return "manual" if value == "manual" else "auto"
+
+
 def forward(argv: list[str]) -> int | None:
     """The exit code of the call as the server ran it, or None: run it in this process."""
-    if os.environ.get("GITMEM_SERVE", "").lower() in ("0", "off", "no", "false"):
+    mode = _mode()
+    if mode == "off":
         return None
     parsed = _parse(argv)
     if parsed is None or parsed[1] not in ROUTED:
@@ -100,19 +115,45 @@ def forward(argv: list[str]) -> int | None:
         cwd = os.getcwd()
     except OSError:
         return None
-    path = wire.socket_path(store_root(explicit, cwd))
+    root = store_root(explicit, cwd)
+    path = wire.socket_path(root)
     if not os.path.exists(path):
         _note(verbose, f"no server for this store ({path} is absent); running in this process")
+        _start(mode, root, verbose)
         return None
     try:
         sock = wire.connect(path, CONNECT_TIMEOUT)
     except OSError as exc:
         _note(verbose, f"no server answers at {path} ({exc.strerror or exc}); running in this process")
+        if not isinstance(exc, TimeoutError):  # nobody listens: a killed server's socket
+            _start(mode, root, verbose)
         return None
     try:
-        return _exchange(sock, argv, cwd, verbose)
+        code = _exchange(sock, argv, cwd, verbose)
     finally:
         sock.close()
+    if code == _OTHER_VERSION:
+        _replace(mode, root, verbose)
+        return None
+    return code
+
+
+_OTHER_VERSION = -1  # _exchange: the server runs another gitmem
+
+
+def _start(mode: str, root: str, verbose: bool) -> None:
+    if mode == "auto":
+        from gitmem.serve.autostart import start_in_background
+
+        _note(verbose, start_in_background(root))
+
+
+def _replace(mode: str, root: str, verbose: bool) -> None:
+    """A server of another gitmem is asked to stop, and one of this gitmem started."""
+    if mode == "auto":
+        from gitmem.serve.autostart import replace
+
+        _note(verbose, replace(root))
 
 
 def _exchange(sock: _socket.socket, argv: list[str], cwd: str, verbose: bool) -> int | None:
@@ -126,23 +167,43 @@ def _exchange(sock: _socket.socket, argv: list[str], cwd: str, verbose: bool) ->
         "cwd": cwd, "env": dict(os.environ), "stdin": wire.pack(stdin),
         "tty": [_isatty(sys.stdin), _isatty(sys.stdout), _isatty(sys.stderr)],
     }
+    hook, confirmed = "--hook" in argv, False
     try:
         wire.send(sock, request)
-        sock.settimeout(HOOK_ANSWER_TIMEOUT if "--hook" in argv else ANSWER_TIMEOUT)
+        sock.settimeout(ACK_TIMEOUT)
         reply = wire.receive(sock)
+        if reply.get("ack"):
+            if reply.get("confirm"):  # a write: it starts only once we say we still wait
+                wire.send(sock, {"op": "go"})
+                confirmed = True
+            sock.settimeout(HOOK_ANSWER_TIMEOUT if hook else ANSWER_TIMEOUT)
+            reply = wire.receive(sock)
     except (OSError, ConnectionError, ValueError) as exc:
         # ValueError: a request marshal cannot write (it holds only strings, lists and flags).
+        if confirmed:
+            return _lost(exc)
         _fall_back(verbose, f"the server did not answer ({exc})", stdin)
         return None
     if not reply.get("ran"):
         _fall_back(verbose, f"the server did not run the command: {reply.get('reason')}", stdin)
-        return None
+        other = str(reply.get("reason") or "").startswith("the server runs gitmem")
+        return _OTHER_VERSION if other else None
     _note(verbose, f"answered by the gitmem server (pid {reply.get('pid')}, {reply.get('ms')} ms)")
     sys.stdout.buffer.write(wire.unpack(reply.get("stdout", "")))
     sys.stdout.flush()
     sys.stderr.buffer.write(wire.unpack(reply.get("stderr", "")))
     sys.stderr.flush()
     return int(reply.get("code", 0))
+
+
+def _lost(exc: BaseException) -> int:
+    """A write the server had started when it went away (killed): it completed or not as a
+    write killed in its own process does, and running it again here could do it twice."""
+    sys.stderr.write(f"gitmem: error: the gitmem server went away during the call ({exc}); "
+                     "it was done completely or not at all: `gitmem status` and `gitmem list` "
+                     "show which\n")
+    sys.stderr.flush()
+    return 3
 
 
 def _reads_stdin(argv: list[str]) -> bool:

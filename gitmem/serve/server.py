@@ -1,5 +1,9 @@
 """The server process: one per store, on state/serve.sock, answering one command at a time.
 
+Every connection is first checked to come from the server's own user (the kernel's peer
+credentials); a call is acknowledged as soon as it is read, and a call that may write starts only
+once its client confirms it still waits, so a call whose client gave up or was killed is not run.
+
 Commands and scheduled jobs take turns on one lock (`turn`): a command runs with the client's
 folder and environment, which are the process's own for that time, so two never overlap. A
 command that waits longer than `wait_seconds` for its turn (a long sync) is answered with a
@@ -24,12 +28,14 @@ from gitmem.eventlog import log_event
 from gitmem.fsio import FileLock
 from gitmem.serve import state, wire
 from gitmem.serve.schedule import Job, due
+from gitmem.store.serverstate import peer_credentials
 
 Runner = Callable[[dict[str, Any]], dict[str, Any]]  # request -> {"code", "stdout", "stderr"}
 JobAction = Callable[[], str]  # runs one scheduled job, returns a one-line result; raises on failure
 WAIT_SECONDS = 30.0
 REQUEST_READ_SECONDS = 30.0
 POLL_SECONDS = 0.5  # how often the accept loop looks whether the store is still there
+CLAIM_WAIT_SECONDS = 15.0  # a server started by a call waits this long for one it replaces
 
 
 class ServerRunningError(GitmemError):
@@ -51,6 +57,10 @@ class Server:
     stopping: threading.Event = field(default_factory=threading.Event)
     busy_with: str = ""
     requests: int = 0
+    refused: int = 0
+    idle_seconds: float = 0.0  # > 0: exit after this long without a call (a server started by a call)
+    auto_started: bool = False
+    last_call: float = field(default_factory=time.monotonic)
     _lock: FileLock | None = None
     _sock: socket.socket | None = None
 
@@ -59,10 +69,16 @@ class Server:
         return wire.socket_path(str(self.root))
 
     # -- start and stop ----------------------------------------------------------------------
-    def claim(self) -> None:
-        """Become this store's one server, or raise ServerRunningError naming the other."""
+    def claim(self, wait: float = 0.0) -> None:
+        """Become this store's one server, or raise ServerRunningError naming the other (after
+        waiting up to `wait` seconds for it to go: a server replacing one of another version)."""
         self._lock = FileLock(self.root / state.LOCK_FILE)
-        if not self._lock.try_acquire():
+        deadline = time.monotonic() + wait
+        got = self._lock.try_acquire()
+        while not got and time.monotonic() < deadline:
+            time.sleep(0.1)
+            got = self._lock.try_acquire()
+        if not got:
             os.close(self._lock.fd)
             self._lock = None
             other = state.read(self.root) or {}
@@ -73,6 +89,8 @@ class Server:
             os.unlink(self.socket_path)  # left by a server that was killed: nobody listens there
         self._sock = wire.bind(self.socket_path)
         self._sock.settimeout(POLL_SECONDS)
+        with contextlib.suppress(OSError):
+            os.chmod(self.root / wire.STATE_DIR, 0o700)  # the store's local state: the owner's only
 
     def serve_forever(self) -> None:
         """Accept requests and run the schedule until stopped or the store goes away."""
@@ -90,6 +108,9 @@ class Server:
             while not self.stopping.is_set():
                 if not self._store_present():
                     reason = "store-gone"
+                    break
+                if self._idle():
+                    reason = "idle"
                     break
                 try:
                     conn, _ = self._sock.accept()
@@ -119,6 +140,15 @@ class Server:
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: self.stop())
 
+    def _idle(self) -> bool:
+        """A server started by a call, with no call for idle_seconds and nothing under way."""
+        if self.idle_seconds <= 0 or time.monotonic() - self.last_call < self.idle_seconds:
+            return False
+        if not self.turn.acquire(blocking=False):
+            return False
+        self.turn.release()
+        return True
+
     def _store_present(self) -> bool:
         return (self.root / "memory.json").is_file() and (self.root / ".git").exists()
 
@@ -139,17 +169,51 @@ class Server:
 
     # -- requests ----------------------------------------------------------------------------
     def _handle(self, conn: socket.socket) -> None:
-        """One connection: read the request, answer it; a client gone away is not an error."""
+        """One connection: check who it is, read the request, answer it; a client gone away is
+        not an error. Another user is refused before a byte of the request is read."""
         with conn, contextlib.suppress(OSError, ConnectionError):
+            if not self._same_user(conn):
+                return
             conn.settimeout(REQUEST_READ_SECONDS)
             request = wire.receive(conn)
+            self.last_call = time.monotonic()
+            refusal = self.refusal(request)
+            if refusal is not None:
+                try:
+                    wire.send(conn, refusal)  # before stopping: the process may end right after
+                finally:
+                    if request.get("op") == "stop":
+                        self.stop()
+                return
+            write = _is_write(request)
+            wire.send(conn, {"ack": True, "confirm": write, "pid": os.getpid()})
+            if write and wire.receive(conn).get("op") != "go":
+                return  # the caller went away (or gave up) before its write started: not run
             conn.settimeout(None)
-            wire.send(conn, self.answer(request))
+            reply = self.run(request)
+            self.last_call = time.monotonic()
+            wire.send(conn, reply)
+
+    def _same_user(self, conn: socket.socket) -> bool:
+        _pid, uid = peer_credentials(conn)
+        if uid is None or uid == os.getuid():
+            return True
+        self.refused += 1
+        log_event(self.root, {"event": "serve-refused", "uid": uid})
+        wire.send(conn, {"ran": False, "reason": "refused: this server answers its owner only"})
+        return False
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
-        op = request.get("op")
-        if op == "stop":
+        """The reply to one request, without the acknowledgement (tests and one-shot callers)."""
+        refusal = self.refusal(request)
+        if request.get("op") == "stop":
             self.stop()
+        return refusal if refusal is not None else self.run(request)
+
+    def refusal(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """The reply to anything but a call this server runs (ping, stop, another version)."""
+        op = request.get("op")
+        if op == "stop":  # the caller stops the server once the reply is on its way
             return {"ran": False, "reason": "stopping", "pid": os.getpid()}
         if op == "ping":
             return {"ran": False, "reason": "ping", "pid": os.getpid(), "identity": self.identity}
@@ -158,6 +222,10 @@ class Server:
         if request.get("protocol") != wire.PROTOCOL or request.get("identity") != self.identity:
             return {"ran": False, "reason": f"the server runs gitmem {self.identity} "
                                             f"(protocol {wire.PROTOCOL})"}
+        return None
+
+    def run(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Run one call in its turn (or say the server is busy after wait_seconds)."""
         if not self.turn.acquire(timeout=self.wait_seconds):
             busy = self.busy_with or "another command"
             message = (f"gitmem: error: the gitmem server of {self.root} is busy with {busy}; "
@@ -215,7 +283,25 @@ class Server:
             self._started = started
         return {"pid": os.getpid(), "identity": self.identity, "protocol": wire.PROTOCOL,
                 "socket": self.socket_path, "started": state.iso(self._started),
+                "autoStarted": self.auto_started,
+                "idleMinutes": round(self.idle_seconds / 60, 3) if self.idle_seconds else None,
                 "jobs": {job.name: job.as_json() for job, _ in self.jobs}}
 
     def _write_state(self, started: float | None) -> None:
         state.write(self.root, self._state(started))
+
+
+def _is_write(request: dict[str, Any]) -> bool:
+    """Whether the call may write: any verb but the read verbs (the first word that is not an
+    option or an option's value, as the client parses it)."""
+    argv = [str(a) for a in request.get("argv") or []]
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg in ("--root", "--workspace", "-w"):
+            index += 2
+            continue
+        if not arg.startswith("-"):
+            return arg not in wire.READ_VERBS
+        index += 1
+    return True

@@ -1,17 +1,20 @@
-"""state/serve.json: what the server says about itself (pid, schedule), read by `gitmem status`."""
+"""state/serve.json written by the server (pid, identity, schedule); read by
+gitmem/store/serverstate.py, which `gitmem status` uses without importing the server."""
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from pathlib import Path
 from typing import Any
 
-from gitmem.fsio import pid_alive, write_json_atomic
+from gitmem.fsio import write_json_atomic
+from gitmem.store.serverstate import STATE_FILE, read
 
-STATE_FILE = "state/serve.json"
-LOCK_FILE = "state/serve.lock"
+__all__ = ["LOCK_FILE", "START_FILE", "STATE_FILE", "iso", "now_iso", "read", "write"]
+
+LOCK_FILE = "state/serve.lock"  # held by the one server of the store
+START_FILE = "state/serve.start"  # held by whoever is starting a server, until it has bound
+LOG_FILE = "state/serve.log"  # what a server started by a call prints
 
 
 def iso(epoch: float) -> str:
@@ -22,23 +25,5 @@ def now_iso() -> str:
     return iso(time.time())
 
 
-def read(root: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads((root / STATE_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def write(root: Path, data: dict[str, Any]) -> None:
     write_json_atomic(root / STATE_FILE, data, durable=False, mode=0o600)
-
-
-def describe(root: Path) -> dict[str, Any]:
-    """Whether a server is up for this store, and its schedule (for `gitmem status`)."""
-    data = read(root) or {}
-    pid = data.get("pid")
-    up = isinstance(pid, int) and pid_alive(pid) and os.path.exists(root / "state" / "serve.sock")
-    jobs = data.get("jobs") if isinstance(data.get("jobs"), dict) else {}
-    return {"up": up, "pid": pid if up else None, "started": data.get("started") if up else None,
-            "jobs": jobs if up else {}, "lastStopped": data.get("stopped")}

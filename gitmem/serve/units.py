@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,11 +74,11 @@ def unit_for(root: Path, extra: list[str], platform: str = sys.platform) -> Unit
                     ["launchctl", "unload", "-w", str(path)])
     path = _home() / ".config" / "systemd" / "user" / f"{name}.service"
     text = f"""[Unit]
-Description=gitmem warm server and scheduled sync for {root.resolve()}
+Description=gitmem warm server and scheduled sync for {_systemd_text(str(root.resolve()))}
 
 [Service]
 Type=simple
-ExecStart={shlex.join(argv)}
+ExecStart={" ".join(systemd_quote(a) for a in argv)}
 Restart=on-failure
 RestartSec=30
 
@@ -89,6 +88,22 @@ WantedBy=default.target
     return Unit(path, text, ["systemctl", "--user", "daemon-reload", "&&", "systemctl", "--user",
                              "enable", "--now", path.name],
                 ["systemctl", "--user", "disable", "--now", path.name])
+
+
+def systemd_quote(arg: str) -> str:
+    """One word of a systemd command line: double-quoted with C escapes, `%` (specifiers) as
+    `%%` and `$` (variables) as `$$`, so a path holding any of them reaches the program as is."""
+    escaped = "".join(_SYSTEMD_ESCAPES.get(ch, ch) for ch in arg)
+    return f'"{escaped}"'
+
+
+_SYSTEMD_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r",
+                    "%": "%%", "$": "$$"}
+
+
+def _systemd_text(text: str) -> str:
+    """A value of a plain setting (Description=): specifiers escaped, one line."""
+    return text.replace("%", "%%").replace("\n", " ").replace("\r", " ")
 
 
 def install(root: Path, extra: list[str]) -> Unit:

@@ -4,7 +4,8 @@ Kept to modules built into the interpreter: the client imports this on every CLI
 a dict of plain values (str, int, float, bool, None, lists and dicts of them) in `marshal`'s
 format, not JSON: `json` imports `re` (with enum and the regex compiler), ~10 ms of every
 forwarded call's start-up, a third of a hook answered by the server. marshal is not meant for
-untrusted data; the socket is mode 0600, so only the store's owner can send a frame, and a frame
+untrusted data; the socket is mode 0600 in a 0700 folder and the server checks the peer's user id
+on every connection, so only the store's owner can send a frame, and a frame
 that does not load is dropped like any garbage. Byte strings (stdin, stdout, stderr) travel as
 latin-1 text so every byte comes back unchanged.
 """
@@ -24,12 +25,16 @@ if TYPE_CHECKING:
     Sock: TypeAlias = socket.socket | _socket.socket
     T = TypeVar("T")
 
-PROTOCOL = 2  # 1: JSON frames
+PROTOCOL = 3  # 1: JSON frames; 2: no acknowledgement before the answer
 MARSHAL_VERSION = 4  # the format of every Python since 3.4: client and server may differ
 SOCKET_NAME = "serve.sock"
 STATE_DIR = "state"
 MAX_FRAME = 64 * 1024 * 1024  # a request or reply larger than this is refused
 _MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux, 104 on macOS
+# Verbs the server answers that only read. The others it answers (remember, forget...) write:
+# the server starts one only once the client has confirmed it still waits for the answer.
+READ_VERBS = frozenset({"search", "show", "list", "context", "status"})
+WRITE_VERBS = frozenset({"remember", "forget", "verify", "decision", "state", "working"})
 
 
 def socket_path(root: str) -> str:
@@ -63,8 +68,13 @@ def connect(path: str, timeout: float) -> _socket.socket:
 
 
 def bind(path: str) -> socket.socket:
-    """A listening socket at `path`, reachable by this user only (mode 0600)."""
+    """A listening socket at `path`, reachable by this user only: the socket 0600 in a folder
+    0700 (the store's local state folder, which holds nothing another user may read)."""
     import socket
+
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    os.chmod(folder, 0o700)
 
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old = os.umask(0o177)  # the socket file is created 0600: no window where others may connect

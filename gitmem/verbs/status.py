@@ -9,9 +9,9 @@ from gitmem.errors import GitmemError, StoreStateError
 from gitmem.fsio import is_temp_name, refuse_link
 from gitmem.redaction import redact
 from gitmem.secrets.scan import refuse_hand_edit_secrets
-from gitmem.serve.state import describe as describe_server
 from gitmem.store import integrity
 from gitmem.store.recovery import leftovers
+from gitmem.store.serverstate import describe as describe_server
 from gitmem.store.store import Store
 from gitmem.store.system_doc import system_doc_stale
 from gitmem.store.tree import scan_tree

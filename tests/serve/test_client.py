@@ -59,12 +59,14 @@ def test_a_socket_path_too_long_for_an_address_still_works(tmp_path: Path) -> No
 
 
 def test_the_client_path_loads_no_heavy_library(store: Store) -> None:
-    """What every call pays before the server answers: no click, pygit2, whoosh, markdown-it."""
+    """What a call pays to find no server (not starting one: that call then loads the whole
+    command line anyway): no click, pygit2, whoosh, markdown-it."""
     code = ("import sys; from gitmem.serve.client import forward\n"
             f"forward(['--root', {str(store.root)!r}, 'search', 'x'])\n"
             "print(sorted(m for m in ('click', 'pygit2', 'whoosh', 'markdown_it', 'typing', 'socket',"
             " 'json', 're', 'contextlib') if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, "GITMEM_SERVE": "manual"})
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from gitmem.store.store import Store
-from servers import QUIET, start_server, stop
+from servers import wait_for_server
 from support import git, run_gitmem
 
 OFF = {"GITMEM_SERVE": "off"}
@@ -93,13 +93,15 @@ def test_workspace_and_environment_come_from_the_caller(served: Path, tmp_path: 
 
 
 def test_without_a_server_nothing_is_said_unless_asked(store: Store) -> None:
-    quiet = run_gitmem("--root", str(store.root), "search", "anything")
+    told = run_gitmem("--root", str(store.root), "search", "anything",
+                      env={"GITMEM_VERBOSE": "1", "GITMEM_SERVE": "manual"})
+    assert told.returncode == 1 and "no server for this store" in told.stderr
+    assert "started a gitmem server" not in told.stderr
+    quiet = run_gitmem("--root", str(store.root), "search", "anything")  # starts one, silently
     assert quiet.returncode == 1 and "server" not in quiet.stderr
-    told = run_gitmem("--root", str(store.root), "search", "anything", env={"GITMEM_VERBOSE": "1"})
-    assert "no server for this store" in told.stderr
 
 
-def test_a_stale_socket_is_ignored(store: Store) -> None:
+def test_a_stale_socket_is_ignored_and_a_new_server_starts(store: Store) -> None:
     import socket
 
     path = store.root / "state" / "serve.sock"
@@ -109,14 +111,11 @@ def test_a_stale_socket_is_ignored(store: Store) -> None:
     assert path.exists()
     done = run_gitmem("-v", "--root", str(store.root), "remember", "Deploys run at noon", "--layer", "semantic")
     assert done.returncode == 0 and "no server answers" in done.stderr, done.stderr
+    assert "started a gitmem server in the background" in done.stderr
     assert done.stdout.startswith("global-sem-")
-    proc = start_server(store.root, *QUIET)  # a new server replaces the leftover socket
-    try:
-        found = run_gitmem("-v", "--root", str(store.root), "search", "noon")
-        assert found.returncode == 0 and ANSWERED in found.stderr
-    finally:
-        stop(proc)
-    assert not path.exists()
+    wait_for_server(store.root)
+    found = run_gitmem("-v", "--root", str(store.root), "search", "noon")
+    assert found.returncode == 0 and ANSWERED in found.stderr
 
 
 def test_agent_hooks_get_their_payload_through_the_server(served: Path) -> None:
@@ -129,3 +128,53 @@ def test_agent_hooks_get_their_payload_through_the_server(served: Path) -> None:
         assert (served_run.returncode, served_run.stdout) == (alone.returncode, alone.stdout), args
     hooked = run_gitmem("--root", str(served), "search", "--hook", input_text=payload)
     assert "5433" in hooked.stdout
+
+
+def test_every_write_verb_prints_the_same_through_the_server(tmp_path: Path) -> None:
+    """The same writes on two new stores, one through its server and one in-process: the same
+    output, exit codes and ids (the root's path aside), then the same status."""
+    from gitmem.store.store import Store as Fresh
+    from servers import QUIET, start_server, stop
+
+    repo = tmp_path / "code" / "shop"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "remote", "add", "origin", "git@example.com:acme/shop.git")
+    roots = [tmp_path / "a" / "store", tmp_path / "b" / "store"]
+    for root in roots:
+        fresh = Fresh(root, cwd=root.parent)
+        fresh.init()
+        fresh.close()
+    calls: list[tuple[list[str], str | None]] = [
+        (["remember", "Staging listens on port 5433", "--layer", "semantic"], None),
+        (["remember", "-", "--layer", "learnings", "--scope", "workspace"], "Run migrations first\n"),
+        (["decision", "Use Postgres 16", "--rationale", "-", "--topic", "db"], "It has the features\n"),
+        (["verify", "global-sem-0001"], None),
+        (["forget", "global-sem-0001"], None),
+        (["forget", "global-sem-0001", "--undo"], None),
+        (["state", "Build", "make all"], None),
+        (["working", "--section", "Task", "--content", "Ship the cart"], None),
+        (["working", "--activity", "Looked at the cart"], None),
+        (["remember", "x", "--layer", "nonsense"], None),
+        (["forget", "global-sem-9999"], None),
+        (["list", "--json"], None), (["show", "global-sem-0001", "--json"], None),
+        (["context"], None),
+    ]
+    proc = start_server(roots[0], *QUIET)
+    try:
+        for args, stdin in calls:
+            served = run_gitmem("-v", "--root", str(roots[0]), *args, cwd=repo, input_text=stdin)
+            assert ANSWERED in served.stderr, (args, served.stderr)
+            alone = run_gitmem("--root", str(roots[1]), *args, cwd=repo, input_text=stdin, env=OFF)
+            err = "\n".join(line for line in served.stderr.splitlines() if ANSWERED not in line)
+            same = [text.replace(str(roots[0]), "ROOT") for text in (served.stdout, err.strip())]
+            assert (served.returncode, same) == (
+                alone.returncode, [t.replace(str(roots[1]), "ROOT") for t in (alone.stdout, alone.stderr.strip())]), args
+        statuses = []
+        for root, env in ((roots[0], None), (roots[1], OFF)):
+            data = json.loads(run_gitmem("--root", str(root), "status", "--json", cwd=repo, env=env).stdout)
+            data["metrics"] = {k: v for k, v in data["metrics"].items() if k not in ("since", "updated")}
+            statuses.append({k: v for k, v in data.items() if k not in ("root", "head", "server")})
+        assert statuses[0] == statuses[1]
+    finally:
+        stop(proc)

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from gitmem.serve import wire
 from gitmem.store.store import Store
 from support import run_gitmem
@@ -35,7 +37,9 @@ def test_the_prompt_hook_sees_a_hand_edit_made_just_before_it(served: Path) -> N
     assert "6543" in again.stdout and "5433" not in again.stdout
 
 
-def test_a_server_that_does_not_answer_leaves_the_hook_to_answer_itself(store: Store) -> None:
+def test_a_server_that_does_not_answer_leaves_the_hook_to_answer_itself(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITMEM_SERVE", "manual")  # the socket below is the only "server"
     assert run_gitmem("--root", str(store.root), "remember", "Staging listens on port 5433",
                       "--layer", "semantic").returncode == 0
     path = wire.socket_path(str(store.root))

@@ -100,7 +100,7 @@ def test_install_writes_a_user_unit_and_uninstall_removes_it(store: Store, tmp_p
     units = list((home / ".config" / "systemd" / "user").glob("gitmem-*.service"))
     assert len(units) == 1
     text = units[0].read_text(encoding="utf-8")
-    assert "ExecStart=" in text and f"--root {store.root.resolve()} serve --sync-every=15" in text
+    assert f'"--root" "{store.root.resolve()}" "serve" "--sync-every=15"' in text
     assert f"systemctl --user enable --now {units[0].name}" in done.stdout
     removed = run_gitmem("--root", str(store.root), "serve", "--uninstall", env={"HOME": str(home)})
     assert removed.returncode == 0 and not units[0].exists()
@@ -114,3 +114,54 @@ def test_the_launchd_agent_is_a_valid_plist(store: Store) -> None:
     plist = plistlib.loads(unit.text.encode("utf-8"))
     assert plist["ProgramArguments"][-3:] == [str(store.root.resolve()), "serve", "--sync-every=60"]
     assert plist["RunAtLoad"] is True
+
+
+def _systemd_words(line: str) -> list[str]:
+    """ExecStart= split as systemd does (systemd.syntax(7), systemd.service(5)): double-quoted
+    words with C escapes, `%%` a literal `%`, `$$` a literal `$`."""
+    words, word, quoted, index = [], "", False, 0
+    escapes = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"'}
+    while index < len(line):
+        ch = line[index]
+        if ch == "\\":
+            word += escapes[line[index + 1]]
+            index += 2
+            continue
+        if ch in "%$":
+            assert line[index + 1] == ch, f"unescaped {ch} in {line!r}"
+            word += ch
+            index += 2
+            continue
+        if ch == '"':
+            quoted = not quoted
+        elif ch == " " and not quoted:
+            words.append(word)
+            word = ""
+        else:
+            word += ch
+        index += 1
+    return [*words, word]
+
+
+def test_a_store_path_with_percent_dollar_and_quotes_survives_the_unit_files(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    root = tmp_path / 'odd %h $HOME ${X} "q" \\ & <x>' / "store"
+    root.mkdir(parents=True)
+    extra = ["--sync-every=60"]
+    unit = unit_for(root, extra, platform="linux")
+    exec_line = next(line for line in unit.text.splitlines() if line.startswith("ExecStart="))
+    argv = _systemd_words(exec_line.removeprefix("ExecStart="))
+    assert argv[-4:] == ["--root", str(root.resolve()), "serve", "--sync-every=60"]
+    description = next(line for line in unit.text.splitlines() if line.startswith("Description="))
+    assert "%%h" in description and "%h" not in description.replace("%%h", "")
+    if shutil.which("systemd-analyze"):  # systemd's own parser, where it is installed
+        unit.path.parent.mkdir(parents=True, exist_ok=True)
+        unit.path.write_text(unit.text, encoding="utf-8")
+        checked = subprocess.run(["systemd-analyze", "verify", "--man=no", str(unit.path)],
+                                 capture_output=True, text=True, timeout=60)
+        assert checked.returncode == 0, checked.stderr
+    plist = plistlib.loads(unit_for(root, extra, platform="darwin").text.encode("utf-8"))
+    assert plist["ProgramArguments"][-4:] == ["--root", str(root.resolve()), "serve", "--sync-every=60"]
+    assert plist["StandardOutPath"] == str(root.resolve() / "logs" / "serve.out")
