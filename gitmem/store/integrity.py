@@ -10,6 +10,7 @@ working tree, uncommitted and unstaged, while everything else is committed; `sta
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from gitmem.errors import InvalidInputError
@@ -118,7 +119,7 @@ def _copy_problem(root: Path, relpath: str, text: str) -> Problem | None:
         if not any(line.rstrip("\r") == "---" for line in lines[1:FRONT_MATTER_SCAN_LINES]):
             return Problem(relpath, 1, "front matter opened by `---` is never closed")
     if tree.document_conflicted(root, relpath, text):
-        return Problem(relpath, 1, "conflict markers left in a document copy")
+        return Problem(relpath, 1, CONFLICTED_COPY)
     return None
 
 
@@ -139,11 +140,21 @@ def problems(root: Path) -> list[Problem]:
             and (problem := parse_problem(root, relpath)) is not None]
 
 
-def refuse_unparseable(root: Path, relpaths: list[str]) -> None:
+CONFLICTED_COPY = "conflict markers left in a document copy"
+
+
+def refuse_unparseable(root: Path, relpaths: list[str],
+                       committed: Callable[[str], str | None] = lambda _path: None) -> None:
     """The last look before a write commits: a file gitmem reads and cannot parse is never
-    committed (InvalidInputError: the write is refused and undone)."""
+    committed (InvalidInputError: the write is refused and undone). A document copy whose
+    committed version (`committed`) already holds markers may keep the rest of them: settling
+    one of its conflicts leaves the others to settle."""
     for relpath in relpaths:
         problem = parse_problem(root, relpath)
+        if problem is not None and problem.reason == CONFLICTED_COPY:
+            before = committed(relpath)
+            if before is not None and tree.document_conflicted(root, relpath, before):
+                continue
         if problem is not None:
             raise InvalidInputError(f"{problem} — gitmem commits no file it cannot parse, so "
                                     "nothing was written")

@@ -63,12 +63,17 @@ class Store(StoreBase):
             txn = WriteTxn(verb, changed_elsewhere=self.catch_up_catalog(clean=clean))
             try:
                 yield txn
-                integrity.refuse_unparseable(self.root, txn.touched)  # the last look
+                integrity.refuse_unparseable(self.root, txn.touched,  # the last look
+                                             self._committed_text)
             except Exception:
                 self.undo(txn)
                 raise
             self.finish(txn)
 
+
+    def _committed_text(self, relpath: str) -> str | None:
+        data = self.git.read_file_at("HEAD", relpath)
+        return None if data is None else data.decode("utf-8", "replace")
 
     @contextlib.contextmanager
     def batch(self, verb: str) -> Iterator[WriteTxn]:

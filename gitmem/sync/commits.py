@@ -115,6 +115,7 @@ def merge_commits(store: Store, base: str, ours: str, theirs: str,
 
     rewritten, result.renumbered, result.notes = renumber_local_ids(ours_side, theirs_side, taken)
     both = _align_moves(result, trees, rewritten, set(ours_side), set(theirs_side))
+    both |= _align_shelf_moves(trees, ours_paths, theirs_paths)
     regenerate: set[str] = set()
     for path in sorted(ours_paths | theirs_paths):
         if path in both:
@@ -153,6 +154,38 @@ def _align_moves(result: TreeMerge, trees: _Trees, rewritten: dict[str, str], ou
         trees.override[(side, path)] = text
     result.notes.extend(aligned.notes())
     return aligned.paths()
+
+
+_SHELVES = ("/documents/active/", "/documents/archived/")
+
+
+def _twin(path: str) -> str | None:
+    """A document copy's path on the other shelf (active <-> archived), else None."""
+    for here, there in (_SHELVES, _SHELVES[::-1]):
+        if here in path:
+            return path.replace(here, there, 1)
+    return None
+
+
+def _align_shelf_moves(trees: _Trees, ours_paths: set[str], theirs_paths: set[str]) -> set[str]:
+    """A copy archived or restored (moved between shelves) on one side and edited in place on the
+    other: the edit follows the copy, so the document lives once, where the move put it; returns
+    the paths to merge."""
+    paths: set[str] = set()
+    for side, other, changed in (("ours", "theirs", ours_paths), ("theirs", "ours", theirs_paths)):
+        for path in sorted(changed):
+            old = _twin(path)
+            if old is None or trees.blob("base", path) is not None or trees.blob(side, path) is None:
+                continue
+            if trees.blob("base", old) is None or trees.blob(side, old) is not None:
+                continue  # not a move on this side
+            if trees.blob(other, path) is not None or trees.blob(other, old) in (None, trees.blob("base", old)):
+                continue  # the other side moved it too, deleted it, or left it as it was
+            trees.override[("base", path)] = trees.text("base", old)
+            trees.override[(other, path)] = trees.text(other, old)
+            trees.override[(other, old)] = None
+            paths |= {path, old}
+    return paths
 
 
 def _merge_one(
