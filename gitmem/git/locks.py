@@ -26,6 +26,11 @@ _TOP_LOCKS = ("index.lock", "HEAD.lock", "ORIG_HEAD.lock", "FETCH_HEAD.lock", "M
               "packed-refs.lock", "config.lock", "shallow.lock")
 
 
+# Beside git's index lock while a gitmem process may hold it (its own, then libgit2's while the
+# index is written): which process that is, so that a lock left by one killed meanwhile is
+# known to be nobody's (gitmem/store/gitgate.py clears it at the next gitmem command).
+INDEX_OWNER = "gitmem-index.owner"
+
 _ANCESTORS: dict[int, list[int]] = {}  # per process id: a forked child has its own
 
 

@@ -11,12 +11,7 @@ import pygit2
 from pygit2.enums import FileMode
 
 from gitmem.fsio import write_bytes_atomic
-from gitmem.git.locks import process_start
-
-# Beside git's index lock while a gitmem process may hold it (its own, then libgit2's while the
-# index is written): which process that is, so that a lock left by one killed meanwhile is
-# known to be nobody's (gitmem/store/gitgate.py clears it at the next gitmem command).
-INDEX_OWNER = "gitmem-index.owner"
+from gitmem.git.locks import INDEX_OWNER, process_start
 
 
 @contextlib.contextmanager

@@ -25,6 +25,7 @@ from gitmem.errors import GitLayerError, GitmemError, LockTimeoutError
 from gitmem.eventlog import log_event
 from gitmem.fsio import load_json_object, pid_alive, remove_file, write_json_atomic
 from gitmem.git.locks import (
+    INDEX_OWNER,
     GitProcess,
     git_processes,
     head_oid,
@@ -32,7 +33,6 @@ from gitmem.git.locks import (
     process_start,
     under_git,
 )
-from gitmem.git.worktree import INDEX_OWNER
 from gitmem.store.lock import open_store_lock
 
 COMMITS_DIR = "state/commits"

@@ -201,17 +201,21 @@ def test_bad_input_is_one_line_exit_2_nothing_written(gm: Cli, args: list[str], 
     assert git(gm.root, "status", "--porcelain") == ""
 
 
-def test_malformed_hand_written_entry_refuses_write(gm: Cli) -> None:
+def test_malformed_hand_written_entry_is_left_out_and_refuses_only_writes_into_it(gm: Cli) -> None:
     topic = gm.root / "global/semantic/hand.md"
     topic.parent.mkdir(parents=True, exist_ok=True)
     text = "## A hand entry\nbody\n\n**Id:** global-sem-12ab\n"
     topic.write_text(text)
     before = commit_count(gm.root)
     result = gm("remember", "x", "-l", "semantic")
-    assert result.exit_code == 2
-    assert "global/semantic/hand.md:1: malformed Id 'global-sem-12ab'" in result.stderr
-    assert "uncommitted hand edit" in result.stderr
-    assert commit_count(gm.root) == before
+    assert result.exit_code == 0, result.output
+    assert "global/semantic/hand.md:1 (malformed Id 'global-sem-12ab'" in result.stderr
+    assert commit_count(gm.root) == before + 1 and topic.read_text() == text
+    into = gm("remember", "y", "-l", "semantic", "-t", "hand")
+    assert into.exit_code == 2
+    assert "global/semantic/hand.md:1: malformed Id 'global-sem-12ab'" in into.stderr
+    assert "uncommitted hand edit" in into.stderr
+    assert commit_count(gm.root) == before + 1
     assert topic.read_text() == text
 
 
