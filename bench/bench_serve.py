@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchutil import GITMEM  # noqa: E402
+from benchutil import GITMEM, print_medians  # noqa: E402
 from synthstore import SynthConfig, build_store  # noqa: E402
 
 from gitmem.serve.control import ping, stop_server  # noqa: E402
@@ -192,17 +191,7 @@ def main() -> int:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {LOAD_AT_START:.2f} at the "
           f"start and {load:.2f} at the end, {rounds} rounds")
-    print("| median (p90) | " + " | ".join(f"{s:,} entries" for s in sizes) + " |")
-    print("|---" * (len(sizes) + 1) + "|")
-    for name in results[sizes[0]]:
-        cells = []
-        for size in sizes:
-            values = sorted(results[size][name])
-            p90 = values[min(len(values) - 1, int(0.9 * len(values)))]
-            unit = "" if name.endswith(("errors", "per second")) else " ms"
-            cells.append(f"{statistics.median(values):.1f}{unit} ({p90:.1f})" if unit else
-                         f"{statistics.median(values):.1f}")
-        print(f"| {name} | " + " | ".join(cells) + " |")
+    print_medians(results)
     return 0
 
 

@@ -201,4 +201,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from benchutil import run_bench
+
+    run_bench(main)

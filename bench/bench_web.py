@@ -17,7 +17,6 @@ import argparse
 import http.client
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -29,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_serve import GIT_ENV, WORDS, make_store, run_ms  # noqa: E402
-from benchutil import GITMEM  # noqa: E402
+from benchutil import GITMEM, print_medians  # noqa: E402
 
 
 class Page:
@@ -111,15 +110,7 @@ def main() -> int:
         print(f"measuring {size:,} entries ...", file=sys.stderr, flush=True)
         results[size] = measure(size, rounds)
     print(f"{rounds} rounds; medians (p90)")
-    print("| median (p90) | " + " | ".join(f"{s:,} entries" for s in sizes) + " |")
-    print("|---" * (len(sizes) + 1) + "|")
-    for name in results[sizes[0]]:
-        cells = []
-        for size in sizes:
-            values = sorted(results[size][name])
-            p90 = values[min(len(values) - 1, int(0.9 * len(values)))]
-            cells.append(f"{statistics.median(values):.1f} ms ({p90:.1f})")
-        print(f"| {name} | " + " | ".join(cells) + " |")
+    print_medians(results)
     return 0
 
 

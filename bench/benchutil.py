@@ -36,6 +36,23 @@ def python_start() -> float:
     return time.perf_counter() - began
 
 
+def print_medians(results: dict[int, dict[str, list[float]]]) -> None:
+    """A Markdown table: one row per measured line, one column per size, `median (p90)`; lines
+    named `... errors` or `... per second` are counts, shown as their median alone."""
+    sizes = list(results)
+    print("| median (p90) | " + " | ".join(f"{s:,} entries" for s in sizes) + " |")
+    print("|---" * (len(sizes) + 1) + "|")
+    for name in results[sizes[0]]:
+        cells = []
+        for size in sizes:
+            values = sorted(results[size][name])
+            p90 = values[min(len(values) - 1, int(0.9 * len(values)))]
+            counted = name.endswith(("errors", "per second"))
+            cells.append(f"{statistics.median(values):.1f}" if counted
+                         else f"{statistics.median(values):.1f} ms ({p90:.1f})")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
 def print_result(result: dict[str, Any], as_json: bool) -> None:
     if as_json:
         print(json.dumps(result, indent=2))
