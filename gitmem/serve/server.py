@@ -201,6 +201,13 @@ class Server:
         self.refused += 1
         log_event(self.root, {"event": "serve-refused", "uid": uid})
         wire.send(conn, {"ran": False, "reason": "refused: this server answers its owner only"})
+        # Read what the caller already sent before closing: a socket closed with unread bytes
+        # resets the connection, and the caller would lose the refusal it was sent.
+        conn.shutdown(socket.SHUT_WR)
+        conn.settimeout(1.0)
+        with contextlib.suppress(OSError):
+            while conn.recv(65536):
+                pass
         return False
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any]:
