@@ -22,7 +22,7 @@ from gitmem.format.markdown import entry_at, entry_lines, parse_topic_file, spli
 from gitmem.githooks.precommit import _legacy_entries
 from gitmem.verbs.suspects import entry_fields
 
-CHECKS = settings(max_examples=600, deadline=None,
+CHECKS = settings(deadline=None,
                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 PATHS = ["global/semantic/a.md", "global/semantic/b.md"]
 HEADS = ["", "---\ntopic: t\n---\n# t\n\n", "\ufeff---\r\ntopic: t\r\n---\r\n", "---\n: [bad\n---\n"]
