@@ -153,23 +153,3 @@ def config_set(root: Path, key: str, value: str) -> None:
 def config_unset(root: Path, key: str) -> None:
     run(root, ["config", "--local", "--unset-all", key], check=False)
 
-
-def first_added_lines(root: Path, wanted: Iterable[str], paths: Sequence[str]) -> dict[tuple[str, str], str]:
-    """{(path, line): YYYY-MM-DD} of the first commit (author date) that added each wanted line
-    to each file under `paths`, oldest history first; lines compare without their ending."""
-    lines = set(wanted)
-    out = run(root, ["log", "--reverse", "--no-renames", "--no-color", "--format=%x00%as", "-p",
-                     "-U0", "--", *paths], check=False)
-    found: dict[tuple[str, str], str] = {}
-    day, path = "", ""
-    for raw in out.split(b"\n"):
-        if raw.startswith(b"\x00"):
-            day = raw[1:].decode("ascii", "replace").strip()
-        elif raw.startswith(b"+++ "):
-            name = raw[4:].decode("utf-8", "surrogateescape")
-            path = name[2:] if name.startswith("b/") else ""
-        elif raw.startswith(b"+"):
-            line = raw[1:].decode("utf-8", "replace").rstrip("\r")
-            if line in lines and path:
-                found.setdefault((path, line), day)
-    return found

@@ -1,4 +1,5 @@
-"""Reading history over pygit2: commits, trees, files at a revision, the log of a path."""
+"""The store's history over pygit2 (revwalk, trees, files at a revision, the log of a path), read
+through GitRepo, the one opener of the store's repository."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import pygit2
-from pygit2.enums import DeltaStatus, RepositoryOpenFlag, SortMode
+from pygit2.enums import DeltaStatus, SortMode
 
 from gitmem.errors import InvalidInputError, NotFoundError
 from gitmem.git.machine import split_machine
@@ -132,11 +133,15 @@ def log(repo: pygit2.Repository, limit: int = 20, path: str | None = None) -> li
     return out
 
 
-def walk(repo: pygit2.Repository, rev: str = "HEAD") -> Iterator[CommitInfo]:
-    """Every commit reachable from `rev`, newest first (children before parents)."""
+def walk(repo: pygit2.Repository, rev: str = "HEAD", hide: str | None = None) -> Iterator[CommitInfo]:
+    """Every commit reachable from `rev` (and not from `hide`), newest first (children before
+    parents): the one revwalk of the store's history."""
     if repo.head_is_unborn:
         return
-    for commit in repo.walk(resolve_commit(repo, rev).id, _LOG_ORDER):
+    walker = repo.walk(resolve_commit(repo, rev).id, _LOG_ORDER)
+    if hide is not None:
+        walker.hide(resolve_commit(repo, hide).id)
+    for commit in walker:
         yield commit_info(commit)
 
 
@@ -265,35 +270,3 @@ def export_tree(repo: pygit2.Repository, rev: str, dest: Path, *, under: tuple[s
             count += 1
     return count
 
-
-class RepoHistory:
-    """The history reads of one repository, for modules that must not hold pygit2 objects."""
-
-    def __init__(self, root: Path) -> None:
-        try:
-            self._repo = pygit2.Repository(str(root), RepositoryOpenFlag.NO_SEARCH)
-        except _GIT_ERRORS as exc:
-            raise NotFoundError(f"not a git repository: {root}") from exc
-
-    def walk(self, rev: str = "HEAD") -> list[CommitInfo]:
-        """Every commit reachable from `rev`, newest first."""
-        return list(walk(self._repo, rev))
-
-    def resolve(self, rev: str) -> CommitInfo:
-        """The commit a revision names (NotFoundError when there is none)."""
-        return commit_info(resolve_commit(self._repo, rev))
-
-    def commit_before(self, when: int, rev: str = "HEAD") -> CommitInfo | None:
-        """The newest first-parent commit of `rev` made at or before `when` (epoch seconds)."""
-        return commit_before(self._repo, rev, when)
-
-    def needle_finder(self, needle: bytes, under: tuple[str, ...] = ()) -> NeedleFinder:
-        """A finder of the Markdown files holding `needle`, memoized across commits."""
-        return NeedleFinder(self._repo, needle, under=under)
-
-    def read_blob(self, oid: str) -> bytes:
-        return read_blob(self._repo, oid)
-
-    def export_tree(self, rev: str, dest: Path, under: tuple[str, ...]) -> int:
-        """Write the Markdown files of `rev` below `under` into `dest`; returns how many."""
-        return export_tree(self._repo, rev, dest, under=under)

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pygit2
-from pygit2.enums import SortMode
 
 from gitmem.errors import InvalidInputError
-from gitmem.git import gitnet, transport
+from gitmem.git import gitnet, history, transport
 from gitmem.git.credentials import map_local_error, register_secret, strip_credentials
-from gitmem.git.history import CommitInfo, commit_info, resolve_commit
+from gitmem.git.history import CommitInfo
 
 _GIT_ERRORS = (pygit2.GitError, KeyError, ValueError, OSError)
-_LOG_ORDER = SortMode.TOPOLOGICAL | SortMode.TIME
 
 
 class RemoteOps:
@@ -97,12 +96,4 @@ class RemoteOps:
 
     def commits_between(self, base: str | None, tip: str, limit: int = 100) -> list[CommitInfo]:
         """Newest-first commits reachable from `tip` but not from `base` (at most `limit`)."""
-        walker = self._repo.walk(resolve_commit(self._repo, tip).id, _LOG_ORDER)
-        if base is not None:
-            walker.hide(resolve_commit(self._repo, base).id)
-        out = []
-        for commit in walker:
-            out.append(commit_info(commit))
-            if len(out) >= limit:
-                break
-        return out
+        return list(itertools.islice(history.walk(self._repo, tip, hide=base), limit))

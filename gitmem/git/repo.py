@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pygit2
@@ -18,7 +18,6 @@ from pygit2.enums import (
     FileMode,
     FileStatus,
     RepositoryOpenFlag,
-    SortMode,
 )
 
 from gitmem.errors import GitLayerError, InvalidInputError, NotFoundError
@@ -34,8 +33,6 @@ __all__ = ["CommitInfo", "GitRepo", "PushRejectedError", "redact", "strip_creden
 FALLBACK_AUTHOR = ("gitmem", "gitmem@localhost")
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _GIT_ERRORS = (pygit2.GitError, KeyError, ValueError, OSError)
-# Commits made within one second share a timestamp; TOPOLOGICAL keeps children before parents.
-_LOG_ORDER = SortMode.TOPOLOGICAL | SortMode.TIME
 _LOCK_RETRIES = 20  # a lock file a plain git command took meanwhile: wait for it, this many times
 
 
@@ -257,6 +254,25 @@ class GitRepo(RemoteOps):
     def log(self, limit: int = 20, path: str | None = None) -> list[CommitInfo]:
         """Newest-first commits reachable from HEAD, optionally only those that changed `path`."""
         return history.log(self._repo, limit, path)
+
+    def walk(self, rev: str = "HEAD") -> Iterator[CommitInfo]:
+        """Every commit reachable from `rev`, newest first (children before parents)."""
+        return history.walk(self._repo, rev)
+
+    def commit_before(self, when: int, rev: str = "HEAD") -> CommitInfo | None:
+        """The newest first-parent commit of `rev` made at or before `when` (epoch seconds)."""
+        return history.commit_before(self._repo, rev, when)
+
+    def needle_finder(self, needle: bytes, under: tuple[str, ...] = ()) -> history.NeedleFinder:
+        """A finder of the Markdown files holding `needle`, memoized across commits."""
+        return history.NeedleFinder(self._repo, needle, under=under)
+
+    def read_blob(self, oid: str) -> bytes:
+        return history.read_blob(self._repo, oid)
+
+    def export_tree(self, rev: str, dest: Path, under: tuple[str, ...]) -> int:
+        """Write the Markdown files of `rev` below `under` into `dest`; returns how many."""
+        return history.export_tree(self._repo, rev, dest, under=under)
 
     # -- config ------------------------------------------------------------------------------
 

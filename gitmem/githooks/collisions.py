@@ -23,6 +23,7 @@ from gitmem.format.entry import TopicFile
 from gitmem.format.markdown import conflict_marker_lines, render_topic_file
 from gitmem.fsio import read_regular_file
 from gitmem.git import binary as gitcli
+from gitmem.git.gitlog import first_touching
 from gitmem.merge.entries import same_entry
 from gitmem.merge.files import merge_file
 from gitmem.merge.moves import align_moves, only_generated
@@ -267,12 +268,13 @@ def _first_committed(store: Store, path: str, ident: str) -> tuple[float, int]:
     """When the Id line was first committed in `path`: (commit time, commits behind it, so that
     an ancestor comes first within one second); never committed: last."""
     try:
-        out = gitcli.run(store.root, ["log", "--format=%H %ct", "-S", f"**Id:** {ident}", "--", path])
-        lines = out.decode("ascii", "replace").split("\n")
-        oid, stamp = next(line for line in reversed(lines) if line.strip()).split()
+        found = first_touching(store.root, f"**Id:** {ident}", path)
+        if found is None:
+            return math.inf, 0
+        oid, stamp = found
         depth = gitcli.run(store.root, ["rev-list", "--count", oid]).decode().strip()
         return float(stamp), int(depth)
-    except (GitmemError, StopIteration, ValueError):
+    except (GitmemError, ValueError):
         return math.inf, 0
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from gitmem.format.normalize import Problem
 from gitmem.git import binary as gitcli
+from gitmem.git.gitlog import path_commits
 from gitmem.runtime.base import HISTORY_DEPTH, Pair, edit_base, projection_changes
 from gitmem.runtime.budget import Limits
 from gitmem.runtime.edits import apply_changes
@@ -87,8 +88,7 @@ def _committed(root: Path, json_path: str, path: str) -> tuple[Pair, Iterator[Pa
         return (None, None), iter(())
 
     def older() -> Iterator[Pair]:
-        out = gitcli.run(root, ["log", f"-{HISTORY_DEPTH}", "--format=%H", "--", path])
-        for oid in out.decode().split():
+        for oid in path_commits(root, path, HISTORY_DEPTH):
             yield _at(root, f"{oid}:{json_path}"), _at(root, f"{oid}:{path}")
 
     return (_at(root, f"HEAD:{json_path}"), _at(root, f"HEAD:{path}")), older()

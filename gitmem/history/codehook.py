@@ -14,7 +14,7 @@ from typing import Any
 
 from gitmem.errors import InvalidInputError
 from gitmem.git import binary as gitcli
-from gitmem.history.gitlog import repository_top
+from gitmem.git.workrepo import repository_top
 
 HOOK = "post-commit"
 MARKER = "# gitmem-managed code hook"

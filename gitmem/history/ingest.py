@@ -28,7 +28,8 @@ from gitmem.format.markdown import (
     unclosed_fence,
 )
 from gitmem.fsio import load_json_object, write_json_atomic
-from gitmem.history.gitlog import Commit, head, is_ancestor, read_commits, repository_top, rev_list
+from gitmem.git.gitlog import Commit, read_commits, rev_list
+from gitmem.git.workrepo import head, is_ancestor, repository_top
 from gitmem.observe.record import record
 from gitmem.store.tree import read_memory_text
 from gitmem.store.txn import refuse_subagent

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from gitmem.errors import NotFoundError
 from gitmem.format import layers as L
 from gitmem.format.freshness import grade_entry, parse_day
-from gitmem.git.history import CommitInfo, RepoHistory
+from gitmem.git.history import CommitInfo
 from gitmem.provenance.trace import MEMORY_FOLDERS, EntryTrace, commit_date, subject
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def resolve_when(store: Store, when: str) -> CommitInfo:
     """A date (the last commit made on or before the end of that day, or before that moment)
     or any revision git understands (oid, branch, tag, HEAD~3)."""
     store.require()
-    history = RepoHistory(store.root)
+    history = store.git
     text = when.strip()
     if _DATE_RE.match(text):
         moment = _moment(text)
@@ -48,7 +48,7 @@ def resolve_when(store: Store, when: str) -> CommitInfo:
             if found is None:
                 raise NotFoundError(f"the store has no commit on or before {text}")
             return found
-    return history.resolve(text)
+    return history.commit_info(text)
 
 
 def _moment(text: str) -> datetime | None:
@@ -73,7 +73,7 @@ def as_of_json(commit: CommitInfo, when: str) -> dict[str, str]:
 def show_at(store: Store, when: str, entry_id: str) -> dict[str, Any]:
     """One entry as it was in the commit `when` names."""
     commit = resolve_when(store, when)
-    versions = EntryTrace(store.root, entry_id).versions_at(commit.oid)
+    versions = EntryTrace(store.git, entry_id).versions_at(commit.oid)
     if not versions:
         raise NotFoundError(f"{entry_id} did not exist at {when} (commit {commit.oid[:7]})")
     version = versions[0]
@@ -124,14 +124,14 @@ def snapshot_index(store: Store, oid: str) -> Any:
     base = store.root / SNAPSHOT_DIR
     folder = base / oid
     if not (folder / ".ready").is_file():
-        _build_snapshot(store.root, base, oid)
+        _build_snapshot(store, base, oid)
     with contextlib.suppress(OSError):
         os.utime(folder)  # most recently used snapshots are the ones kept
     _prune(base)
     return SearchIndex(folder, watch=False)
 
 
-def _build_snapshot(root: Path, base: Path, oid: str) -> None:
+def _build_snapshot(store: Store, base: Path, oid: str) -> None:
     """Export and index into a private folder, then move it into place in one rename."""
     from gitmem.search.index import SearchIndex
 
@@ -139,8 +139,8 @@ def _build_snapshot(root: Path, base: Path, oid: str) -> None:
     scratch = base / f".{oid}.{os.getpid()}.tmp"
     shutil.rmtree(scratch, ignore_errors=True)
     try:
-        RepoHistory(root).export_tree(oid, scratch, MEMORY_FOLDERS)
-        _seed(root / "index", scratch / "index")
+        store.git.export_tree(oid, scratch, MEMORY_FOLDERS)
+        _seed(store.root / "index", scratch / "index")
         index = SearchIndex(scratch, watch=False)
         try:
             index.refresh()  # re-indexes what differs from the copy; builds when there is none

@@ -27,7 +27,7 @@ from gitmem.format.freshness import parse_day
 from gitmem.format.references import parse_paths, path_matches
 from gitmem.fsio import read_regular_file, write_json_atomic
 from gitmem.git import workrepo
-from gitmem.git.workrepo import CodeCommit
+from gitmem.git.gitlog import Commit, commits_since
 
 CACHE_FILE = "state/code-changes.json"
 MAX_NAMED = 10  # commits named per suspect entry
@@ -108,21 +108,18 @@ class CodeWatch:
         """(workspace key, repository) of the current folder's repository, keyed as
         gitmem.store.workspaces keys it (origin URL, else folder name); through the git binary,
         so a search does not load pygit2 for this."""
-        from gitmem.redaction import strip_credentials
-        from gitmem.store.paths import key_from_remote_url, sanitize_workspace_key
         from gitmem.store.registry import associated_key
+        from gitmem.store.workspaces import repository_key
 
         if associated_key(self.root, self.cwd):
             return None, None  # an associated folder: found through its association
-        top = workrepo.toplevel(self.cwd)
-        if top is None or top == self.root.resolve():
+        found = workrepo.find_repository(self.cwd)
+        if found is None or found.top == self.root.resolve():
             return None, None
-        url = workrepo.origin_url(top)
         try:
-            key = key_from_remote_url(strip_credentials(url)[0]) if url else sanitize_workspace_key(top.name)
+            return repository_key(found), found.top
         except GitmemError:
             return None, None
-        return key, top
 
     def bound(self, key: object, scope: str, layer: str, topic: str,
               fields: dict[str, str]) -> Bound | None:
@@ -155,7 +152,7 @@ class CodeWatch:
                     found[item.key] = marks
         return found
 
-    def _commits(self, repo: Path, since: date) -> list[CodeCommit] | None:
+    def _commits(self, repo: Path, since: date) -> list[Commit] | None:
         head = workrepo.head(repo)
         if head is None:
             return None
@@ -165,9 +162,9 @@ class CodeWatch:
         if record.get("head") == head and cached_since is not None and cached_since <= since:
             rows = record.get("commits") or []
             assert isinstance(rows, list)
-            return [CodeCommit(r[0], int(r[1]), tuple(r[2])) for r in rows]
+            return [Commit(r[0], files=tuple(r[2]), time=int(r[1])) for r in rows]
         try:
-            commits = workrepo.commits_since(repo, since)
+            commits = commits_since(repo, since)
         except GitmemError:
             return None  # a repository git cannot read marks nothing, and breaks nothing
         cache[str(repo)] = {"head": head, "since": since.isoformat(),
@@ -186,7 +183,7 @@ class CodeWatch:
         return self._cache
 
 
-def suspicions(item: Bound, commits: list[CodeCommit]) -> list[Suspicion]:
+def suspicions(item: Bound, commits: list[Commit]) -> list[Suspicion]:
     """The commits (newest first, at most MAX_NAMED) that touched the entry's paths later than
     the day it was verified."""
     out: list[Suspicion] = []

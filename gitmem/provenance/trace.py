@@ -15,13 +15,13 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 from gitmem.errors import InvalidInputError, NotFoundError, ParseError
 from gitmem.format import layers as L
 from gitmem.format.entry import Entry
 from gitmem.format.markdown import parse_topic_file
-from gitmem.git.history import CommitInfo, NeedleFinder, RepoHistory
+from gitmem.git.history import CommitInfo, NeedleFinder
+from gitmem.git.repo import GitRepo
 
 MEMORY_FOLDERS = ("global", "workspaces")
 _SHORT = 60
@@ -83,11 +83,11 @@ def subject(message: str) -> str:
 class EntryTrace:
     """The versions of one entry id in the commits of one store."""
 
-    def __init__(self, root: Path, entry_id: str) -> None:
+    def __init__(self, git: GitRepo, entry_id: str) -> None:
         if L.parse_id(entry_id) is None:
             raise InvalidInputError(f"malformed Id {entry_id!r} (expected <scope>-<abbr>-<NNNN>)")
         self.entry_id = entry_id
-        self.history = RepoHistory(root)
+        self.history = git
         self._finder: NeedleFinder = self.history.needle_finder(entry_id.encode(), MEMORY_FOLDERS)
         self._parsed: dict[str, list[Entry]] = {}
         self._states: dict[str, tuple[Version, ...]] = {}

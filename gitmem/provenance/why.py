@@ -45,7 +45,7 @@ def parse_source(value: str) -> list[SourceRef]:
 def why(store: Store, entry_id: str) -> dict[str, Any]:
     """Who made the entry, when, on which machine, from what; and every later change."""
     store.require()
-    changes = EntryTrace(store.root, entry_id).changes()
+    changes = EntryTrace(store.git, entry_id).changes()
     created = next((c for c in reversed(changes) if c.kind == "created"), changes[-1])
     latest = next((c.after for c in changes if c.after is not None), None)
     source = latest.entry.get("Source") if latest else ""
@@ -65,5 +65,5 @@ def why(store: Store, entry_id: str) -> dict[str, Any]:
 def entry_log(store: Store, entry_id: str) -> list[dict[str, Any]]:
     """The entry's versions, newest first, each with the text it had after that commit."""
     store.require()
-    changes: list[Change] = EntryTrace(store.root, entry_id).changes()
+    changes: list[Change] = EntryTrace(store.git, entry_id).changes()
     return [c.as_json(with_text=True) for c in changes]

@@ -17,6 +17,7 @@ from gitmem.format.entry import Entry
 from gitmem.format.markdown import parse_topic_file
 from gitmem.format.normalize import CreatedLookup, Outcome, Problem, hint, normalize_text
 from gitmem.git import binary as gitcli
+from gitmem.git.gitlog import first_added_lines
 from gitmem.store.catalog import Catalog
 
 Committed = Callable[[str], "str | None"]  # a path's text in the last commit, None when absent
@@ -137,7 +138,7 @@ def created_lookup(root: Path, texts: dict[str, str]) -> CreatedLookup:
                 wanted.add(f"## {entry.title}")
                 if entry.id:
                     wanted.add(f"**Id:** {entry.id}")
-    found = gitcli.first_added_lines(root, wanted, ["global", "workspaces"]) if wanted else {}
+    found = first_added_lines(root, wanted, ["global", "workspaces"]) if wanted else {}
     by_line: dict[str, str] = {}
     for (_path, line), day in found.items():
         by_line[line] = min(day, by_line.get(line, day))

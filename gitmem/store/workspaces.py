@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gitmem.errors import InvalidInputError
+from gitmem.git.workrepo import CodeRepo, find_repository
 from gitmem.store.paths import key_from_remote_url, sanitize_workspace_key, validate_workspace_key
 from gitmem.store.registry import associated_key
 
@@ -16,12 +17,14 @@ def resolve_workspace_key(root: Path, explicit: str | None, cwd: Path) -> str:
     key = associated_key(root, cwd)
     if key:
         return validate_workspace_key(key)
-    from gitmem.git.discover import discover_repository
-
-    found = discover_repository(cwd)
-    if found is not None and found[0].resolve() != root.resolve():
-        workdir, origin = found
-        return key_from_remote_url(origin) if origin else sanitize_workspace_key(workdir.name)
+    found = find_repository(cwd)
+    if found is not None and found.top != root.resolve():
+        return repository_key(found)
     raise InvalidInputError(
         f"no workspace for {cwd}: pass --workspace KEY, run inside a git repository, or `gitmem associate KEY`"
     )
+
+
+def repository_key(found: CodeRepo) -> str:
+    """The workspace key of a code repository: from its origin URL, else its folder's name."""
+    return key_from_remote_url(found.origin) if found.origin else sanitize_workspace_key(found.top.name)

@@ -14,7 +14,7 @@ from gitmem.verbs.base import WriteResult
 
 def _target(store: Store, entry_id: str, to: str | None) -> tuple[Version, str]:
     """The version to restore and the short name of the commit it comes from."""
-    trace = EntryTrace(store.root, entry_id)
+    trace = EntryTrace(store.git, entry_id)
     if to is not None:
         commit = resolve_when(store, to)
         versions = trace.versions_at(commit.oid)
