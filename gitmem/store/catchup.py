@@ -1,5 +1,8 @@
 """Bringing the catalog up to a commit, then to the working tree: re-read only the files that
-changed since it last looked.
+changed since it last looked. The one source of a call's changed paths: git for the commits
+and for what differs from HEAD (git status, once per call), the stamp helper (gitmem/stamps.py)
+for which of those files moved since the last look; the call's other caches (the card's
+summaries) read that answer instead of asking git again.
 
 The catalog describes the files as they are on disk, committed or not: a topic file renamed or
 an entry moved by hand is found where it is now, and the path it left holds nothing (no
@@ -8,24 +11,31 @@ an entry moved by hand is found where it is now, and the path it left holds noth
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from gitmem.format import layers as L
-from gitmem.fsio import read_regular_file
+from gitmem.stamps import file_stamp, settled, stamp_text
 from gitmem.store.catalog import Catalog, FileReader
 
-# HEAD, and the topic files that differ from it in the working tree
-Look = tuple[str | None, frozenset[str]]
+
+class Look(NamedTuple):
+    """What one catch-up learned: the commit it brought the catalog to, the topic files that
+    differ from it in the working tree (git status), and the topic files read again because
+    they changed since the last catch-up (commits that moved HEAD, stamps that moved)."""
+
+    head: str | None
+    dirty: frozenset[str]
+    changed: tuple[str, ...] = ()
 
 
 class Reader(Protocol):
     """What one_look needs of a store (gitmem.store.store.Store)."""
 
     _look: object
+    changes: Look | None
 
     @property
     def catalog(self) -> Catalog: ...
@@ -61,39 +71,30 @@ def catch_up(catalog: Catalog, head: str | None, changed_between: ChangedBetween
 
 
 def _stamp(root: Path, relpath: str) -> str:
-    """A digest of a file's bytes ('' when it cannot be read): did it change since? (Size and
-    mtime are not enough: two writes of one size within a clock tick look alike.)"""
-    try:
-        return hashlib.sha1(read_regular_file(root / relpath)).hexdigest()
-    except OSError:
-        return ""
+    """The file's stamp (gitmem/stamps.py) as text: '' when it is gone or has not settled, and
+    then it proves nothing (the file is read again on every catch-up until it settles)."""
+    stamp = file_stamp(root / relpath)
+    return stamp_text(stamp) if stamp is not None and settled(stamp) else ""
 
 
-def reconcile(catalog: Catalog, root: Path, dirty: list[str], read: FileReader) -> None:
+def reconcile(catalog: Catalog, root: Path, dirty: list[str], read: FileReader) -> list[str]:
     """Bring the catalog from HEAD to the working tree: `dirty` are the paths that differ from
     HEAD now. They are read as they are (a deleted one is dropped), and so are the files that
-    differed last time and no longer do (an edit undone, a rename moved back)."""
+    differed last time and no longer do (an edit undone, a rename moved back). Returns the
+    topic files read again."""
     try:
         before: dict[str, str] = json.loads(catalog.get_meta("worktree") or "{}")
     except ValueError:
         before = {}
+    if not isinstance(before, dict):
+        before = {}
     now = {p: _stamp(root, p) for p in dirty if L.classify_path(p).kind == "topic"}
-    stale = [p for p in sorted(set(before) | set(now)) if before.get(p) != now.get(p)]
+    stale = [p for p in sorted(set(before) | set(now)) if before.get(p) != now.get(p) or now.get(p) == ""]
     if stale:
         catalog.refresh(stale, read)
     if stale or set(before) != set(now):
         catalog.set_meta("worktree", json.dumps(now) if now else None)
-
-
-def worktree_state(catalog: Catalog) -> Look | None:
-    """The commit the catalog was last brought to and the topic files that differed from it in
-    the working tree then (None when unknown). Read it right after catching up, under the
-    store lock: between the two steps of another catch-up the pair does not agree."""
-    try:
-        dirty = json.loads(catalog.get_meta("worktree") or "{}")
-    except ValueError:
-        return None
-    return (catalog.get_meta("head"), frozenset(dirty)) if isinstance(dirty, dict) else None
+    return stale
 
 
 @contextlib.contextmanager
@@ -104,8 +105,8 @@ def one_look(store: Reader) -> Iterator[Look | None]:
     ends it: the write, and every read after it, catch up for themselves."""
     with store.reading():
         store.catch_up_catalog()
-        look = worktree_state(store.catalog)
-    if look is not None and look[0] != store.git.head_oid():
+        look = store.changes
+    if look is not None and look.head != store.git.head_oid():
         look = None
     store._look = True
     try:

@@ -37,6 +37,7 @@ class Store(StoreBase):
     _batch: WriteTxn | None = None
     _batch_stamps: dict[str, str] | None = None
     _look: object = None  # set inside catchup.one_look(): the catalog is caught up already
+    changes: catchup.Look | None = None  # what this store's last catch-up found changed
     _seen_clean = False  # the last absorb_hand_edits found `git status` empty
 
     # -- the write transaction ---------------------------------------------------------------
@@ -235,9 +236,12 @@ class Store(StoreBase):
         """
         if self._look is not None:  # inside catchup.one_look(): caught up at its start
             return []
-        changed = self.catch_up_catalog_from(self.git.head_oid(), self.git.changed_between)
+        head = self.git.head_oid()
+        changed = self.catch_up_catalog_from(head, self.git.changed_between)
         dirty = [] if clean else self.git.dirty_paths(under=L.SCOPE_ROOTS)
-        catchup.reconcile(self.catalog, self.root, dirty, self._read_lenient)
+        stale = catchup.reconcile(self.catalog, self.root, dirty, self._read_lenient)
+        topics = frozenset(p for p in dirty if L.classify_path(p).kind == "topic")
+        self.changes = catchup.Look(head, topics, tuple(dict.fromkeys([*changed, *stale])))
         return changed
 
     def catch_up_catalog_from(self, head: str | None, changed_between: catchup.ChangedBetween) -> list[str]:

@@ -305,10 +305,10 @@ def _git_view(store: Store, look: catchup.Look | None) -> GitView | None:
     """What the card's catch-up learned from git, for the summaries (None: they stat every file)."""
     from gitmem.store.summaries import GitView
 
-    if look is None or look[0] is None:
+    if look is None or look.head is None:
         return None
-    head = look[0]
-    return GitView(head, look[1], store.git.changed_between,
+    head = look.head
+    return GitView(head, look.dirty, store.git.changed_between,
                    lambda relpath: store.git.read_file_at(head, relpath))
 
 
