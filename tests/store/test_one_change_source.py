@@ -88,3 +88,26 @@ def test_a_same_size_edit_with_the_old_mtime_is_seen_by_every_reader(store: Stor
     seen = _call(store.root, mode, lambda s: _everything(s, entry.id))
     assert seen == {"search": [entry.id], "search old": [], "show": f"The {NEW}",
                     "list": [TITLE_NEW], "card": [TITLE_NEW]}
+
+
+def test_the_catch_up_names_each_change_once_and_then_trusts_the_settled_stamp(store: Store) -> None:
+    remember(store, f"The {OLD}", "semantic", topic="ports", title=TITLE_OLD)
+    relpath = "global/semantic/ports.md"
+    path = store.root / relpath
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + "\n", encoding="utf-8")  # not settled yet: read again on every look
+    store.catch_up_catalog()
+    store.catch_up_catalog()
+    assert store.changes is not None and store.changes.dirty == {relpath}
+    assert store.changes.changed == (relpath,)
+    before = _age(path)
+    store.catch_up_catalog()  # the settled stamp is recorded
+    store.catch_up_catalog()
+    assert store.changes.changed == ()  # settled and unchanged: not read again
+    path.write_text(text.replace(OLD, NEW) + "\n", encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    store.catch_up_catalog()
+    assert store.changes.changed == (relpath,)
+    path.write_text(text, encoding="utf-8")  # undone by hand: no longer differs from HEAD
+    store.catch_up_catalog()
+    assert store.changes.dirty == frozenset() and store.changes.changed == (relpath,)
