@@ -96,6 +96,7 @@ SECTIONS = [
             "every page ≤ 50 ms server time at 50,000 entries; search as you type ≤ 30 ms; the first "
             "page ≤ 2 s after start."),
     Section("bench_catchup", "The catalog following the working tree", ""),
+    Section("bench_change_sources", "Where a read learns what changed", ""),
 ]
 
 INTRO = """\
