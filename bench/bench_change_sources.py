@@ -5,7 +5,9 @@ Rows: the git status the store's catch-up runs once per call (through pygit2, me
 only), the search index's own scan of the memory folders (one scandir and lstat per file,
 compared with its manifest), the catch-up of the working tree with 20 topic files edited and
 not committed (their stamps checked against the catalog's), and the same 20 files hashed as
-the catch-up did before it used the stamp helper.
+the catch-up did before it used the stamp helper. Then, for finding a code repository (the
+workspace of a folder, on every search that marks suspect entries): `workrepo.find_repository`
+(the git binary, two processes) against a process that imports pygit2 less one that does not.
 
     .venv/bin/python bench/bench_change_sources.py [--sizes 10000] [--repeat 20]
 """
@@ -16,6 +18,7 @@ import argparse
 import hashlib
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -57,6 +60,23 @@ def measure_size(root: Path, size: int, repeat: int) -> list[float]:
     return [statistics.median(status), statistics.median(scan), statistics.median(stamps), statistics.median(hashed)]
 
 
+def code_repo_rows(folder: Path, repeat: int) -> list[str]:
+    from gitmem.git.workrepo import find_repository
+
+    found = timed(lambda n: find_repository(folder), repeat)
+    bare = [python_start() for _ in range(repeat // 2 or 1)]
+    loaded = [python_start("import pygit2") for _ in range(repeat // 2 or 1)]
+    cost = statistics.median(loaded) - statistics.median(bare)
+    return [f"| finding a code repository and its origin (`workrepo.find_repository`) | {statistics.median(found):.1f} ms |",
+            f"| reference: importing pygit2 in a new process | {cost:.1f} ms |"]
+
+
+def python_start(code: str = "pass") -> float:
+    began = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True)
+    return (time.perf_counter() - began) * 1000
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="10000")
@@ -75,6 +95,11 @@ def main() -> None:
     print("|---|" + "---:|" * len(sizes))
     for n, row in enumerate(rows):
         print(f"| {row} | " + " | ".join(f"{c[n]:.1f} ms" for c in columns) + " |")
+    print()
+    print("| | median |")
+    print("|---|---:|")
+    for line in code_repo_rows(ROOT, args.repeat):
+        print(line)
 
 
 if __name__ == "__main__":
