@@ -21,7 +21,7 @@ from starlette.routing import Route
 from gitmem.errors import ConflictError, GitmemError, NotFoundError
 from gitmem.store import warm
 from gitmem.store.store import Store, open_store
-from gitmem.web import actions, views
+from gitmem.web import actions, conflict_view, entry_view, hot_view, views
 from gitmem.web.access import Access, Guard
 from gitmem.web.html import notice, page
 
@@ -111,14 +111,19 @@ def routes(app: Page) -> list[Route]:
                                                  + views.search_results(s, query, filters)))
 
     def entry(request: Request) -> Response:
-        entry_id = request.query_params.get("id", "")
-        return app.render(request, lambda s, r: (200, f"Entry {entry_id}", views.entry(s, csrf, entry_id)))
+        entry_id, when = request.query_params.get("id", ""), request.query_params.get("as_of", "")
+        return app.render(request, lambda s, r: (200, f"Entry {entry_id}",
+                                                 entry_view.entry(s, csrf, entry_id, when)))
 
     def conflicts(request: Request) -> Response:
-        return app.render(request, lambda s, r: (200, "Conflicts", views.conflicts(s, csrf)))
+        return app.render(request, lambda s, r: (200, "Conflicts", conflict_view.conflicts(s, csrf)))
 
     def hot(request: Request) -> Response:
-        return app.render(request, lambda s, r: (200, "Hot memory", views.hot(s, csrf)))
+        return app.render(request, lambda s, r: (200, "Hot memory", hot_view.hot(s, csrf)))
+
+    def document(request: Request) -> Response:
+        doc_id = request.query_params.get("id", "")
+        return app.render(request, lambda s, r: (200, f"Document {doc_id}", hot_view.document(s, csrf, doc_id)))
 
     async def post(request: Request) -> Response:
         body = await request.body()
@@ -140,7 +145,7 @@ def routes(app: Page) -> list[Route]:
     return [
         Route("/", overview), Route("/browse", browse), Route("/topic", topic),
         Route("/search", search), Route("/entry", entry), Route("/conflicts", conflicts),
-        Route("/hot", hot), Route("/static/{name}", asset),
+        Route("/hot", hot), Route("/doc", document), Route("/static/{name}", asset),
         *[Route(path, post, methods=["POST"]) for path in actions.PATHS],
     ]
 

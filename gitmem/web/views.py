@@ -1,4 +1,5 @@
-"""The page's read views: overview, browse, a topic file, search, an entry, conflicts, hot memory.
+"""The page's read views: overview, browse, a topic file, search (the entry, conflicts, hot tier,
+settings and review views have modules of their own).
 
 Each view is parse → library call → render; the library functions are the ones the CLI calls.
 """
@@ -7,18 +8,14 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from html import escape
-from typing import Any
 
 from gitmem.store.store import Store
 from gitmem.web.html import (
     GRADES,
     attr,
     badge,
-    button_form,
-    csrf_field,
     entry_card,
     freshness_chart,
-    markdown,
     notice,
     shown,
     table,
@@ -140,109 +137,3 @@ def search_results(store: Store, query: str, filters: dict[str, str]) -> str:
         )
     return (f'<div id="results" aria-live="polite"><p>{len(hits)} results</p>'
             f'<ol class="hits">{"".join(items)}</ol></div>')
-
-
-def entry(store: Store, csrf: str, entry_id: str) -> str:
-    """One entry: its card, fields, history, and the actions on it."""
-    from gitmem.provenance.why import entry_log
-    from gitmem.verbs.edit import entry_version
-    from gitmem.verbs.reads import show
-
-    record = show(store, entry_id)
-    fields = "".join(f"<dt>{shown(k)}</dt><dd>{shown(v)}</dd>" for k, v in record["fields"].items())
-    parts = [entry_card(record, csrf), f'<h2>Fields</h2><dl class="meta">{fields}</dl>']
-    if record.get("conflict"):
-        parts.append(_conflict_versions(record["conflict"]["versions"]))
-        parts.append(_resolve_buttons(record["ref"], csrf))
-    else:
-        ref = record["ref"]
-        forget_label, forget_action = (("Undo forget", "/entry/undo") if record["status"] == "forgotten"
-                                       else ("Forget", "/entry/forget"))
-        parts.append('<div class="actions">' + button_form(forget_action, forget_label, csrf,
-                                                           fields={"id": ref}, kind="danger") + "</div>")
-        found = store.locate(record["id"]) if record.get("space") in (None, "", "home") else None
-        version = entry_version(found.entry) if found is not None else ""
-        parts.append(
-            f'<h2>Edit</h2><form method="post" action="/entry/edit" class="edit">{csrf_field(csrf)}'
-            f'<input type="hidden" name="id" value="{attr(ref)}">'
-            f'<input type="hidden" name="version" value="{attr(version)}">'
-            f'<label for="edit-title">Title</label><input id="edit-title" name="title"'
-            f' value="{attr(record["title"])}" required maxlength="200">'
-            f'<label for="edit-body">Body</label><textarea id="edit-body" name="body" rows="8"'
-            f' required>{escape(record["body"])}</textarea>'
-            '<button type="submit">Save</button></form>'
-        )
-    try:
-        versions = entry_log(store, record["id"])
-    except Exception:  # history is a help, never a reason to fail the page
-        versions = []
-    if versions:
-        rows = [(escape(str(v["date"])), shown(v["machine"] or v["author"] or ""),
-                 escape(str(v["kind"])), shown(v["message"]) + _summary(v),
-                 f'<code>{escape(str(v["short"]))}</code>') for v in versions]
-        parts.append("<h2>History</h2>" + table(("Date", "Who", "Change", "Message", "Commit"), rows))
-    return "".join(parts)
-
-
-def _summary(version: dict[str, Any]) -> str:
-    summary = version.get("summary")
-    return f'<br><small>{shown(summary)}</small>' if summary else ""
-
-
-def _conflict_versions(versions: list[dict[str, Any]]) -> str:
-    cols = "".join(f'<section class="side"><h3>{shown(v["from"])}</h3>'
-                   f'<div class="body">{markdown(v["text"])}</div></section>' for v in versions)
-    return f'<div class="sides">{cols}</div>'
-
-
-def _resolve_buttons(ref: str, csrf: str) -> str:
-    return '<div class="actions">' + "".join(
-        button_form("/resolve", label, csrf, fields={"target": ref, "how": how})
-        for label, how in (("Keep ours", "ours"), ("Keep theirs", "theirs"), ("Keep both", "both"))
-    ) + "</div>"
-
-
-def conflicts(store: Store, csrf: str) -> str:
-    """Every place left between markers, both sides, and the three ways to settle it."""
-    from gitmem.sync.conflicts import list_conflicts
-    from gitmem.verbs.reads import conflict_of
-
-    found = list_conflicts(store)
-    if not found:
-        return notice("no conflicts")
-    parts = []
-    for c in found:
-        where = f"{c.path}:{c.line}" if c.line else c.path
-        head = (f'<article class="card conflict"><h2>{shown(c.title or c.ref)}</h2>'
-                f"<p><code>{shown(where)}</code> [{escape(c.kind)}]</p>"
-                f"<p>Ours: {shown(c.ours)}<br>Theirs: {shown(c.theirs)}</p>")
-        detail = conflict_of(store, c.path, c.entry_id) if c.entry_id else None
-        body = _conflict_versions(detail["versions"]) if detail else ""
-        settle = (_resolve_buttons(c.ref, csrf) if c.kind != "record"
-                  else f"<p>Settle with <code>{shown(c.settle)}</code></p>")
-        parts.append(head + body + settle + "</article>")
-    return "".join(parts)
-
-
-def hot(store: Store, csrf: str) -> str:
-    """USER.md and MEMORY.md items per scope with their budgets; the documents of each scope."""
-    from gitmem.documents.verbs import list_documents
-    from gitmem.runtime.verbs import show as runtime_show
-
-    data = runtime_show(store)
-    parts = []
-    for block in data["scopes"]:
-        items = "".join(f'<li><span class="meta">{shown(i.get("meta", ""))}</span> {shown(i["content"])}</li>'
-                        for i in block["items"])
-        parts.append(
-            f'<section class="card"><h2>{shown(block["path"])}</h2>'
-            f'<p><label>Budget <progress max="{block["limit"]}" value="{block["bytes"]}">'
-            f'{block["bytes"]} bytes</progress></label> {block["bytes"]} of {block["limit"]} bytes</p>'
-            f"<ul>{items or '<li>empty</li>'}</ul></section>"
-        )
-    docs = list_documents(store, include_all=True)
-    rows = [(shown(d.get("id", "")), shown(d.get("title", "")), escape(str(d.get("status", ""))),
-             shown(d.get("description", ""))) for d in docs]
-    parts.append("<h2>Documents</h2>" + (table(("Id", "Title", "Status", "Description"), rows)
-                                         if rows else notice("no documents")))
-    return "".join(parts)
