@@ -142,6 +142,41 @@ def _document(verb: str) -> Handler:
     return run
 
 
+# -- settings -----------------------------------------------------------------------------------
+def _shared_settings(store: Store, form: dict[str, str]) -> tuple[str, str]:
+    from gitmem.verbs.shared_settings import set_settings
+
+    done = set_settings(store, {k: v for k, v in form.items() if k != "csrf"})
+    return "/settings", f"settings: {', '.join(done)}" if done else "settings: nothing changed"
+
+
+def _remote(store: Store, form: dict[str, str]) -> tuple[str, str]:
+    from gitmem.sync.remote import remote_set
+
+    data = remote_set(store, _required(form, "url"), branch=form.get("branch", "").strip() or None,
+                      token=form.get("token") or None)
+    saved = f"; token saved ({data['token_store']})" if data["token_saved"] else ""
+    return "/settings", f"remote: {data['remote']} (branch {data['branch']}){saved}"
+
+
+def _model(verb: str) -> Handler:
+    def run(store: Store, form: dict[str, str]) -> tuple[str, str]:
+        from gitmem.models.config import add_rung, remove_rung
+
+        name = _required(form, "name")
+        if verb == "remove":
+            remove_rung(store.root, name)
+            return "/settings", f"removed model {name}"
+        timeout = form.get("timeout", "").strip()
+        try:
+            seconds = float(timeout) if timeout else None
+        except ValueError:
+            raise InvalidInputError(f"the timeout must be a number of seconds, not {timeout!r}") from None
+        add_rung(store.root, name, _required(form, "command"), seconds)
+        return "/settings", f"model {name} saved"
+    return run
+
+
 HANDLERS: dict[str, Handler] = {
     "/entry/edit": _edit, "/entry/verify": _verify, "/entry/forget": _forget,
     "/entry/undo": lambda s, f: _forget(s, f, undo=True), "/entry/supersede": _supersede,
@@ -149,6 +184,8 @@ HANDLERS: dict[str, Handler] = {
     "/resolve": _resolve, "/resolve/edit": _resolve_edited,
     **{f"/runtime/{v}": _runtime(v) for v in ("add", "replace", "remove", "archive")},
     "/doc/archive": _document("archive"), "/doc/restore": _document("restore"),
+    "/settings/shared": _shared_settings, "/settings/remote": _remote,
+    "/settings/model/add": _model("add"), "/settings/model/remove": _model("remove"),
 }
 PATHS = tuple(HANDLERS)
 
@@ -166,7 +203,7 @@ def after_refusal(store: Store, path: str, form: dict[str, str]) -> str:
     so the text typed is not lost and the newer one can be compared; for any other form with a
     text, that text."""
     if path != "/entry/edit" or not form.get("id"):
-        typed = form.get("text", "")
+        typed = form.get("text", "") if path != "/settings/remote" else ""
         return (f'<h2>Your text (not saved)</h2><pre class="typed">{shown(typed)}</pre>'
                 if typed.strip() else "")
     from gitmem.verbs.reads import show

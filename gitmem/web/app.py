@@ -21,7 +21,15 @@ from starlette.routing import Route
 from gitmem.errors import ConflictError, GitmemError, NotFoundError
 from gitmem.store import warm
 from gitmem.store.store import Store, open_store
-from gitmem.web import actions, conflict_view, entry_view, hot_view, views
+from gitmem.web import (
+    actions,
+    conflict_view,
+    entry_view,
+    hot_view,
+    review_view,
+    settings_view,
+    views,
+)
 from gitmem.web.access import Access, Guard
 from gitmem.web.html import notice, page
 
@@ -121,6 +129,12 @@ def routes(app: Page) -> list[Route]:
     def hot(request: Request) -> Response:
         return app.render(request, lambda s, r: (200, "Hot memory", hot_view.hot(s, csrf)))
 
+    def review(request: Request) -> Response:
+        return app.render(request, lambda s, r: (200, "Capture and review", review_view.review(s, csrf)))
+
+    def settings(request: Request) -> Response:
+        return app.render(request, lambda s, r: (200, "Settings", settings_view.settings(s, csrf)))
+
     def document(request: Request) -> Response:
         doc_id = request.query_params.get("id", "")
         return app.render(request, lambda s, r: (200, f"Document {doc_id}", hot_view.document(s, csrf, doc_id)))
@@ -145,7 +159,7 @@ def routes(app: Page) -> list[Route]:
     return [
         Route("/", overview), Route("/browse", browse), Route("/topic", topic),
         Route("/search", search), Route("/entry", entry), Route("/conflicts", conflicts),
-        Route("/hot", hot), Route("/doc", document), Route("/static/{name}", asset),
+        Route("/hot", hot), Route("/doc", document), Route("/settings", settings), Route("/review", review), Route("/static/{name}", asset),
         *[Route(path, post, methods=["POST"]) for path in actions.PATHS],
     ]
 

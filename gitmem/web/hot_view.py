@@ -12,7 +12,6 @@ from gitmem.store.store import Store
 from gitmem.web.html import attr, button_form, csrf_field, markdown, notice, shown, table, url
 
 
-
 def _scope_fields(block: dict[str, Any]) -> dict[str, str]:
     return {"scope": str(block["scope"]), "target": str(block["target"])}
 

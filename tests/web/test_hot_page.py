@@ -36,7 +36,7 @@ def test_add_replace_remove_with_budget_bars(web: WebPage) -> None:
     assert "CI runs on the big runner" in (web.root / "global/runtime/MEMORY.md").read_text()
     page = web.get("/hot").text
     used = re.search(r"(\d+) of (\d+) bytes", page.split("MEMORY.md", 1)[1])
-    assert used and int(used.group(1)) == len("CI runs on the big runner".encode())
+    assert used and int(used.group(1)) == len(b"CI runs on the big runner")
     done = web.post("/runtime/replace", {"scope": "global", "target": "memory", "item": item,
                                          "text": "CI runs on the small runner"})
     assert done.status == 303 and commits(web.root)[0] == f"runtime replace: {item} (memory, global)"
