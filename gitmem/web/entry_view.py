@@ -4,6 +4,7 @@ supersede, move, relate)."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from html import escape
 from typing import Any
 
@@ -112,13 +113,37 @@ def _text(record: dict[str, Any]) -> str:
     return f'{record["title"]}\n\n{record["body"]}'
 
 
+class Histories:
+    """The versions of the entries shown lately, per store, entry and HEAD: an entry's history
+    changes only with a commit, and reading it walks the store's git history."""
+
+    SIZE = 256
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[tuple[str, str, str | None], list[dict[str, Any]]] = OrderedDict()
+
+    def of(self, store: Store, entry_id: str) -> list[dict[str, Any]]:
+        from gitmem.provenance.why import entry_log
+
+        key = (str(store.root), entry_id, store.git.head_oid())
+        if key in self._kept:
+            self._kept.move_to_end(key)
+            return self._kept[key]
+        versions = entry_log(store, entry_id)
+        self._kept[key] = versions
+        while len(self._kept) > self.SIZE:
+            self._kept.popitem(last=False)
+        return versions
+
+
+HISTORIES = Histories()
+
+
 def _history(store: Store, record: dict[str, Any]) -> str:
     """Each version, newest first: author, machine, date, message, and a diff against the one
     before it."""
-    from gitmem.provenance.why import entry_log
-
     try:
-        versions = entry_log(store, record["id"])
+        versions = HISTORIES.of(store, record["id"])
     except GitmemError as exc:  # history is a help, never a reason to fail the page
         return "<h2>History</h2>" + notice(f"history unavailable: {exc}", "error")
     if not versions:

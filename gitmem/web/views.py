@@ -23,16 +23,56 @@ from gitmem.web.html import (
 )
 
 
+def _signature(store: Store) -> tuple[object, ...]:
+    """What the check's answer depends on: HEAD, the files that differ from it (with their
+    stat), today. The same signature means the same files: the last check still holds."""
+    dirty = store.git.dirty_paths()
+    stats = []
+    for relpath in dirty:
+        try:
+            info = store.path(relpath).stat()
+            stats.append((relpath, info.st_mtime_ns, info.st_size))
+        except OSError:
+            stats.append((relpath, 0, -1))
+    return (store.git.head_oid(), tuple(stats), store.today().isoformat())
+
+
+class CheckedProblems:
+    """The errors of `gitmem check` (verbs.check through verbs.status), kept per store with the
+    signature of the files they were read from: the overview shows them while nothing changed,
+    and links to the problems page (which runs the check) when something did."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, tuple[tuple[object, ...], list[str], str]] = {}
+
+    def known(self, store: Store) -> tuple[list[str], str] | None:
+        last = self._last.get(str(store.root))
+        if last is None or last[0] != _signature(store):
+            return None
+        return last[1], last[2]
+
+    def check(self, store: Store) -> list[str]:
+        from datetime import datetime
+
+        from gitmem.verbs.status import status
+
+        signature = _signature(store)
+        problems = status(store)["problems"] or []
+        self._last[str(store.root)] = (signature, problems, datetime.now().strftime("%H:%M:%S"))
+        return list(problems)
+
+
+CHECKED = CheckedProblems()
+
+
 def overview(store: Store, csrf: str) -> str:
+    """The store at a glance, without reading every file: counts from the catalog, freshness
+    from the summaries, the errors of the last check while the files are as they were."""
     from gitmem.sync.conflicts import list_conflicts
-    from gitmem.verbs.reads import list_entries
+    from gitmem.verbs.reads import freshness_counts
     from gitmem.verbs.status import status
 
-    data = status(store)
-    records = list_entries(store)
-    grades: dict[str, Counter[str]] = defaultdict(Counter)
-    for record in records:
-        grades[record["layer"]][record.get("freshness", "fresh")] += 1
+    data = status(store, check=False)
     scopes = table(("Scope", "Layer", "Topics", "Entries"), [
         (f'<a href="{url("/browse", scope=scope)}">{escape(scope)}</a>',
          f'<a href="{url("/browse", scope=scope, layer=layer)}">{escape(layer)}</a>',
@@ -41,6 +81,9 @@ def overview(store: Store, csrf: str) -> str:
     ], "Scopes and layers")
     conflicts = list_conflicts(store)
     sync = data.get("sync") or {}
+    known = CHECKED.known(store)
+    problems = (f'<a href="/problems">{len(known[0])}</a> (checked at {escape(known[1])})' if known
+                else '<a href="/problems">check the store</a> (files changed since the last check)')
     facts = [
         ("Entries", str(data["entries"])),
         ("Branch", escape(str(data["branch"]))),
@@ -48,15 +91,22 @@ def overview(store: Store, csrf: str) -> str:
         ("Last sync", shown(sync.get("lastSuccess") or sync.get("lastAttempt") or "never")),
         ("Sync outcome", shown(sync.get("outcome") or sync.get("error") or "—")),
         ("Conflicts", f'<a href="/conflicts">{len(conflicts)}</a>'),
-        ("Problems", str(len(data["problems"]))),
-        ("Pending digests", escape(str(data.get("pending", 0)))),
+        ("Problems", problems),
+        ("Pending digests", f'<a href="/review">{escape(str(data.get("pending", 0)))}</a>'),
         ("Uncommitted files", str(len(data["dirty"]))),
     ]
     facts_html = "<dl class=\"facts\">" + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts) + "</dl>"
-    problems = "".join(f"<li><code>{shown(p)}</code></li>" for p in data["problems"][:20])
-    problems_html = f"<h2>Problems</h2><ul>{problems}</ul>" if problems else ""
-    chart = freshness_chart({layer: dict(c) for layer, c in sorted(grades.items())})
-    return f"{facts_html}<h2>Freshness</h2>{chart}<h2>Where it lives</h2>{scopes}{problems_html}"
+    chart = freshness_chart(freshness_counts(store))
+    return f"{facts_html}<h2>Freshness</h2>{chart}<h2>Where it lives</h2>{scopes}"
+
+
+def problems(store: Store, csrf: str) -> str:
+    """Every error `gitmem check` finds (it reads every file: as slow as `gitmem status`)."""
+    found = CHECKED.check(store)
+    if not found:
+        return notice("no problems: every file reads as gitmem writes it")
+    items = "".join(f"<li><code>{shown(p)}</code></li>" for p in found)
+    return f"<p>{len(found)} problems; <code>gitmem check --fix</code> repairs the fixable ones.</p><ul>{items}</ul>"
 
 
 def browse(store: Store, csrf: str, scope: str = "", layer: str = "") -> str:
@@ -127,13 +177,13 @@ def search_results(store: Store, query: str, filters: dict[str, str]) -> str:
     items = []
     for hit in hits:
         ref = hit.get("ref") or hit.get("id") or ""
-        title = shown(hit["title"])
+        title = escape(hit["title"])  # the search verb masked title and snippet already
         link = f'<a href="{url("/entry", id=ref)}">{title}</a>' if ref else title
         items.append(
             f'<li class="hit"><h2>{link} {badge(hit.get("freshness", "fresh"))}</h2>'
             f'<p class="where"><code>{shown(hit["path"])}:{hit["line"]}</code>'
             f' {escape(hit["scope"])}/{escape(hit["layer"])}</p>'
-            f'<p class="snippet">{shown(hit.get("snippet", ""))}</p></li>'
+            f'<p class="snippet">{escape(hit.get("snippet", ""))}</p></li>'
         )
     return (f'<div id="results" aria-live="polite"><p>{len(hits)} results</p>'
             f'<ol class="hits">{"".join(items)}</ol></div>')
