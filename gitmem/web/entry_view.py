@@ -36,7 +36,7 @@ def entry(store: Store, csrf: str, entry_id: str, as_of: str = "") -> str:
 
 
 def _form(action: str, legend: str, csrf: str, ref: str, inner: str, button: str) -> str:
-    return (f'<form method="post" action="{action}" class="edit" aria-label="{attr(legend)}">'
+    return (f'<form method="post" action="{action}" class="edit">'
             f'<h3>{escape(legend)}</h3>{csrf_field(csrf)}<input type="hidden" name="id" value="{attr(ref)}">'
             f'{inner}<button type="submit">{escape(button)}</button></form>')
 
@@ -52,7 +52,7 @@ def _actions(store: Store, record: dict[str, Any], csrf: str) -> str:
     home = record.get("space") in (None, "", "home")
     found = store.locate(record["id"]) if home else None
     version = entry_version(found.entry) if found is not None else ""
-    parts.append("<h2>Edit</h2>" + _form(
+    parts.append(_form(
         "/entry/edit", "Edit title and body", csrf, ref,
         f'<input type="hidden" name="version" value="{attr(version)}">'
         f'<label for="edit-title">Title</label><input id="edit-title" name="title"'
