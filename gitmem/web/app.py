@@ -200,4 +200,5 @@ def build(root: Path, *, port: int, workspace: str | None = None, cwd: Path | No
     access = access or Access(port)
     warm.enable()  # this process serves many requests: keep what each would open again
     app = Page(root, workspace, cwd or Path.cwd(), access)
+    views.FIRST_COUNT.start(app.open, app.close)
     return Guard(Starlette(routes=routes(app)), access), access

@@ -7,6 +7,7 @@ Each view is parse → library call → render; the library functions are the on
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from html import escape
 
 from gitmem.store.store import Store
@@ -65,6 +66,47 @@ class CheckedProblems:
 CHECKED = CheckedProblems()
 
 
+class FirstCount:
+    """The summaries the freshness bars are counted from are built once per store, when a file
+    is first read (seconds for a large store never summarized). The page starts that count in
+    the background at start; the overview waits for it a moment, then shows the rest without
+    the bars rather than keep the first page waiting."""
+
+    WAIT_SECONDS = 1.5
+
+    def __init__(self) -> None:
+        import threading
+
+        self.done = threading.Event()
+        self.done.set()  # nothing to wait for until start() begins a count
+
+    def start(self, open_store: Callable[[], Store], close: Callable[[Store], None]) -> None:
+        import threading
+
+        def run() -> None:
+            from gitmem.verbs.reads import freshness_counts
+
+            try:
+                store = open_store()
+                try:
+                    freshness_counts(store)
+                finally:
+                    close(store)
+            except Exception:  # noqa: BLE001 - the overview counts again and reports what fails
+                pass
+            finally:
+                self.done.set()
+
+        self.done.clear()
+        threading.Thread(target=run, name="gitmem-web-first-count", daemon=True).start()
+
+    def ready(self) -> bool:
+        return self.done.wait(self.WAIT_SECONDS)
+
+
+FIRST_COUNT = FirstCount()
+
+
 def overview(store: Store, csrf: str) -> str:
     """The store at a glance, without reading every file: counts from the catalog, freshness
     from the summaries, the errors of the last check while the files are as they were."""
@@ -96,7 +138,9 @@ def overview(store: Store, csrf: str) -> str:
         ("Uncommitted files", str(len(data["dirty"]))),
     ]
     facts_html = "<dl class=\"facts\">" + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts) + "</dl>"
-    chart = freshness_chart(freshness_counts(store))
+    chart = (freshness_chart(freshness_counts(store)) if FIRST_COUNT.ready() else
+             notice("the entries' freshness is being counted for the first time in this store:"
+                    " reload in a moment"))
     return f"{facts_html}<h2>Freshness</h2>{chart}<h2>Where it lives</h2>{scopes}"
 
 
