@@ -55,20 +55,24 @@ class Page:
         return elapsed
 
 
-def first_paths(root: Path) -> tuple[str, str]:
-    """A topic file of the store and the first entry Id in it."""
+def first_paths(root: Path, count: int) -> tuple[str, list[str]]:
+    """A topic file of the store and `count` entry Ids of its semantic layer."""
+    topic, ids = "", []
     for path in sorted((root / "global" / "semantic").glob("*.md")):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.startswith("**Id:** "):
-                return path.relative_to(root).as_posix(), line.split()[1]
-    raise SystemExit("the synthetic store has no semantic entry")
+                topic = topic or path.relative_to(root).as_posix()
+                ids.append(line.split()[1])
+            if len(ids) >= count:
+                return topic, ids
+    raise SystemExit("the synthetic store has too few semantic entries")
 
 
 def measure(size: int, rounds: int) -> dict[str, list[float]]:
     root = make_store(size)
     env = {**os.environ, **GIT_ENV, "GITMEM_SERVE": "off"}
     got: dict[str, list[float]] = {}
-    topic, entry_id = first_paths(root)
+    topic, entry_ids = first_paths(root, rounds + 1)
     started = time.perf_counter()
     proc = subprocess.Popen([*GITMEM, "--root", str(root), "web", "--no-open"], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, env=env)
@@ -79,10 +83,12 @@ def measure(size: int, rounds: int) -> dict[str, list[float]]:
         got["start to first page"] = [(time.perf_counter() - started) * 1000]
         for word in WORDS[:2]:  # warm-up
             page.ms(f"/search?q={word}")
+        page.ms(f"/entry?id={entry_ids[0]}")
         for n in range(rounds):
             word = WORDS[n % len(WORDS)]
             for name, path in (("overview /", "/"), ("topic file", f"/topic?path={quote(topic)}"),
-                               ("entry with history", f"/entry?id={entry_id}"),
+                               ("entry with history, first view", f"/entry?id={entry_ids[n + 1]}"),
+                               ("entry with history, again", f"/entry?id={entry_ids[0]}"),
                                ("search page", f"/search?q={word}"),
                                ("search as you type (results part)", f"/search?q={word[:4]}&partial=1")):
                 got.setdefault(name, []).append(page.ms(path))

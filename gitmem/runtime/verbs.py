@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 class RuntimeResult:
     """What one runtime change did."""
 
-    action: str  # added | duplicate | replaced | removed | resolved | unchanged
+    action: str  # added | duplicate | replaced | removed | archived | resolved | unchanged
     scope: str
     target: str
     item: Item | None = None
@@ -249,6 +249,23 @@ def remove_item(store: Store, old: str, *, target: str = "memory", scope: str = 
         records = RuntimeFile([i for i in records.items if i.id != found.id], records.extra)
         _commit(store, txn, key, records, f"runtime remove: {found.id} ({target}, {key})", imported)
         return RuntimeResult("removed", key, target, found, True, imported=imported,
+                             size=size_of(records.of(target)), limit=limits.of(target))
+
+
+def archive_item(store: Store, old: str, *, target: str = "memory", scope: str = "global",
+                 workspace: str | None = None) -> RuntimeResult:
+    """Move the item OLD designates out of the hot file now, where an overflow would move it
+    (archive.py: a memory item into its scope's layers, a user item to USER.archive.md)."""
+    limits = limits_of(store)
+    key = _scope_key(store, target, scope, workspace)
+    with _writing(store, "runtime archive", limits, lambda: [key]) as txn:
+        records, imported = _load(store, key, limits)
+        found = find_one(records.of(target), old, target)
+        moved = Archiver(store, txn, key, store.today().isoformat()).move(found, _now(store))
+        records = RuntimeFile([i for i in records.items if i.id != found.id], records.extra)
+        _commit(store, txn, key, records, f"runtime archive: {found.id} ({target}, {key})\n"
+                f"- moved {moved.describe()}", imported)
+        return RuntimeResult("archived", key, target, found, True, moved=[moved], imported=imported,
                              size=size_of(records.of(target)), limit=limits.of(target))
 
 

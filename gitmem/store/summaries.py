@@ -332,6 +332,32 @@ class Summaries:
         return [EntrySummary(str(r[0]), str(r[1]), str(r[2]), str(r[3]), int(r[4]), r[5], str(r[6]),
                              json.loads(r[7]), str(r[8])) for r in rows], skipped
 
+    def live_grades(self, relpaths: list[str], scopes: list[str], layers: list[str], today: date,
+                    windows: dict[str, int]) -> tuple[dict[str, dict[str, int]], list[str]]:
+        """How many live entries of these files, layers and scopes are fresh, aging, stale or
+        unverified, per layer (format.freshness.grade's rule, counted in the database: no
+        entry's fields are decoded); and the files that cannot be read (left out)."""
+        state = self.current(relpaths)
+        readable = {p for p, (_c, problem) in state.items() if problem is None}
+        skipped = sorted(p for p, (_c, problem) in state.items() if problem is not None)
+        normal = windows.get("normal", 90)
+        window = "CASE volatility " + " ".join("WHEN ? THEN ?" for _ in windows) + " ELSE ? END"
+        age = "(julianday(?) - julianday(basis))"
+        graded = (f"CASE WHEN basis = '' THEN 'unverified' WHEN {age} > {window} THEN 'stale'"
+                  f" WHEN {age} > ({window}) / 2.0 THEN 'aging' ELSE 'fresh' END")
+        pairs = [v for item in windows.items() for v in item]
+        day = today.isoformat()
+        sql = (f"SELECT path, layer, {graded}, COUNT(*) FROM summary_entries WHERE layer IN"
+               f" ({_marks(layers)}) AND scope IN ({_marks(scopes)}) AND status = 'live'"
+               " AND (until = '' OR until >= ?) GROUP BY 1, 2, 3")
+        args = [day, *pairs, normal, day, *pairs, normal, *layers, *scopes, day]
+        counts: dict[str, dict[str, int]] = {}
+        for path, layer, grade, count in self.db.execute(sql, args):
+            if path in readable:
+                per = counts.setdefault(str(layer), {})
+                per[str(grade)] = per.get(str(grade), 0) + int(count)
+        return counts, skipped
+
     def _first(self, layer: str, scope: str, live: str, live_args: list[object], readable: set[str],
                limit: int) -> list[int]:
         """The row ids of the first `limit` live entries of readable files of one layer and

@@ -205,3 +205,29 @@ def refuse_incoming_held(store: Store, head: str, theirs: str) -> None:
             "nothing was changed: finish it (remove every marker line, fix what `gitmem check` "
             "names), then run `gitmem sync`"
         )
+
+
+def block_base(store: Store, path: str, block: ConflictBlock) -> str | None:
+    """The text both sides of `block` started from: the entry (by Id) or section (by title) as
+    the merge base of the two commits its marker lines name holds it. None when the labels name
+    no commits, the histories share no base, or the entry is new on both sides."""
+    from gitmem.format.markdown import parse_topic_file
+
+    commits = [parsed[1] for v in block.versions if (parsed := parse_label(v.label))]
+    if len(commits) < 2:
+        return None
+    try:
+        base = store.git.merge_base(commits[0], commits[-1])
+        data = store.git.read_file_at(base, path) if base else None
+    except GitmemError:
+        return None
+    if data is None:
+        return None
+    try:
+        document = parse_topic_file(data.decode("utf-8", "replace"))
+    except GitmemError:
+        return None
+    for entry in document.entries:
+        if entry.id == block.entry_id if block.entry_id else entry.title == block.title:
+            return (entry.raw or "").rstrip("\r\n") + "\n"
+    return None

@@ -55,13 +55,19 @@ def prepare_url(url: str, cwd: Path) -> tuple[str, str | None]:
     return clean, secret
 
 
-def remote_set(store: Store, url: str, *, branch: str | None = None) -> dict[str, Any]:
-    """Point the store at `url` (git config + memory.json, both credential-free); one commit."""
+def remote_set(store: Store, url: str, *, branch: str | None = None,
+               token: str | None = None) -> dict[str, Any]:
+    """Point the store at `url` (git config + memory.json, both credential-free); one commit.
+    `token`, when given, is placed as a token inside the URL would be (it wins over one there)."""
     from gitmem.git.repo import check_branch_name
 
     if branch is not None:
         check_branch_name(branch)
     clean, secret = prepare_url(url, store.cwd)
+    if token is not None and token.strip():
+        if any(c.isspace() for c in token.strip()):
+            raise InvalidInputError("a token is one word: no spaces or line breaks")
+        secret = token.strip()
     store.require()
     placement = place_token(store.root, clean, secret) if secret else None
     if placement is not None:

@@ -174,3 +174,16 @@ def topic_records(store: Store, relpath: str) -> list[dict[str, Any]]:
     if document is None:
         raise NotFoundError(f"{relpath} cannot be read as it is (see `gitmem check`)")
     return _file_records(store, relpath, document)
+
+
+def freshness_counts(store: Store) -> dict[str, dict[str, int]]:
+    """The store's live entries per layer and freshness grade, from the stat-checked summaries
+    (as the context card reads them): an unchanged file costs a stat, not a parse."""
+    today = store.today()
+    with store.reading():
+        store.catch_up_catalog()
+    scopes, layers = store.scope_keys(), list(L.TOPIC_LAYERS)
+    files = [p for scope in scopes for layer in layers for p in store.catalog.files(scope, layer)]
+    counts, _skipped = store.summaries.live_grades(files, scopes, layers, today,
+                                                   store.registry.freshness_windows())
+    return {layer: counts[layer] for layer in sorted(counts)}

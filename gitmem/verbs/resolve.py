@@ -98,6 +98,36 @@ def resolve(store: Store, target: str, how: str | None = None) -> ResolveResult:
     return ResolveResult(target, path, how or "edit", kept, new_ids, commit, left)
 
 
+def resolve_with_text(store: Store, target: str, text: str) -> ResolveResult:
+    """Settle block `target` with `text` in its place, in one commit: what deleting the marker
+    lines around an edited version and running `gitmem resolve TARGET` commits. The text passes
+    the secret gate and the same checks as a hand edit; a refusal writes nothing."""
+    from gitmem.secrets.scan import refuse_secrets
+
+    if not text.strip():
+        raise InvalidInputError("the edited text is empty: keep a version, or forget the entry after")
+    if conflict_marker_lines(text):
+        raise InvalidInputError("the edited text still holds a conflict marker line")
+    refuse_secrets(text, "the edited text")
+    if _git_operation_in_progress(store) or document_target(store, target) is not None:
+        raise InvalidInputError(f"{target} cannot be settled with an edited text here: use"
+                                " `gitmem resolve` with --ours, --theirs or --both")
+    with store.writing("resolve", absorb=False) as txn:
+        path = _find_path(store, target)
+        current = read_memory_text(store.root, path)
+        block = _find_block(current, target, path)
+        if block is None:
+            raise NotFoundError(_not_in_conflict(target, path))
+        newline = "\r\n" if "\r\n" in current else "\n"
+        edited = _with_eol(newline.join(text.replace("\r\n", "\n").split("\n")).rstrip("\r\n"), newline)
+        new_text = _validated(store, path, current[: block.start] + edited + current[block.end:],
+                              current)
+        store.write_file(txn, path, new_text, settling=True)
+        txn.message = f"resolve: {target} (kept the edited file)"
+    left = len(refresh_conflict_file(store))
+    return ResolveResult(target, path, "edit", "kept the edited file", [], store.git.head_oid(), left)
+
+
 def _resolve_document(store: Store, target: str, document: DocTarget, how: str | None,
                       merging: bool) -> ResolveResult:
     """A document's copy or record: settled by the documents tier (see documents/settle.py)."""

@@ -19,12 +19,14 @@ from gitmem.sync.state import load_sync_state
 from gitmem.verbs.check import find_problems
 
 
-def status(store: Store) -> dict[str, Any]:
-    """Where the store lives, what it holds, and whether anything needs attention."""
+def status(store: Store, *, check: bool = True) -> dict[str, Any]:
+    """Where the store lives, what it holds, and whether anything needs attention. Without
+    `check`, the errors of `gitmem check` (which reads every file) are left out: "problems" is
+    None."""
     store.require()
     with store.reading():
         store.catch_up_catalog()
-        findings = find_problems(store)
+        findings = find_problems(store) if check else None
     counts = store.catalog.counts()
     layers: dict[str, dict[str, dict[str, int]]] = {}
     for (scope, layer), (files, entries) in sorted(counts.items()):
@@ -47,7 +49,7 @@ def status(store: Store) -> dict[str, Any]:
         "system_doc_stale": system_doc_stale(store.root),
         "conflicts": on_disk.conflicted,
         # The errors of `gitmem check`, from the same look (verbs.check.find_problems).
-        "problems": [str(p) for p in findings.problems if p.is_error],
+        "problems": [str(p) for p in findings.problems if p.is_error] if findings is not None else None,
         "sync": sync_state,
         "leftovers": [str(p) for p in leftovers(store)],
     }

@@ -21,7 +21,15 @@ from starlette.routing import Route
 from gitmem.errors import ConflictError, GitmemError, NotFoundError
 from gitmem.store import warm
 from gitmem.store.store import Store, open_store
-from gitmem.web import actions, views
+from gitmem.web import (
+    actions,
+    conflict_view,
+    entry_view,
+    hot_view,
+    review_view,
+    settings_view,
+    views,
+)
 from gitmem.web.access import Access, Guard
 from gitmem.web.html import notice, page
 
@@ -86,6 +94,9 @@ def routes(app: Page) -> list[Route]:
     def overview(request: Request) -> Response:
         return app.render(request, lambda s, r: (200, "Overview", views.overview(s, csrf)))
 
+    def problems(request: Request) -> Response:
+        return app.render(request, lambda s, r: (200, "Problems", views.problems(s, csrf)))
+
     def browse(request: Request) -> Response:
         return app.render(request, lambda s, r: (200, "Browse", views.browse(
             s, csrf, r.query_params.get("scope", ""), r.query_params.get("layer", ""))))
@@ -111,14 +122,25 @@ def routes(app: Page) -> list[Route]:
                                                  + views.search_results(s, query, filters)))
 
     def entry(request: Request) -> Response:
-        entry_id = request.query_params.get("id", "")
-        return app.render(request, lambda s, r: (200, f"Entry {entry_id}", views.entry(s, csrf, entry_id)))
+        entry_id, when = request.query_params.get("id", ""), request.query_params.get("as_of", "")
+        return app.render(request, lambda s, r: (200, f"Entry {entry_id}",
+                                                 entry_view.entry(s, csrf, entry_id, when)))
 
     def conflicts(request: Request) -> Response:
-        return app.render(request, lambda s, r: (200, "Conflicts", views.conflicts(s, csrf)))
+        return app.render(request, lambda s, r: (200, "Conflicts", conflict_view.conflicts(s, csrf)))
 
     def hot(request: Request) -> Response:
-        return app.render(request, lambda s, r: (200, "Hot memory", views.hot(s, csrf)))
+        return app.render(request, lambda s, r: (200, "Hot memory", hot_view.hot(s, csrf)))
+
+    def review(request: Request) -> Response:
+        return app.render(request, lambda s, r: (200, "Capture and review", review_view.review(s, csrf)))
+
+    def settings(request: Request) -> Response:
+        return app.render(request, lambda s, r: (200, "Settings", settings_view.settings(s, csrf)))
+
+    def document(request: Request) -> Response:
+        doc_id = request.query_params.get("id", "")
+        return app.render(request, lambda s, r: (200, f"Document {doc_id}", hot_view.document(s, csrf, doc_id)))
 
     async def post(request: Request) -> Response:
         body = await request.body()
@@ -138,9 +160,9 @@ def routes(app: Page) -> list[Route]:
         return FileResponse(path, media_type=ASSET_TYPES[path.suffix])
 
     return [
-        Route("/", overview), Route("/browse", browse), Route("/topic", topic),
+        Route("/", overview), Route("/problems", problems), Route("/browse", browse), Route("/topic", topic),
         Route("/search", search), Route("/entry", entry), Route("/conflicts", conflicts),
-        Route("/hot", hot), Route("/static/{name}", asset),
+        Route("/hot", hot), Route("/doc", document), Route("/settings", settings), Route("/review", review), Route("/static/{name}", asset),
         *[Route(path, post, methods=["POST"]) for path in actions.PATHS],
     ]
 
@@ -178,4 +200,5 @@ def build(root: Path, *, port: int, workspace: str | None = None, cwd: Path | No
     access = access or Access(port)
     warm.enable()  # this process serves many requests: keep what each would open again
     app = Page(root, workspace, cwd or Path.cwd(), access)
+    views.FIRST_COUNT.start(app.open, app.close)
     return Guard(Starlette(routes=routes(app)), access), access

@@ -14,7 +14,8 @@ from urllib.parse import urlencode
 from gitmem.secrets.mask import hide_secrets
 
 NAV = (("/", "Overview"), ("/browse", "Browse"), ("/search", "Search"),
-       ("/conflicts", "Conflicts"), ("/hot", "Hot memory"))
+       ("/conflicts", "Conflicts"), ("/hot", "Hot memory"), ("/review", "Review"),
+       ("/settings", "Settings"))
 GRADES = ("fresh", "aging", "stale", "expired")
 
 

@@ -1,4 +1,5 @@
-"""The page's read views: overview, browse, a topic file, search, an entry, conflicts, hot memory.
+"""The page's read views: overview, browse, a topic file, search (the entry, conflicts, hot tier,
+settings and review views have modules of their own).
 
 Each view is parse → library call → render; the library functions are the ones the CLI calls.
 """
@@ -6,19 +7,16 @@ Each view is parse → library call → render; the library functions are the on
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from html import escape
-from typing import Any
 
 from gitmem.store.store import Store
 from gitmem.web.html import (
     GRADES,
     attr,
     badge,
-    button_form,
-    csrf_field,
     entry_card,
     freshness_chart,
-    markdown,
     notice,
     shown,
     table,
@@ -26,16 +24,97 @@ from gitmem.web.html import (
 )
 
 
+def _signature(store: Store) -> tuple[object, ...]:
+    """What the check's answer depends on: HEAD, the files that differ from it (with their
+    stat), today. The same signature means the same files: the last check still holds."""
+    dirty = store.git.dirty_paths()
+    stats = []
+    for relpath in dirty:
+        try:
+            info = store.path(relpath).stat()
+            stats.append((relpath, info.st_mtime_ns, info.st_size))
+        except OSError:
+            stats.append((relpath, 0, -1))
+    return (store.git.head_oid(), tuple(stats), store.today().isoformat())
+
+
+class CheckedProblems:
+    """The errors of `gitmem check` (verbs.check through verbs.status), kept per store with the
+    signature of the files they were read from: the overview shows them while nothing changed,
+    and links to the problems page (which runs the check) when something did."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, tuple[tuple[object, ...], list[str], str]] = {}
+
+    def known(self, store: Store) -> tuple[list[str], str] | None:
+        last = self._last.get(str(store.root))
+        if last is None or last[0] != _signature(store):
+            return None
+        return last[1], last[2]
+
+    def check(self, store: Store) -> list[str]:
+        from datetime import datetime
+
+        from gitmem.verbs.status import status
+
+        signature = _signature(store)
+        problems = status(store)["problems"] or []
+        self._last[str(store.root)] = (signature, problems, datetime.now().strftime("%H:%M:%S"))
+        return list(problems)
+
+
+CHECKED = CheckedProblems()
+
+
+class FirstCount:
+    """The summaries the freshness bars are counted from are built once per store, when a file
+    is first read (seconds for a large store never summarized). The page starts that count in
+    the background at start; the overview waits for it a moment, then shows the rest without
+    the bars rather than keep the first page waiting."""
+
+    WAIT_SECONDS = 1.5
+
+    def __init__(self) -> None:
+        import threading
+
+        self.done = threading.Event()
+        self.done.set()  # nothing to wait for until start() begins a count
+
+    def start(self, open_store: Callable[[], Store], close: Callable[[Store], None]) -> None:
+        import threading
+
+        def run() -> None:
+            from gitmem.verbs.reads import freshness_counts
+
+            try:
+                store = open_store()
+                try:
+                    freshness_counts(store)
+                finally:
+                    close(store)
+            except Exception:  # noqa: BLE001 - the overview counts again and reports what fails
+                pass
+            finally:
+                self.done.set()
+
+        self.done.clear()
+        threading.Thread(target=run, name="gitmem-web-first-count", daemon=True).start()
+
+    def ready(self) -> bool:
+        return self.done.wait(self.WAIT_SECONDS)
+
+
+FIRST_COUNT = FirstCount()
+
+
 def overview(store: Store, csrf: str) -> str:
+    """The store at a glance, without reading every file: counts from the catalog, freshness
+    from the summaries, the errors of the last check while the files are as they were."""
     from gitmem.sync.conflicts import list_conflicts
-    from gitmem.verbs.reads import list_entries
+    from gitmem.verbs.reads import freshness_counts
     from gitmem.verbs.status import status
 
-    data = status(store)
-    records = list_entries(store)
-    grades: dict[str, Counter[str]] = defaultdict(Counter)
-    for record in records:
-        grades[record["layer"]][record.get("freshness", "fresh")] += 1
+    data = status(store, check=False)
     scopes = table(("Scope", "Layer", "Topics", "Entries"), [
         (f'<a href="{url("/browse", scope=scope)}">{escape(scope)}</a>',
          f'<a href="{url("/browse", scope=scope, layer=layer)}">{escape(layer)}</a>',
@@ -44,6 +123,9 @@ def overview(store: Store, csrf: str) -> str:
     ], "Scopes and layers")
     conflicts = list_conflicts(store)
     sync = data.get("sync") or {}
+    known = CHECKED.known(store)
+    problems = (f'<a href="/problems">{len(known[0])}</a> (checked at {escape(known[1])})' if known
+                else '<a href="/problems">check the store</a> (files changed since the last check)')
     facts = [
         ("Entries", str(data["entries"])),
         ("Branch", escape(str(data["branch"]))),
@@ -51,15 +133,24 @@ def overview(store: Store, csrf: str) -> str:
         ("Last sync", shown(sync.get("lastSuccess") or sync.get("lastAttempt") or "never")),
         ("Sync outcome", shown(sync.get("outcome") or sync.get("error") or "—")),
         ("Conflicts", f'<a href="/conflicts">{len(conflicts)}</a>'),
-        ("Problems", str(len(data["problems"]))),
-        ("Pending digests", escape(str(data.get("pending", 0)))),
+        ("Problems", problems),
+        ("Pending digests", f'<a href="/review">{escape(str(data.get("pending", 0)))}</a>'),
         ("Uncommitted files", str(len(data["dirty"]))),
     ]
     facts_html = "<dl class=\"facts\">" + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts) + "</dl>"
-    problems = "".join(f"<li><code>{shown(p)}</code></li>" for p in data["problems"][:20])
-    problems_html = f"<h2>Problems</h2><ul>{problems}</ul>" if problems else ""
-    chart = freshness_chart({layer: dict(c) for layer, c in sorted(grades.items())})
-    return f"{facts_html}<h2>Freshness</h2>{chart}<h2>Where it lives</h2>{scopes}{problems_html}"
+    chart = (freshness_chart(freshness_counts(store)) if FIRST_COUNT.ready() else
+             notice("the entries' freshness is being counted for the first time in this store:"
+                    " reload in a moment"))
+    return f"{facts_html}<h2>Freshness</h2>{chart}<h2>Where it lives</h2>{scopes}"
+
+
+def problems(store: Store, csrf: str) -> str:
+    """Every error `gitmem check` finds (it reads every file: as slow as `gitmem status`)."""
+    found = CHECKED.check(store)
+    if not found:
+        return notice("no problems: every file reads as gitmem writes it")
+    items = "".join(f"<li><code>{shown(p)}</code></li>" for p in found)
+    return f"<p>{len(found)} problems; <code>gitmem check --fix</code> repairs the fixable ones.</p><ul>{items}</ul>"
 
 
 def browse(store: Store, csrf: str, scope: str = "", layer: str = "") -> str:
@@ -130,119 +221,13 @@ def search_results(store: Store, query: str, filters: dict[str, str]) -> str:
     items = []
     for hit in hits:
         ref = hit.get("ref") or hit.get("id") or ""
-        title = shown(hit["title"])
+        title = escape(hit["title"])  # the search verb masked title and snippet already
         link = f'<a href="{url("/entry", id=ref)}">{title}</a>' if ref else title
         items.append(
             f'<li class="hit"><h2>{link} {badge(hit.get("freshness", "fresh"))}</h2>'
             f'<p class="where"><code>{shown(hit["path"])}:{hit["line"]}</code>'
             f' {escape(hit["scope"])}/{escape(hit["layer"])}</p>'
-            f'<p class="snippet">{shown(hit.get("snippet", ""))}</p></li>'
+            f'<p class="snippet">{escape(hit.get("snippet", ""))}</p></li>'
         )
     return (f'<div id="results" aria-live="polite"><p>{len(hits)} results</p>'
             f'<ol class="hits">{"".join(items)}</ol></div>')
-
-
-def entry(store: Store, csrf: str, entry_id: str) -> str:
-    """One entry: its card, fields, history, and the actions on it."""
-    from gitmem.provenance.why import entry_log
-    from gitmem.verbs.edit import entry_version
-    from gitmem.verbs.reads import show
-
-    record = show(store, entry_id)
-    fields = "".join(f"<dt>{shown(k)}</dt><dd>{shown(v)}</dd>" for k, v in record["fields"].items())
-    parts = [entry_card(record, csrf), f'<h2>Fields</h2><dl class="meta">{fields}</dl>']
-    if record.get("conflict"):
-        parts.append(_conflict_versions(record["conflict"]["versions"]))
-        parts.append(_resolve_buttons(record["ref"], csrf))
-    else:
-        ref = record["ref"]
-        forget_label, forget_action = (("Undo forget", "/entry/undo") if record["status"] == "forgotten"
-                                       else ("Forget", "/entry/forget"))
-        parts.append('<div class="actions">' + button_form(forget_action, forget_label, csrf,
-                                                           fields={"id": ref}, kind="danger") + "</div>")
-        found = store.locate(record["id"]) if record.get("space") in (None, "", "home") else None
-        version = entry_version(found.entry) if found is not None else ""
-        parts.append(
-            f'<h2>Edit</h2><form method="post" action="/entry/edit" class="edit">{csrf_field(csrf)}'
-            f'<input type="hidden" name="id" value="{attr(ref)}">'
-            f'<input type="hidden" name="version" value="{attr(version)}">'
-            f'<label for="edit-title">Title</label><input id="edit-title" name="title"'
-            f' value="{attr(record["title"])}" required maxlength="200">'
-            f'<label for="edit-body">Body</label><textarea id="edit-body" name="body" rows="8"'
-            f' required>{escape(record["body"])}</textarea>'
-            '<button type="submit">Save</button></form>'
-        )
-    try:
-        versions = entry_log(store, record["id"])
-    except Exception:  # history is a help, never a reason to fail the page
-        versions = []
-    if versions:
-        rows = [(escape(str(v["date"])), shown(v["machine"] or v["author"] or ""),
-                 escape(str(v["kind"])), shown(v["message"]) + _summary(v),
-                 f'<code>{escape(str(v["short"]))}</code>') for v in versions]
-        parts.append("<h2>History</h2>" + table(("Date", "Who", "Change", "Message", "Commit"), rows))
-    return "".join(parts)
-
-
-def _summary(version: dict[str, Any]) -> str:
-    summary = version.get("summary")
-    return f'<br><small>{shown(summary)}</small>' if summary else ""
-
-
-def _conflict_versions(versions: list[dict[str, Any]]) -> str:
-    cols = "".join(f'<section class="side"><h3>{shown(v["from"])}</h3>'
-                   f'<div class="body">{markdown(v["text"])}</div></section>' for v in versions)
-    return f'<div class="sides">{cols}</div>'
-
-
-def _resolve_buttons(ref: str, csrf: str) -> str:
-    return '<div class="actions">' + "".join(
-        button_form("/resolve", label, csrf, fields={"target": ref, "how": how})
-        for label, how in (("Keep ours", "ours"), ("Keep theirs", "theirs"), ("Keep both", "both"))
-    ) + "</div>"
-
-
-def conflicts(store: Store, csrf: str) -> str:
-    """Every place left between markers, both sides, and the three ways to settle it."""
-    from gitmem.sync.conflicts import list_conflicts
-    from gitmem.verbs.reads import conflict_of
-
-    found = list_conflicts(store)
-    if not found:
-        return notice("no conflicts")
-    parts = []
-    for c in found:
-        where = f"{c.path}:{c.line}" if c.line else c.path
-        head = (f'<article class="card conflict"><h2>{shown(c.title or c.ref)}</h2>'
-                f"<p><code>{shown(where)}</code> [{escape(c.kind)}]</p>"
-                f"<p>Ours: {shown(c.ours)}<br>Theirs: {shown(c.theirs)}</p>")
-        detail = conflict_of(store, c.path, c.entry_id) if c.entry_id else None
-        body = _conflict_versions(detail["versions"]) if detail else ""
-        settle = (_resolve_buttons(c.ref, csrf) if c.kind != "record"
-                  else f"<p>Settle with <code>{shown(c.settle)}</code></p>")
-        parts.append(head + body + settle + "</article>")
-    return "".join(parts)
-
-
-def hot(store: Store, csrf: str) -> str:
-    """USER.md and MEMORY.md items per scope with their budgets; the documents of each scope."""
-    from gitmem.documents.verbs import list_documents
-    from gitmem.runtime.verbs import show as runtime_show
-
-    data = runtime_show(store)
-    parts = []
-    for block in data["scopes"]:
-        items = "".join(f'<li><span class="meta">{shown(i.get("meta", ""))}</span> {shown(i["content"])}</li>'
-                        for i in block["items"])
-        parts.append(
-            f'<section class="card"><h2>{shown(block["path"])}</h2>'
-            f'<p><label>Budget <progress max="{block["limit"]}" value="{block["bytes"]}">'
-            f'{block["bytes"]} bytes</progress></label> {block["bytes"]} of {block["limit"]} bytes</p>'
-            f"<ul>{items or '<li>empty</li>'}</ul></section>"
-        )
-    docs = list_documents(store, include_all=True)
-    rows = [(shown(d.get("id", "")), shown(d.get("title", "")), escape(str(d.get("status", ""))),
-             shown(d.get("description", ""))) for d in docs]
-    parts.append("<h2>Documents</h2>" + (table(("Id", "Title", "Status", "Description"), rows)
-                                         if rows else notice("no documents")))
-    return "".join(parts)

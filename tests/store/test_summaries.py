@@ -161,3 +161,52 @@ def test_a_batch_looks_at_each_file_once(store: Store) -> None:
         (store.root / files[0]).unlink()
         assert store.summaries.current(files) == first  # the card's sections agree with each other
     assert files[0] not in store.summaries.current(files)  # outside a batch: looked at again
+
+
+def _graded_slowly(store: Store) -> dict[str, dict[str, int]]:
+    counts: dict[str, dict[str, int]] = {}
+    for record in list_entries(store):
+        per = counts.setdefault(record["layer"], {})
+        per[record["freshness"]] = per.get(record["freshness"], 0) + 1
+    return counts
+
+
+def test_freshness_counts_grade_as_every_entry_is_graded(store: Store) -> None:
+    """The overview's counts from the database equal the grades `gitmem list` gives each entry:
+    every volatility, a verified date and none, a future date, expiry, forgotten entries, a
+    custom window, and a hand edit seen at once."""
+    from datetime import timedelta
+
+    from gitmem.verbs.reads import freshness_counts
+
+    today = store.today()
+    ages = (("stable", 200), ("stable", 400), ("normal", 10), ("normal", 50), ("normal", 91),
+            ("volatile", 1), ("volatile", 2), ("volatile", 30), ("normal", -5))
+    for n, (volatility, _days) in enumerate(ages):
+        remember(store, f"Fact number {n} about the build farm", "semantic", topic=f"t{n % 3}",
+                 volatility=volatility)
+    remember(store, "Expired fact about the proxy", "procedural", until=(today - timedelta(days=1)).isoformat())
+    remember(store, "Still valid fact about the proxy", "procedural", until=(today + timedelta(days=9)).isoformat())
+    gone = remember(store, "Forgotten fact about the cache", "learnings")
+    forget(store, gone.id or "")
+    for path in (store.root / "global" / "semantic").glob("*.md"):  # dates by hand, n days ago
+        text = path.read_text(encoding="utf-8")
+        for n, (_volatility, days) in enumerate(ages):
+            marker = f"Fact number {n} about"
+            if marker in text:
+                head, tail = text.split(marker, 1)
+                day = (today - timedelta(days=days)).isoformat()
+                tail = tail.replace(f"**Verified:** {today.isoformat()}", f"**Verified:** {day}", 1)
+                text = head + marker + tail
+        path.write_text(text, encoding="utf-8")
+    expected = _graded_slowly(store)
+    assert set(expected["semantic"]) >= {"fresh", "aging", "stale"}
+    assert freshness_counts(store) == expected
+    import json  # a custom window (memory.json) changes both the same way
+
+    config = store.root / "memory.json"
+    data = json.loads(config.read_text(encoding="utf-8"))
+    data.setdefault("settings", {}).setdefault("freshness", {})["normal"] = 40
+    config.write_text(json.dumps(data), encoding="utf-8")
+    narrower = _graded_slowly(store)
+    assert narrower != expected and freshness_counts(store) == narrower

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -102,11 +103,17 @@ def test_the_page_in_a_browser(browser: object, two_machines: tuple[Path, Path, 
     tab.wait_for_selector("li.hit >> text=部署使用蓝绿发布")
     assert box.is_visible()
 
-    # The conflict, both sides with their machines, settled with a button.
+    # The conflict: the common base beside both sides with their machines, a word diff; then
+    # settled with a button.
     tab.goto(f"{page.origin}/conflicts")
     card = tab.locator("article.conflict").first
     assert "laptop-a" in card.inner_text() and "laptop-b" in card.inner_text()
     assert "10.0.0.8" in card.inner_text() and "10.0.0.9" in card.inner_text()
+    assert "10.0.0.7" in card.locator(".side.base").inner_text()
+    changed = {t for t in card.locator("pre.worddiff del, pre.worddiff ins").all_inner_texts()}
+    assert changed == {"10.0.0.8", "10.0.0.9"}  # the heading and the body: one word each
+    card.get_by_text("Edit and keep").click()
+    assert "10.0.0.9" in card.get_by_label("The text to keep (starts as ours)").input_value()
     _shot(tab, tmp_path / "conflicts.png")
     card.get_by_role("button", name="Keep theirs").click()
     tab.wait_for_load_state()
@@ -120,22 +127,37 @@ def test_the_page_in_a_browser(browser: object, two_machines: tuple[Path, Path, 
 
     # An edit through the form, by keyboard: one commit, Id kept.
     tab.goto(f"{page.origin}/entry?id=global-sem-0001")
-    tab.get_by_label("Title").fill("Staging host")
-    tab.get_by_label("Body").fill("The staging host is 10.0.0.10 since the move.")
+    tab.get_by_label("Title", exact=True).fill("Staging host")
+    tab.get_by_label("Body", exact=True).fill("The staging host is 10.0.0.10 since the move.")
     tab.get_by_role("button", name="Save").focus()
     tab.keyboard.press("Enter")
     tab.wait_for_selector("text=edited global-sem-0001")
+    newest = tab.locator("li.version").first
+    assert "edit: global-sem-0001" in newest.inner_text()
+    assert newest.locator("pre.diff .add").first.inner_text().startswith("+")
+    tab.get_by_label("Show this entry as it was on").fill(date.today().isoformat())
+    tab.get_by_role("button", name="Show").click()
+    tab.wait_for_selector(".asof-result")
+    assert "10.0.0.10" in tab.locator(".asof-result").inner_text()
     _shot(tab, tmp_path / "entry.png")
     assert commits(b)[0] == "edit: global-sem-0001"
     assert "10.0.0.10" in (b / TOPIC).read_text() and "**Id:** global-sem-0001" in (b / TOPIC).read_text()
     assert git(b, "status", "--porcelain").strip() == ""
 
+    # The hot tier: an item added through its form, with the budget bar.
     tab.goto(f"{page.origin}/hot")
+    tab.get_by_label("Add to global/runtime/MEMORY.md").fill("Deploys need the VPN up")
+    tab.locator("section.hotfile", has_text="MEMORY.md").get_by_role("button", name="Add").click()
+    tab.wait_for_selector("li.item:has-text('Deploys need the VPN up')")
+    assert commits(b)[0].startswith("runtime add: rt-")
     _shot(tab, tmp_path / "hot.png")
+    tab.goto(f"{page.origin}/settings")
+    assert tab.get_by_label("Token (write-only", exact=False).input_value() == ""
+    _shot(tab, tmp_path / "settings.png")
     assert not errors, errors
     if os.environ.get("GITMEM_WEB_SHOTS"):  # refresh the README's pictures on demand
         out = Path(os.environ["GITMEM_WEB_SHOTS"])
         out.mkdir(parents=True, exist_ok=True)
-        for name in ("overview", "search", "conflicts", "entry"):
+        for name in ("overview", "search", "conflicts", "entry", "hot", "settings"):
             shutil.copy(tmp_path / f"{name}.png", out / f"web-{name}.png")
     context.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import json
 import re
 from urllib.parse import quote
 
@@ -106,3 +108,38 @@ def test_secrets_are_masked_and_refused(web: WebPage) -> None:
                                        "body": f"now with {key}"})
     assert refused.status == 400 and key not in refused.text
     assert key not in (web.root / TOPIC).read_text()
+
+
+def test_the_overview_counts_freshness_as_the_cli_grades_it(web: WebPage) -> None:
+    path = web.root / TOPIC
+    text = path.read_text()
+    old = re.sub(r"\*\*(Created|Verified):\*\* \S+", r"**\1:** 2020-01-02", text)
+    path.write_text(old)  # a hand edit: the fact is now stale
+    run_gitmem("--root", str(web.root), "remember", "Standups are at 09:30", "-l", "semantic",
+               "-t", "team", env={"GITMEM_SERVE": "off"})
+    listed = run_gitmem("--root", str(web.root), "list", "--json", env={"GITMEM_SERVE": "off"})
+    grades: dict[str, dict[str, int]] = {}
+    for record in json.loads(listed.stdout):
+        per = grades.setdefault(record["layer"], {})
+        per[record["freshness"]] = per.get(record["freshness"], 0) + 1
+    assert grades["semantic"] == {"stale": 1, "fresh": 1}, grades
+    page = web.get("/").text
+    for layer, per in grades.items():
+        words = ", ".join(f"{per[g]} {g}" for g in ("fresh", "aging", "stale", "expired") if per.get(g))
+        assert f'<th scope="row">{layer}</th>' in page and f'aria-label="{words}"' in page
+
+
+def test_problems_are_checked_on_their_page_and_shown_while_nothing_changed(web: WebPage) -> None:
+    first = web.get("/").text
+    assert "check the store" in first  # not checked yet in this process
+    clean = web.get("/problems")
+    assert clean.status == 200 and "no problems" in clean.text
+    assert re.search(r'<a href="/problems">0</a> \(checked at', web.get("/").text)
+    path = web.root / TOPIC
+    path.write_text(path.read_text() + "\n## A second entry\nbody\n**Id:** not-an-id\n")
+    assert "check the store" in web.get("/").text  # the files changed: the old answer is not shown
+    found = web.get("/problems").text
+    cli = run_gitmem("--root", str(web.root), "status", "--json", env={"GITMEM_SERVE": "off"})
+    problems = json.loads(cli.stdout)["problems"]
+    assert problems and all(html.escape(p) in found for p in problems)
+    assert re.search(rf'<a href="/problems">{len(problems)}</a>', web.get("/").text)

@@ -1,0 +1,100 @@
+"""The hot tier through a real `gitmem web`: add, replace, remove and archive a runtime item into
+the layers, the budget bars; a document opened, archived and restored. Each one commit with the
+message the CLI writes (archive has no CLI command: its message follows the others)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from support import git, run_gitmem
+from webpage import WebPage, commits
+
+RECORDS = "global/runtime/memories.json"
+
+
+def _items(web: WebPage) -> dict[str, str]:
+    data = json.loads((web.root / RECORDS).read_text(encoding="utf-8"))
+    return {i["content"]: i["id"] for i in data["items"]}
+
+
+def _hidden(page: str, name: str, after: str) -> str:
+    part = page.split(after, 1)[1]
+    return re.search(rf'name="{name}" value="([^"]*)"', part).group(1)  # type: ignore[union-attr]
+
+
+def test_add_replace_remove_with_budget_bars(web: WebPage) -> None:
+    page = web.get("/hot").text
+    assert page.count('class="budget"') == page.count('class="card hotfile"') >= 2  # USER.md, MEMORY.md
+    assert re.search(r'aria-label="0 of \d+ bytes"', page)
+    done = web.post("/runtime/add", {"scope": "global", "target": "memory", "text": "CI runs on the big runner",
+                                     "importance": "critical"})
+    assert done.status == 303, done.text[:300]
+    item = _items(web)["CI runs on the big runner"]
+    assert commits(web.root)[0] == f"runtime add: {item} (memory, global)"
+    assert "CI runs on the big runner" in (web.root / "global/runtime/MEMORY.md").read_text()
+    page = web.get("/hot").text
+    used = re.search(r"(\d+) of (\d+) bytes", page.split("MEMORY.md", 1)[1])
+    assert used and int(used.group(1)) == len(b"CI runs on the big runner")
+    done = web.post("/runtime/replace", {"scope": "global", "target": "memory", "item": item,
+                                         "text": "CI runs on the small runner"})
+    assert done.status == 303 and commits(web.root)[0] == f"runtime replace: {item} (memory, global)"
+    assert _items(web) == {"CI runs on the small runner": item}
+    done = web.post("/runtime/remove", {"scope": "global", "target": "memory", "item": item})
+    assert done.status == 303 and commits(web.root)[0] == f"runtime remove: {item} (memory, global)"
+    assert _items(web) == {}
+    assert git(web.root, "status", "--porcelain").strip() == ""
+
+
+def test_archive_moves_an_item_into_the_layers(web: WebPage) -> None:
+    web.post("/runtime/add", {"scope": "global", "target": "memory",
+                              "text": "Lesson learned: never deploy on Fridays"})
+    item = _items(web)["Lesson learned: never deploy on Fridays"]
+    page = web.get("/hot").text
+    assert _hidden(page, "item", "Lesson learned") == item
+    done = web.post("/runtime/archive", {"scope": "global", "target": "memory", "item": item})
+    assert done.status == 303, done.text[:300]
+    assert commits(web.root)[0] == (f"runtime archive: {item} (memory, global) - moved {item} ->"
+                                    " global-lrn-0001 (global/learnings/runtime-memory.md)")
+    assert _items(web) == {}
+    layer = (web.root / "global/learnings/runtime-memory.md").read_text()
+    assert "never deploy on Fridays" in layer and f"**Source:** runtime:{item}" in layer
+    found = run_gitmem("--root", str(web.root), "search", "deploy Fridays", env={"GITMEM_SERVE": "off"})
+    assert "global-lrn-0001" in found.stdout
+
+
+def test_bad_runtime_input_is_refused(web: WebPage) -> None:
+    before = commits(web.root)
+    key = "AKIA" + "QWERTYUIOPASDFGH"
+    cases = [web.post("/runtime/add", {"scope": "global", "target": "memory", "text": f"key {key}"}),
+             web.post("/runtime/add", {"scope": "global", "target": "nope", "text": "x"}),
+             web.post("/runtime/add", {"scope": "global", "target": "memory", "text": "x" * 20000}),
+             web.post("/runtime/remove", {"scope": "global", "target": "memory", "item": "rt-00000000"}),
+             web.post("/runtime/archive", {"scope": "global", "target": "memory", "item": ""})]
+    for answer in cases:
+        assert 400 <= answer.status < 500, answer.text[:300]
+        assert 'class="notice error"' in answer.text and key not in answer.text
+    assert commits(web.root) == before
+
+
+def test_a_document_opened_archived_and_restored(web: WebPage, tmp_path: Path) -> None:
+    source = tmp_path / "runbook.md"
+    source.write_text("# Runbook\n\nRestart the **queue** first.\n")
+    done = run_gitmem("--root", str(web.root), "doc", "add", str(source), "--title", "Runbook",
+                      "--json", env={"GITMEM_SERVE": "off"})
+    assert done.returncode == 0, done.stderr
+    doc_id = json.loads(done.stdout)["id"]
+    hot = web.get("/hot").text
+    assert f'/doc?id={doc_id}' in hot
+    page = web.get(f"/doc?id={doc_id}")
+    assert page.status == 200 and "<strong>queue</strong>" in page.text and "Archive" in page.text
+    done = web.post("/doc/archive", {"id": doc_id})
+    assert done.status == 303 and commits(web.root)[0] == f"doc archive: {doc_id} (Runbook)"
+    listed = run_gitmem("--root", str(web.root), "doc", "list", "--all", "--json", env={"GITMEM_SERVE": "off"})
+    assert json.loads(listed.stdout)[0]["status"] == "archived"
+    assert "Restore" in web.get(f"/doc?id={doc_id}").text
+    done = web.post("/doc/restore", {"id": doc_id})
+    assert done.status == 303 and commits(web.root)[0] == f"doc restore: {doc_id} (Runbook)"
+    assert web.get("/doc?id=global-doc-9999").status == 404
+    assert git(web.root, "status", "--porcelain").strip() == ""

@@ -1,0 +1,121 @@
+"""The settings page and the capture-and-review view through a real `gitmem web`."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import quote
+
+from fakemodels import fake_model
+from gitmem.capture.digests import PENDING, Digest, new_digest_id, write_digest
+from support import git, run_gitmem
+from webpage import WebPage, commits
+
+START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def _cli(web: WebPage, *args: str) -> str:
+    done = run_gitmem("--root", str(web.root), *args, env={"GITMEM_SERVE": "off"})
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_shared_settings_are_saved_in_one_commit_and_read_back(web: WebPage) -> None:
+    page = web.get("/settings").text
+    assert 'name="freshness.stable" value="365"' in page and 'name="runtime.memoryLimitBytes"' in page
+    form = dict(re.findall(r'<input id="set-[^"]+" name="([^"]+)" value="([^"]*)"', page))
+    assert len(form) == 8
+    form.update({"freshness.stable": "400", "runtime.memoryLimitBytes": "4096"})
+    done = web.post("/settings/shared", form)
+    assert done.status == 303, done.text[:300]
+    assert commits(web.root)[0] == "settings: freshness.stable=400, runtime.memoryLimitBytes=4096"
+    settings = json.loads((web.root / "memory.json").read_text())["settings"]
+    assert settings["freshness"]["stable"] == 400 and settings["runtime"]["memoryLimitBytes"] == 4096
+    assert "of 4096 bytes" in web.get("/hot").text  # the hot tier reads the new budget
+    assert "4096" in _cli(web, "runtime", "show", "--json")
+    count = len(commits(web.root))
+    again = web.post("/settings/shared", form)
+    assert "nothing%20changed" in again.headers["location"] and len(commits(web.root)) == count
+    assert git(web.root, "status", "--porcelain").strip() == ""
+
+
+def test_a_value_a_reader_would_refuse_is_refused_and_nothing_written(web: WebPage) -> None:
+    before, text = commits(web.root), (web.root / "memory.json").read_text()
+    for key, value, says in (("freshness.volatile", "0", "from 1 to"), ("runtime.itemLimitBytes", "12", "&gt;= 64"),
+                             ("documents.bodyLimitBytes", "100", "&gt;= 1024"), ("freshness.stable", "lots", "whole number"),
+                             ("runtime.surprise", "5", "unknown setting")):
+        refused = web.post("/settings/shared", {key: value})
+        assert refused.status == 400 and says in refused.text, (key, refused.text[-500:])
+    assert commits(web.root) == before and (web.root / "memory.json").read_text() == text
+
+
+def test_the_remote_is_set_and_the_token_is_never_shown_back(web: WebPage, bare_remote: Path) -> None:
+    done = web.post("/settings/remote", {"url": str(bare_remote), "branch": "main", "token": ""})
+    assert done.status == 303, done.text[:300]
+    assert commits(web.root)[0] == f"remote set: {bare_remote}"
+    assert git(web.root, "remote", "get-url", "origin").strip() == str(bare_remote)
+    url = "https://git.example.invalid/team/memory.git"
+    done = web.post("/settings/remote", {"url": url, "branch": "main", "token": TOKEN})
+    assert done.status == 303, done.text[:300]
+    page = web.get("/settings").text
+    assert TOKEN not in page and TOKEN not in done.headers["location"]
+    assert 'type="password" autocomplete="off" value=""' in page
+    assert TOKEN not in (web.root / "memory.json").read_text() and TOKEN not in git(web.root, "config", "--list")
+    assert TOKEN not in git(web.root, "log", "-p")
+    stored = web.root / "state" / "git-token"
+    assert stored.is_file() and stored.read_text().strip() == TOKEN  # no credential helper here: the file
+    refused = web.post("/settings/remote", {"url": url, "branch": "main", "token": "two words"})
+    assert refused.status == 400 and "two words" not in refused.text
+
+
+def test_the_model_ladder_is_edited_for_this_machine_only(web: WebPage) -> None:
+    before = commits(web.root)
+    done = web.post("/settings/model/add", {"name": "local", "command": "llm --key=sk-secret-value -m x",
+                                            "timeout": "30"})
+    assert done.status == 303, done.text[:300]
+    page = web.get("/settings").text
+    assert "local" in page and "sk-secret-value" not in page and "30 s" in page
+    assert "local" in _cli(web, "models", "list")
+    assert web.post("/settings/model/add", {"name": "bad name!", "command": "x"}).status == 400
+    assert web.post("/settings/model/remove", {"name": "local"}).status == 303
+    assert web.post("/settings/model/remove", {"name": "local"}).status == 404
+    assert commits(web.root) == before  # state/models.json is never committed
+
+
+def _digest(root: Path, n: int) -> str:
+    when = START + timedelta(minutes=n)
+    digest = Digest(new_digest_id(root, f"session{n:02d}", when), {
+        "session": f"session{n:02d}", "format": "claude-code", "workspace": "acme-api", "branch": "main",
+        "first": when.isoformat(), "last": when.isoformat(), "captured": when.isoformat(),
+        "summary": "model:good", "status": PENDING, "attempts": "0", "consolidated": "",
+    }, ["src/queue/worker.py"], [("2026-12-01", [
+        "**Delivery:** the worker acks only after the handler commits.",
+        "**Prefetch:** 10, because 50 starved the other consumers.",
+    ])])
+    write_digest(root, digest)
+    return digest.id
+
+
+def test_review_shows_pending_digests_and_what_the_last_pass_wrote(web: WebPage, tmp_path: Path) -> None:
+    empty = web.get("/review").text
+    assert "no pending digests" in empty and "no consolidation pass yet" in empty
+    _cli(web, "models", "add", "good", fake_model(tmp_path, "good"))
+    first = _digest(web.root, 1)
+    _cli(web, "consolidate")
+    waiting = _digest(web.root, 2)
+    page = web.get("/review").text
+    pending = page.split("Pending digests", 1)[1].split("<h2>", 1)[0]
+    assert waiting in pending and first not in pending and "acks only after the handler" in pending
+    last = page.split("Last consolidation pass", 1)[1]
+    assert "consolidated" in last
+    passes = page.split("Recent consolidation passes", 1)[1]
+    subject = git(web.root, "log", "--format=%s", "--grep=^consolidate:").splitlines()[0]
+    assert subject in passes
+    written = git(web.root, "show", "--name-only", "--format=", "HEAD").split()
+    topics = ["global/learnings/rabbitmq.md", "workspaces/acme-api/semantic/queue.md",
+              "workspaces/acme-api/codebase/src-queue-worker-py.md"]
+    assert set(topics) <= set(written) and all(f"/topic?path={quote(f, safe='')}" in passes for f in topics)
+    assert "SYSTEM.md" not in passes and "INDEX.md" not in passes
