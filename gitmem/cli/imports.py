@@ -11,7 +11,7 @@ from gitmem.cli.options import allow_secret_option, emit, get_store, json_option
 
 _SOURCES = ("gitmem", "markdown", "claude-code", "codex", "cursor", "copilot", "gemini", "hermes",
             "basic-memory", "mem0", "letta")
-_SHOWN = ("added", "updated", "renumbered", "kept-edit", "duplicate", "unlinked", "linked")
+_SHOWN = ("added", "updated", "renumbered", "kept-edit", "duplicate", "unlinked", "linked", "skipped")
 
 
 def _report_text(report: Any) -> str:

@@ -124,6 +124,8 @@ class Importer:
             found = find_secrets(source.text, path=source.path)
             if found:
                 raise refusal(found, "", WAY_OUT)
+        for line, why in source.skipped:
+            self._act("skipped", None, "", f"{source.path}:{line}", why)
         per_file: dict[str, list[_Planned]] = {}
         for note in source.notes:
             planned = self._plan(source, note)

@@ -28,16 +28,22 @@ def markdown_files(folder: Path) -> Iterator[Path]:
 
 
 def read_note_file(path: Path, folder: Path, context: ReadContext, *, scope: str = "workspace",
-                   project: Path | None = None) -> SourceFile:
+                   project: Path | None = None, topic: str | None = None,
+                   layers: dict[str, str] | None = None) -> SourceFile:
+    """One Markdown file as notes: `topic` defaults to its path below `folder`; a front matter
+    `layer` is kept, or `type` mapped through `layers` (a tool's own note kinds)."""
     shown = display_path(path, folder, context.home)
     text = read_source_text(path, shown)
     meta, rest, start = split_front_matter(text, shown)
-    relative = path.resolve().relative_to(folder.resolve()) if path.resolve().is_relative_to(
-        folder.resolve()) else Path(path.name)
-    topic = relative.with_suffix("").as_posix()
-    title = str(meta.get("title") or path.stem)
+    resolved = path.resolve()
+    relative = resolved.relative_to(folder.resolve()) if resolved.is_relative_to(folder.resolve()) \
+        else Path(path.name)
+    title = str(meta.get("title") or meta.get("name") or path.stem)
     layer = meta.get("layer") if isinstance(meta.get("layer"), str) else None
-    notes = notes_of(rest, topic, title, first_line=start, scope=scope, layer=layer)
+    if layer is None and layers and isinstance(meta.get("type"), str):
+        layer = layers.get(meta["type"].lower())
+    notes = notes_of(rest, topic or relative.with_suffix("").as_posix(), title, first_line=start,
+                     scope=scope, layer=layer)
     return SourceFile(shown, text, project if project is not None else folder, notes)
 
 

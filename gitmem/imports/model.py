@@ -47,6 +47,7 @@ class SourceFile:
     project: Path | None = None
     notes: list[Note] = field(default_factory=list)
     items: list[HotItem] = field(default_factory=list)
+    skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, why) left out, reported
 
 
 @dataclass(frozen=True)
