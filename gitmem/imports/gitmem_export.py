@@ -2,8 +2,9 @@
 
 This is a restore, so it keeps what the export says, Ids and every field included (Source too:
 the import is named by its commit, `import: gitmem ...`):
-- an entry whose Id the store already holds with the same title, text and fields: `unchanged`;
-  with different ones: the store's version is kept (`kept-edit`), never overwritten;
+- an entry whose Id the store already holds, created the same day (the same entry): `unchanged`
+  when title, text and fields are equal, else the store's version is kept (`kept-edit`), never
+  overwritten; an Id the store gave another entry (created another day) is renumbered;
 - an entry whose text a live entry of that scope and layer holds under another Id: `duplicate`;
 - any other entry keeps its Id unless the store handed that number out before this import, in
   which case it is renumbered past every number of the store and of the export (`renumbered`),
@@ -36,10 +37,16 @@ WAY_OUT = "pass --allow-secret to import it anyway"
 def _records(path: Path, shown: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line, record with its kind) of a JSON or JSONL export."""
     text = read_source_text(path, shown)
-    stripped = text.lstrip()
-    if stripped.startswith("{") and "\n" in stripped and not stripped.split("\n", 1)[0].rstrip().endswith("}"):
-        yield from _json_records(text, shown)
-        return
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError as exc:
+        first = text.lstrip().split("\n", 1)[0]
+        if exc.msg != "Extra data" and not _is_json(first):
+            raise malformed(shown, exc.lineno, f"not JSON ({exc.msg})") from None
+    else:
+        if isinstance(whole, dict) and "kind" not in whole:
+            yield from _json_records(whole, shown)
+            return
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
@@ -52,22 +59,31 @@ def _records(path: Path, shown: str) -> Iterator[tuple[int, dict[str, Any]]]:
         yield number, record
 
 
-def _json_records(text: str, shown: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def _is_json(line: str) -> bool:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise malformed(shown, exc.lineno, f"not JSON ({exc.msg})") from None
-    if not isinstance(data, dict):
-        raise malformed(shown, 1, "not a gitmem export (an object is expected)")
+        json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def _json_records(data: dict[str, Any], shown: str) -> Iterator[tuple[int, dict[str, Any]]]:
     yield 1, {"kind": "header", **{k: v for k, v in data.items()
                                   if k not in ("topics", "relations", "runtime", "documents", "files")}}
-    for topic in data.get("topics") or []:
-        entries = topic.get("entries") or [] if isinstance(topic, dict) else []
+    for topic in _listed(data, "topics", shown):
         yield 1, {"kind": "topic", **{k: v for k, v in topic.items() if k != "entries"}}
-        for entry in entries:
+        for entry in _listed(topic, "entries", shown):
             yield 1, {"kind": "entry", "path": topic.get("path"), **entry}
-    for record in data.get("files") or []:
+    for record in _listed(data, "files", shown):
         yield 1, {"kind": "file", **record}
+
+
+def _listed(data: dict[str, Any], key: str, shown: str) -> list[dict[str, Any]]:
+    """The objects listed under `key` (none when absent), else a one-line error."""
+    value = data.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise malformed(shown, 1, f"{key!r} is not a list of objects")
+    return value
 
 
 def _check_header(line: int, record: dict[str, Any], shown: str) -> None:
@@ -95,6 +111,7 @@ class Restore:
         self.report = ImportReport("gitmem", False)
         self.ids: dict[str, str] = {}
         self.topics: dict[str, dict[str, Any]] = {}
+        self.workspaces: dict[str, Any] = {}
 
     def _act(self, what: str, entry_id: str | None, relpath: str, line: int, title: str) -> None:
         self.report.actions.append(Action(what, entry_id, relpath, f"{self.shown}:{line}", title))
@@ -110,6 +127,8 @@ class Restore:
             if kind == "header":
                 _check_header(line, record, self.shown)
                 seen_header = True
+                workspaces = record.get("workspaces")
+                self.workspaces = workspaces if isinstance(workspaces, dict) else {}
             elif kind == "topic" and isinstance(record.get("path"), str):
                 self.topics[record["path"]] = record
             elif kind == "entry":
@@ -142,7 +161,7 @@ class Restore:
             start.setdefault(key, catalog.max_number(*key))
             old = entry.id
             here = self._held(old) if old else None
-            if here is not None:
+            if here is not None and here.get("Created") == entry.get("Created"):
                 same = (here.title, here.body, dict(here.fields)) == (entry.title, entry.body, dict(entry.fields))
                 self._act("unchanged" if same else "kept-edit", old, relpath, line, entry.title)
                 continue
@@ -176,8 +195,11 @@ class Restore:
         for line, record in _records(self.path, self.shown):
             if record["kind"] == "file":
                 self._file(txn, line, record)
-        for key in sorted({L.classify_path(p).scope for _, p, _ in self.writes} - {L.GLOBAL}):
-            self.store.register_workspace(txn, key)
+        keys = {L.classify_path(p).scope for _, p, _ in self.writes} - {L.GLOBAL}
+        for key in sorted(keys | {k for k in self.workspaces if L.is_workspace_key(k)}):
+            record = self.workspaces.get(key)
+            title = record.get("title") if isinstance(record, dict) else None
+            self.store.register_workspace(txn, key, title if isinstance(title, str) else None)
         by_file: dict[str, list[Entry]] = {}
         for _, relpath, entry in self.writes:
             by_file.setdefault(relpath, []).append(relinked(entry, self.ids))
@@ -202,11 +224,11 @@ class Restore:
         target = self.store.path(relpath)
         if target.exists():
             same = target.read_text(encoding="utf-8") == text
-            self._act("unchanged" if same else "kept-edit", None, relpath, line, relpath)
+            self._act("unchanged" if same else "kept-edit", None, relpath, line, "(file)")
             return
         target.parent.mkdir(parents=True, exist_ok=True)
         self.store.write_file(txn, relpath, text)
-        self._act("added", None, relpath, line, relpath)
+        self._act("added", None, relpath, line, "(file)")
 
 
 def _restorable(relpath: str) -> bool:
