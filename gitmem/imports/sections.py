@@ -50,7 +50,7 @@ def split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str, int]:
     try:
         meta = yaml.safe_load(raw) or {}
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         line = (mark.line + 2) if mark is not None else 1
         raise malformed(path, line, "front matter is not valid YAML") from None
     if not isinstance(meta, dict):
