@@ -8,6 +8,7 @@ entries (gitmem/imports/sections.py). Front matter `title` names a file without 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,9 +30,11 @@ def markdown_files(folder: Path) -> Iterator[Path]:
 
 def read_note_file(path: Path, folder: Path, context: ReadContext, *, scope: str = "workspace",
                    project: Path | None = None, topic: str | None = None,
-                   layers: dict[str, str] | None = None) -> SourceFile:
+                   layers: dict[str, str] | None = None,
+                   meta_fields: dict[str, str] | None = None) -> SourceFile:
     """One Markdown file as notes: `topic` defaults to its path below `folder`; a front matter
-    `layer` is kept, or `type` mapped through `layers` (a tool's own note kinds)."""
+    `layer` is kept, or `type` mapped through `layers` (a tool's own note kinds); front matter
+    keys named in `meta_fields` become fields of every note (`globs` -> `Applies-to`)."""
     shown = display_path(path, folder, context.home)
     text = read_source_text(path, shown)
     meta, rest, start = split_front_matter(text, shown)
@@ -44,7 +47,17 @@ def read_note_file(path: Path, folder: Path, context: ReadContext, *, scope: str
         layer = layers.get(meta["type"].lower())
     notes = notes_of(rest, topic or relative.with_suffix("").as_posix(), title, first_line=start,
                      scope=scope, layer=layer)
+    fields = {name: _field_value(meta[key]) for key, name in (meta_fields or {}).items()
+              if meta.get(key) not in (None, "", [])}
+    if fields:
+        notes = [dataclasses.replace(note, fields={**note.fields, **fields}) for note in notes]
     return SourceFile(shown, text, project if project is not None else folder, notes)
+
+
+def _field_value(value: object) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return " ".join(str(value).split())
 
 
 def read(path: Path | None, context: ReadContext) -> Iterator[SourceFile]:
