@@ -18,7 +18,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gitmem.imports.markdown import markdown_files
-from gitmem.imports.model import Note, ReadContext, SourceFile, display_path, malformed, read_source_text
+from gitmem.imports.model import (
+    Note,
+    ReadContext,
+    SourceFile,
+    display_path,
+    malformed,
+    read_source_text,
+)
 from gitmem.imports.sections import split_front_matter
 
 _OBSERVATION_RE = re.compile(r"^\s*[-*]\s+\[(?P<category>[^\[\]]+)\]\s+(?P<text>.+?)\s*$")

@@ -153,7 +153,7 @@ class Restore:
 
     def _choose_ids(self, planned: list[tuple[int, str, Entry]], tops: dict[tuple[str, str], int]) -> None:
         catalog = self.store.catalog
-        start = {}
+        start: dict[tuple[str, str], int] = {}
         self.writes: list[tuple[int, str, Entry]] = []
         for line, relpath, entry in planned:
             role = L.classify_path(relpath)
@@ -167,8 +167,9 @@ class Restore:
                 continue
             hit = next((h for h in catalog.find_text(role.scope, role.layer, entry.content_hash)
                         if h.status == "live" and h.id), None)
-            if hit is not None:
-                self.ids[old or hit.id] = hit.id
+            if hit is not None and hit.id:
+                if old:
+                    self.ids[old] = hit.id
                 self._act("duplicate", hit.id, relpath, line, entry.title)
                 continue
             parsed = L.parse_id(old or "")
@@ -197,8 +198,8 @@ class Restore:
                 self._file(txn, line, record)
         keys = {L.classify_path(p).scope for _, p, _ in self.writes} - {L.GLOBAL}
         for key in sorted(keys | {k for k in self.workspaces if L.is_workspace_key(k)}):
-            record = self.workspaces.get(key)
-            title = record.get("title") if isinstance(record, dict) else None
+            known = self.workspaces.get(key)
+            title = known.get("title") if isinstance(known, dict) else None
             self.store.register_workspace(txn, key, title if isinstance(title, str) else None)
         by_file: dict[str, list[Entry]] = {}
         for _, relpath, entry in self.writes:

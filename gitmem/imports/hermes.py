@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from gitmem.imports.model import HotItem, ReadContext, SourceFile, display_path, malformed, read_source_text
+from gitmem.imports.model import (
+    HotItem,
+    ReadContext,
+    SourceFile,
+    display_path,
+    malformed,
+    read_source_text,
+)
 
 FILES = {"MEMORY.md": "memory", "USER.md": "user"}
 SEPARATOR = "§"

@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from gitmem.imports.model import Note, malformed
 from gitmem.format.layers import canonical_slug
+from gitmem.imports.model import Note, malformed
 
 _HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -64,7 +64,8 @@ def sections(text: str, first_line: int = 1) -> list[Section]:
     """The text cut at headings outside fences (see the module text)."""
     found: list[Section] = []
     stack: list[tuple[int, str]] = []
-    title, level, start, body = "", 0, first_line, []
+    title, level, start = "", 0, first_line
+    body: list[str] = []
     fence = ""
     used: dict[str, int] = {}
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from importfixtures import stage_claude
+
 from support import Cli, commit_count
 
 

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
-from support import Cli, commit_count
 
 from gitmem.store.store import Store
+from support import Cli, commit_count
 
 
 def _filled(gm: Cli, tmp: Path) -> None:

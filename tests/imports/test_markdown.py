@@ -8,8 +8,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from fixtures.tokens import SHAPES
 from importfixtures import stage
+
+from fixtures.tokens import SHAPES
 from support import Cli, commit_count, git
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from importfixtures import stage
+
 from support import Cli, commit_count
 
 
