@@ -1,8 +1,9 @@
 """`gitmem import basic-memory [PROJECT]`: a basic-memory project folder (its knowledge graph).
 
-Each note (a Markdown file with front matter `title`, `type`, `tags`, `permalink`) becomes:
+Each note (a Markdown file with front matter `title`, `type`, `tags`, `permalink`) becomes, in
+the topic of its folder (`people/ana.md` -> topic `people`; notes at the top: the project's name):
 - one entry for the note itself (its prose: the text that is neither an observation nor a
-  relation; the title when there is none), topic = the note's path in the project;
+  relation; the title when there is none);
 - one entry per observation `- [category] text #tag (context)`, its layer from the category
   (decision -> decisions, lesson -> learnings, technique/method -> procedural, event -> episodic,
   else guessed from the wording), linked to its note as `entity`, category and tags kept as fields;
@@ -70,6 +71,7 @@ def read_note(path: Path, project: Path, context: ReadContext) -> SourceFile:
     text = read_source_text(path, shown)
     meta, rest, start = split_front_matter(text, shown)
     relative = path.resolve().relative_to(project.resolve()).with_suffix("").as_posix()
+    folder = relative.rpartition("/")[0] or project.name  # a folder of notes is one topic
     title = str(meta.get("title") or path.stem).strip() or path.stem
     permalink = str(meta.get("permalink") or "").strip()
     tags = meta.get("tags") or []
@@ -103,7 +105,7 @@ def read_note(path: Path, project: Path, context: ReadContext) -> SourceFile:
             if why:
                 fields["Context"] = why
             observations.append(Note(anchor=f"obs-{len(observations) + 1}", title=words, body=words,
-                                     topic=relative, line=number,
+                                     topic=folder, line=number,
                                      layer=_CATEGORY_LAYERS.get(category.lower()), fields=fields,
                                      links=(("entity", title),)))
         elif not _SECTION_RE.match(line) and line.strip() not in (f"# {title}",):
@@ -114,7 +116,7 @@ def read_note(path: Path, project: Path, context: ReadContext) -> SourceFile:
     if meta.get("type") and str(meta["type"]) != "note":
         fields["Type"] = str(meta["type"])
     aliases = tuple(a for a in (permalink, path.stem, relative) if a)
-    note = Note(anchor="note", title=title, body=body or title, topic=relative, line=start,
+    note = Note(anchor="note", title=title, body=body or title, topic=folder, line=start,
                 layer=None, fields=fields, links=tuple(links), aliases=aliases)
     return SourceFile(shown, text, project, [note, *observations])
 

@@ -9,26 +9,27 @@ gate, updates of what an earlier import made, links, and one commit (docs/decisi
 - Text a live entry of the same scope and layer already holds is not written twice (`duplicate`).
 - A source file holding a likely secret refuses the whole import, naming file and line, unless
   --allow-secret; a file a source cannot read refuses it too. Either way nothing is written.
-- Everything one import writes is one commit; `--dry-run` plans the same and writes nothing.
+- The source is read twice: a first pass checks every file, chooses every Id and learns every
+  name a link may use; the second writes, each entry with its links resolved. A dry run is the
+  first pass alone. Everything one import writes is one commit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
-from gitmem.format.entry import IMPORTANCE_VALUES, Entry, TopicFile, normalize_text, text_hash
+from gitmem.format.entry import IMPORTANCE_VALUES, Entry, normalize_text, text_hash
 from gitmem.format.freshness import guess_volatility
-from gitmem.format.markdown import new_topic_file
 from gitmem.format.references import RELATION_TYPES, add_relation
 from gitmem.format.safetext import clean_text, safe_text
 from gitmem.format.wording import guess_layer
 from gitmem.imports.hot import HotWriter
-from gitmem.imports.model import Action, Note, SourceFile
+from gitmem.imports.model import Action, ImportReport, Note, SourceFile
+from gitmem.imports.writer import Pending, TopicWriter
 from gitmem.secrets.scan import find_secrets, refusal
 from gitmem.store.paths import sanitize_workspace_key, topic_slug
 from gitmem.store.store import Store, WriteTxn
@@ -36,6 +37,7 @@ from gitmem.verbs.base import heading_for
 
 WAY_OUT = "pass --allow-secret to import it anyway"
 TOPIC_LAYERS = ("semantic", "episodic", "procedural", "learnings", "decisions", "codebase")
+Progress = Callable[[int], None]
 
 
 @dataclass(frozen=True)
@@ -47,52 +49,27 @@ class ImportOptions:
     allow_secret: bool = False
 
 
-@dataclass
-class ImportReport:
-    tool: str
-    dry_run: bool
-    files: int = 0
-    actions: list[Action] = field(default_factory=list)
-    commit: str | None = None
-
-    def counts(self) -> dict[str, int]:
-        found: dict[str, int] = {}
-        for action in self.actions:
-            found[action.action] = found.get(action.action, 0) + 1
-        return found
-
-    def as_json(self) -> dict[str, Any]:
-        return {"tool": self.tool, "dry_run": self.dry_run, "files": self.files,
-                "counts": self.counts(), "commit": self.commit,
-                "actions": [a.as_json() for a in self.actions]}
-
-
 def import_digest(title: str, body: str) -> str:
     """What Import-hash records: the entry's title and text, whitespace-insensitive."""
     return text_hash(title + "\n" + body)[:16]
 
 
-@dataclass
-class _Planned:
-    note: Note
-    entry: Entry
-    replaces: str | None  # the id of the entry it updates, None for a new one
-
-
 class Importer:
-    """One import run over the source files a reader yields (see the module text)."""
+    """One pass over the source files a reader yields (see the module text)."""
 
-    def __init__(self, store: Store, options: ImportOptions, txn: WriteTxn | None) -> None:
+    def __init__(self, store: Store, options: ImportOptions, txn: WriteTxn | None,
+                 titles: dict[str, str] | None = None) -> None:
         self.store, self.options, self.txn = store, options, txn
         self.report = ImportReport(options.tool, options.dry_run)
         self.prefix = f"import:{options.tool}:"
-        self.titles: dict[str, str] = {}
+        self.final = titles is not None  # the writing pass: every name is known
+        self.titles: dict[str, str] = dict(titles or {})
+        self.writer = TopicWriter(store, txn)
         self.known = self._known_entries()
         self.taken: dict[tuple[str, str], int] = {}
         self.seen: dict[tuple[str, str, str], str] = {}
-        self.links: list[tuple[str, str, str, str, str]] = []  # relpath, id, type, name, source
+        self.links: list[tuple[str, str, str, str]] = []  # id, type, name, source (first pass)
         self.scopes: dict[Path | None, str] = {}
-        self.registered: set[str] = set()
         self.hot = HotWriter(store, txn, self.prefix, self.report)
         self.today = store.today().isoformat()
 
@@ -106,34 +83,28 @@ class Importer:
                     continue
             except (OSError, UnicodeDecodeError):
                 continue
-            document = self.store.read_file(relpath)
+            document = self.writer.document(relpath)
             for entry in document.entries if document else []:
                 source = entry.get("Source")
                 if source.startswith(self.prefix) and entry.id:
                     known[source] = (relpath, entry.id)
-                    self.titles_add(entry.title, entry.id)
+                    self._name(entry.title, entry.id)
         return known
 
-    def titles_add(self, name: str, entry_id: str) -> None:
+    def _name(self, name: str, entry_id: str) -> None:
         self.titles.setdefault(normalize_text(name), entry_id)
 
     # -- one source file ---------------------------------------------------------------------
     def add_file(self, source: SourceFile) -> None:
         self.report.files += 1
-        if not self.options.allow_secret:
+        if not self.final and not self.options.allow_secret:
             found = find_secrets(source.text, path=source.path)
             if found:
                 raise refusal(found, "", WAY_OUT)
         for line, why in source.skipped:
             self._act("skipped", None, "", f"{source.path}:{line}", why)
-        per_file: dict[str, list[_Planned]] = {}
         for note in source.notes:
-            planned = self._plan(source, note)
-            if planned is not None:
-                relpath, item = planned
-                per_file.setdefault(relpath, []).append(item)
-        for relpath, items in per_file.items():
-            self._write(relpath, items)
+            self._plan(source, note)
         if source.items:
             self.hot.add(source, self._scope_of(source, "global"))
 
@@ -154,7 +125,7 @@ class Importer:
                 raise
             return sanitize_workspace_key(project.resolve().name)
 
-    def _layer_of(self, note: Note, scope: str, source: SourceFile) -> str:
+    def _layer_of(self, note: Note, scope: str) -> str:
         layer = self.options.layer or note.layer or guess_layer(f"{note.title}\n{note.body}")
         if layer not in TOPIC_LAYERS:
             raise InvalidInputError(f"cannot import into layer {layer!r} (use {'|'.join(TOPIC_LAYERS)})")
@@ -164,59 +135,63 @@ class Importer:
             layer = "semantic"
         return layer
 
-    def _plan(self, source: SourceFile, note: Note) -> tuple[str, _Planned] | None:
+    def _plan(self, source: SourceFile, note: Note) -> None:
         where = f"{source.path}:{note.line}"
         scope = self._scope_of(source, note.scope)
-        layer = self._layer_of(note, scope, source)
-        body = safe_text(clean_text(note.body)).strip("\n") or ""
+        layer = self._layer_of(note, scope)
+        body = safe_text(clean_text(note.body)).strip("\n")
         title = heading_for(note.body or note.title, note.title or None)
         origin = " ".join(f"{self.prefix}{source.path}#{note.anchor}".split())
         digest = import_digest(title, body)
-        importance = note.fields.get("Importance", "normal")
-        if importance not in IMPORTANCE_VALUES:
-            importance = "normal"
         found = self.known.get(origin)
         if found is not None:
-            return self._plan_update(found, note, title, body, digest, where)
-        hit = self._duplicate(scope, layer, body or title)
+            self._plan_update(found, note, title, body, digest, where)
+            return
         relpath = L.topic_path(scope, layer, topic_slug(note.topic))
+        hit = self._duplicate(scope, layer, body or title)
         if hit:
             self._act("duplicate", hit, relpath, where, title)
-            self._remember_links(relpath, hit, note, where)
-            return None
+            self._names(note, hit)
+            return
         new_id = self._next_id(scope, layer)
-        fields = {"Id": new_id, "Importance": importance, "Volatility": guess_volatility(body),
-                  "Created": note.fields.get("Created", self.today), "Verified": self.today,
+        importance = note.fields.get("Importance", "normal")
+        fields = {"Id": new_id, "Importance": importance if importance in IMPORTANCE_VALUES else "normal",
+                  "Volatility": guess_volatility(body), "Created": note.fields.get("Created", self.today),
+                  "Verified": self.today,
                   **{k: v for k, v in note.fields.items() if k not in ("Importance", "Created")},
                   "Source": origin, "Import-hash": digest}
         self.seen[(scope, layer, text_hash(body or title))] = new_id
         self.known[origin] = (relpath, new_id)
         self._act("added", new_id, relpath, where, title)
-        self._remember_links(relpath, new_id, note, where)
-        return relpath, _Planned(note, Entry(title=title, body=body, fields=fields), None)
+        self._names(note, new_id)
+        entry = self._linked(Entry(title=title, body=body, fields=fields), note, where, relpath)
+        self.writer.add(relpath, Pending(note.topic, entry, None))
 
     def _plan_update(self, found: tuple[str, str], note: Note, title: str, body: str, digest: str,
-                     where: str) -> tuple[str, _Planned] | None:
+                     where: str) -> None:
         relpath, entry_id = found
-        document = self.store.read_file(relpath)
+        document = self.writer.document(relpath)
         index = document.find(entry_id) if document else None
         if document is None or index is None:
-            return None  # moved or deleted by a person since: not brought back
+            return  # moved or deleted by a person since: not brought back
         entry = document.entries[index]
-        self._remember_links(relpath, entry_id, note, where)
+        self._names(note, entry_id)
         recorded = entry.get("Import-hash")
         if entry.is_forgotten:
             self._act("forgotten", entry_id, relpath, where, title)
-            return None
+            return
         if recorded == digest:
             self._act("unchanged", entry_id, relpath, where, title)
-            return None
-        if import_digest(entry.title, entry.body) != recorded:
+            changed = entry
+        elif import_digest(entry.title, entry.body) != recorded:
             self._act("kept-edit", entry_id, relpath, where, title)
-            return None
-        updated = entry.with_body(body, title).with_fields(Import_hash=digest, Verified=self.today)
-        self._act("updated", entry_id, relpath, where, title)
-        return relpath, _Planned(note, updated, entry_id)
+            changed = entry
+        else:
+            self._act("updated", entry_id, relpath, where, title)
+            changed = entry.with_body(body, title).with_fields(Import_hash=digest, Verified=self.today)
+        changed = self._linked(changed, note, where, relpath)
+        if changed is not entry:
+            self.writer.add(relpath, Pending(note.topic, changed, entry_id))
 
     def _duplicate(self, scope: str, layer: str, text: str) -> str | None:
         digest = text_hash(text)
@@ -234,80 +209,64 @@ class Importer:
     def _act(self, action: str, entry_id: str | None, relpath: str, where: str, title: str) -> None:
         self.report.actions.append(Action(action, entry_id, relpath, where, title))
 
-    def _remember_links(self, relpath: str, entry_id: str, note: Note, where: str) -> None:
+    # -- links -------------------------------------------------------------------------------
+    def _names(self, note: Note, entry_id: str) -> None:
         for name in (note.title, *note.aliases):
-            self.titles_add(name, entry_id)
+            self._name(name, entry_id)
+        if not self.final:
+            for kind, name in note.links:
+                self.links.append((entry_id, kind, name, note.anchor))
+
+    def _linked(self, entry: Entry, note: Note, where: str, relpath: str) -> Entry:
+        """The entry with the links its note records (writing pass: every name is known)."""
+        if not self.final or not note.links or entry.id is None:
+            return entry
+        value = entry.get("Related")
         for kind, name in note.links:
-            self.links.append((relpath, entry_id, kind if kind in RELATION_TYPES else "semantic",
-                               name, where))
-
-    # -- writing -----------------------------------------------------------------------------
-    def _write(self, relpath: str, items: list[_Planned]) -> None:
-        if self.txn is None:
-            return
-        role = L.classify_path(relpath)
-        if role.scope != L.GLOBAL and role.scope not in self.registered:
-            self.store.register_workspace(self.txn, role.scope)
-            self.registered.add(role.scope)
-        document = self.store.read_file(relpath) or new_topic_file(
-            {"topic": items[0].note.topic, "layer": role.layer, "scope": role.scope}, items[0].note.topic)
-        for item in items:
-            index = document.find(item.replaces) if item.replaces else None
-            if index is None:
-                document.entries.append(item.entry)
-            else:
-                document.entries[index] = item.entry
-        self.store.write_topic(self.txn, relpath, document)
-
-    def finish_links(self) -> None:
-        """Links resolved once every note is known; a name no note has is reported, not linked."""
-        by_file: dict[str, list[tuple[str, str, str]]] = {}
-        for relpath, entry_id, kind, name, where in self.links:
+            kind = kind if kind in RELATION_TYPES else "semantic"
             target = self.titles.get(normalize_text(name))
-            if target is None or target == entry_id:
-                if target is None:
-                    self._act("unlinked", entry_id, relpath, where, f"{kind}: {name} (no such note)")
-                continue
-            by_file.setdefault(relpath, []).append((entry_id, kind, target))
-        for relpath, links in sorted(by_file.items()):
-            document = self.store.read_file(relpath) if self.txn is not None else None
-            for entry_id, kind, target in links:
-                if document is not None and not self._link(document, entry_id, kind, target):
-                    continue
-                self._act("linked", entry_id, relpath, f"{kind}:{target}", "")
-            if document is not None and self.txn is not None:
-                self.store.write_topic(self.txn, relpath, document)
+            if target is None:
+                self._act("unlinked", entry.id, relpath, where, f"{kind}: {name} (no such note)")
+            elif target != entry.id:
+                added = add_relation(value, kind, target)
+                if added is not None:
+                    value = added
+                    self._act("linked", entry.id, relpath, f"{kind}:{target}", "")
+        return entry if value == entry.get("Related") else entry.with_fields(Related=value)
 
-    @staticmethod
-    def _link(document: TopicFile, entry_id: str, kind: str, target: str) -> bool:
-        index = document.find(entry_id)
-        if index is None:
-            return False
-        entry = document.entries[index]
-        value = add_relation(entry.get("Related"), kind, target)
-        if value is None:
-            return False
-        document.entries[index] = entry.with_fields(Related=value)
-        return True
+    def planned_links(self) -> None:
+        """The first pass's account of the links (what a dry run reports)."""
+        for entry_id, kind, name, _ in self.links:
+            target = self.titles.get(normalize_text(name))
+            what = "linked" if target else "unlinked"
+            self._act(what, entry_id, "", f"{kind}:{target}" if target else "",
+                      "" if target else f"{kind}: {name} (no such note)")
+
+    def run(self, files: Iterable[SourceFile], progress: Progress | None) -> None:
+        for source in files:
+            self.add_file(source)
+            if progress is not None:
+                progress(self.report.files)
+        self.writer.flush()
 
 
-def run_import(store: Store, options: ImportOptions, files: Iterable[SourceFile]) -> ImportReport:
+def run_import(store: Store, options: ImportOptions, read: Callable[[], Iterable[SourceFile]],
+               progress: Progress | None = None) -> ImportReport:
     """Read every source file and write what they hold: one commit, or nothing on any error."""
     if options.dry_run:
         with store.reading():
             store.catch_up_catalog()
-        importer = Importer(store, options, None)
-        for source in files:
-            importer.add_file(source)
-        importer.finish_links()
-        return importer.report
+            first = Importer(store, options, None)
+            first.run(read(), progress)
+        first.planned_links()
+        return first.report
     with store.writing("import") as txn:
-        importer = Importer(store, options, txn)
-        for source in files:
-            importer.add_file(source)
-        importer.finish_links()
-        counts = importer.report.counts()
+        first = Importer(store, options, None)
+        first.run(read(), None)
+        second = Importer(store, options, txn, titles=first.titles)
+        second.run(read(), progress)
+        counts = second.report.counts()
         summary = ", ".join(f"{n} {what}" for what, n in sorted(counts.items()))
         txn.message = f"import: {options.tool} ({summary or 'nothing'})" if txn.touched else ""
-    importer.report.commit = store.git.head_oid() if txn.touched else None
-    return importer.report
+    second.report.commit = store.git.head_oid() if txn.touched else None
+    return second.report

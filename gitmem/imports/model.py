@@ -65,6 +65,26 @@ class Action:
                 "title": self.title}
 
 
+@dataclass
+class ImportReport:
+    tool: str
+    dry_run: bool
+    files: int = 0
+    actions: list[Action] = field(default_factory=list)
+    commit: str | None = None
+
+    def counts(self) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for action in self.actions:
+            found[action.action] = found.get(action.action, 0) + 1
+        return found
+
+    def as_json(self) -> dict[str, Any]:
+        return {"tool": self.tool, "dry_run": self.dry_run, "files": self.files,
+                "counts": self.counts(), "commit": self.commit,
+                "actions": [a.as_json() for a in self.actions]}
+
+
 @dataclass(frozen=True)
 class ReadContext:
     """Where a source looks besides its PATH: the home folder (user-level files)."""

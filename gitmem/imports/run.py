@@ -7,9 +7,9 @@ from pathlib import Path
 
 from gitmem.errors import InvalidInputError
 from gitmem.imports import SOURCES
-from gitmem.imports.engine import ImportOptions, ImportReport, run_import
+from gitmem.imports.engine import ImportOptions, Progress, run_import
 from gitmem.imports.gitmem_export import restore
-from gitmem.imports.model import ReadContext
+from gitmem.imports.model import ImportReport, ReadContext
 from gitmem.store.store import Store
 
 NAMES = ("gitmem", *SOURCES)
@@ -17,7 +17,7 @@ NAMES = ("gitmem", *SOURCES)
 
 def import_source(store: Store, source: str, path: str | None, *, dry_run: bool = False,
                   scope: str | None = None, layer: str | None = None, allow_secret: bool = False,
-                  home: Path | None = None) -> ImportReport:
+                  home: Path | None = None, progress: Progress | None = None) -> ImportReport:
     """Import one source into the store (one commit; nothing on any error)."""
     if source not in NAMES:
         raise InvalidInputError(f"unknown import source {source!r} (use {'|'.join(NAMES)})")
@@ -34,4 +34,4 @@ def import_source(store: Store, source: str, path: str | None, *, dry_run: bool 
     context = ReadContext(home=home or Path.home())
     options = ImportOptions(source, dry_run=dry_run, scope=scope, layer=layer,
                             allow_secret=allow_secret)
-    return run_import(store, options, reader.read(where or store.cwd, context))
+    return run_import(store, options, lambda: reader.read(where or store.cwd, context), progress)

@@ -19,6 +19,7 @@ import yaml
 from gitmem.format.layers import canonical_slug
 from gitmem.imports.model import Note, malformed
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when installed: ~10x faster
 _HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
@@ -48,7 +49,7 @@ def split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str, int]:
         raise malformed(path, 1, "front matter is not closed by a '---' line")
     raw = text[4:end + 1]
     try:
-        meta = yaml.safe_load(raw) or {}
+        meta = yaml.load(raw, Loader=_LOADER) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         line = (mark.line + 2) if mark is not None else 1
