@@ -49,8 +49,18 @@ def import_(ctx: click.Context, source: str, path: str | None, dry_run: bool, sc
     """Import the memory another tool keeps (or a gitmem export): one commit, idempotent."""
     from gitmem.imports.run import import_source
 
-    report = import_source(get_store(ctx), source, path, dry_run=dry_run, scope=scope, layer=layer,
-                           allow_secret=allow_secret)
+    progress = None
+    if sys.stderr.isatty() and not as_json:
+        def progress(files: int) -> None:
+            if files % 25 == 0:
+                click.echo(f"\rimporting: {files} files read", err=True, nl=False)
+
+    try:
+        report = import_source(get_store(ctx), source, path, dry_run=dry_run, scope=scope,
+                               layer=layer, allow_secret=allow_secret, progress=progress)
+    finally:
+        if progress is not None:
+            click.echo("\r\033[K", err=True, nl=False)
     emit(report.as_json(), as_json, lambda: _report_text(report))
 
 
