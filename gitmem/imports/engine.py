@@ -151,7 +151,7 @@ class Importer:
         hit = self._duplicate(scope, layer, body or title)
         if hit:
             self._act("duplicate", hit, relpath, where, title)
-            self._names(note, hit)
+            self._names(note, hit, where)
             return
         new_id = self._next_id(scope, layer)
         importance = note.fields.get("Importance", "normal")
@@ -163,7 +163,7 @@ class Importer:
         self.seen[(scope, layer, text_hash(body or title))] = new_id
         self.known[origin] = (relpath, new_id)
         self._act("added", new_id, relpath, where, title)
-        self._names(note, new_id)
+        self._names(note, new_id, where)
         entry = self._linked(Entry(title=title, body=body, fields=fields), note, where, relpath)
         self.writer.add(relpath, Pending(note.topic, entry, None))
 
@@ -175,7 +175,7 @@ class Importer:
         if document is None or index is None:
             return  # moved or deleted by a person since: not brought back
         entry = document.entries[index]
-        self._names(note, entry_id)
+        self._names(note, entry_id, where)
         recorded = entry.get("Import-hash")
         if entry.is_forgotten:
             self._act("forgotten", entry_id, relpath, where, title)
@@ -210,12 +210,12 @@ class Importer:
         self.report.actions.append(Action(action, entry_id, relpath, where, title))
 
     # -- links -------------------------------------------------------------------------------
-    def _names(self, note: Note, entry_id: str) -> None:
+    def _names(self, note: Note, entry_id: str, where: str) -> None:
         for name in (note.title, *note.aliases):
             self._name(name, entry_id)
         if not self.final:
             for kind, name in note.links:
-                self.links.append((entry_id, kind, name, note.anchor))
+                self.links.append((entry_id, kind, name, where))
 
     def _linked(self, entry: Entry, note: Note, where: str, relpath: str) -> Entry:
         """The entry with the links its note records (writing pass: every name is known)."""
@@ -236,11 +236,15 @@ class Importer:
 
     def planned_links(self) -> None:
         """The first pass's account of the links (what a dry run reports)."""
-        for entry_id, kind, name, _ in self.links:
+        seen: set[tuple[str, str, str]] = set()
+        for entry_id, kind, name, where in self.links:
+            kind = kind if kind in RELATION_TYPES else "semantic"
             target = self.titles.get(normalize_text(name))
-            what = "linked" if target else "unlinked"
-            self._act(what, entry_id, "", f"{kind}:{target}" if target else "",
-                      "" if target else f"{kind}: {name} (no such note)")
+            if target is None:
+                self._act("unlinked", entry_id, "", where, f"{kind}: {name} (no such note)")
+            elif target != entry_id and (entry_id, kind, target) not in seen:
+                seen.add((entry_id, kind, target))
+                self._act("linked", entry_id, "", f"{kind}:{target}", "")
 
     def run(self, files: Iterable[SourceFile], progress: Progress | None) -> None:
         for source in files:

@@ -118,3 +118,18 @@ def test_hermes_bad_input_is_refused(gm: Cli, tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     assert "holds neither MEMORY.md nor USER.md" in gm("import", "hermes", str(empty)).output
+
+
+def test_a_dry_run_plans_the_same_ids_and_links_and_writes_nothing(gm: Cli, tmp_path: Path) -> None:
+    project = stage("basic-memory", tmp_path) / "project"
+    before = commit_count(gm.root)
+    planned = _report(gm, "basic-memory", project, "--dry-run")
+    assert commit_count(gm.root) == before and not (gm.root / "workspaces" / "project").exists()
+    done = _report(gm, "basic-memory", project)
+
+    def summary(report: dict[str, Any]) -> list[tuple[str, Any, str]]:
+        return sorted((a["action"], a["id"], a["source"]) for a in report["actions"]
+                      if a["action"] in ("added", "linked", "unlinked"))
+
+    assert summary(planned) == summary(done)
+    assert planned["counts"] == done["counts"]
