@@ -21,6 +21,7 @@ from datetime import UTC
 from typing import IO, Any
 
 from gitmem.documents.shelf import read_index
+from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
 from gitmem.format.entry import Entry
 from gitmem.format.markdown import render_entry
@@ -82,7 +83,12 @@ def files(store: Store, scopes: list[str]) -> Iterator[dict[str, Any]]:
         for relpath in names:
             path = store.path(relpath)
             if path.is_file() and not path.is_symlink():
-                yield {"path": relpath, "text": path.read_text(encoding="utf-8")}
+                try:
+                    text = path.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    raise InvalidInputError(f"cannot export {relpath}: not readable UTF-8 text "
+                                            "(`gitmem check` names what is wrong with it)") from None
+                yield {"path": relpath, "text": text}
 
 
 def side_records(store: Store, scopes: list[str]) -> Iterator[tuple[str, dict[str, Any]]]:

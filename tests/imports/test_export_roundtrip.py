@@ -135,3 +135,12 @@ def test_a_broken_export_is_refused_naming_the_line(gm: Cli, tmp_path: Path) -> 
     other = tmp_path / "other.json"
     other.write_text('{"format": "something-else", "version": 1}', encoding="utf-8")
     assert "not a gitmem export" in gm("import", "gitmem", str(other)).output
+
+
+def test_a_file_that_is_not_text_stops_the_export_in_one_line(gm: Cli, tmp_path: Path) -> None:
+    assert gm("runtime", "add", "Build takes 3 minutes").exit_code == 0
+    (gm.root / "global/runtime/notes.bin").write_bytes(b"\xff\xfe\x00binary")
+    result = gm("export", str(tmp_path / "out.json"))
+    assert result.exit_code == 2
+    assert result.output.strip().startswith("gitmem: error: cannot export global/runtime/notes.bin")
+    assert not (tmp_path / "out.json").exists() and not list(tmp_path.glob(".out.json.*"))
