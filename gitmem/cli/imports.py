@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -55,9 +57,10 @@ def import_(ctx: click.Context, source: str, path: str | None, dry_run: bool, sc
             if files % 25 == 0:
                 click.echo(f"\rimporting: {files} files read", err=True, nl=False)
 
+    home = Path(os.environ.get("HOME") or Path.home())  # where user-level files live, as integrate reads it
     try:
         report = import_source(get_store(ctx), source, path, dry_run=dry_run, scope=scope,
-                               layer=layer, allow_secret=allow_secret, progress=progress)
+                               layer=layer, allow_secret=allow_secret, home=home, progress=progress)
     finally:
         if progress is not None:
             click.echo("\r\033[K", err=True, nl=False)
