@@ -146,3 +146,18 @@ def test_a_malformed_file_stops_the_import_naming_file_and_line(gm: Cli, tmp_pat
         assert git(gm.root, "status", "--porcelain") == ""
     missing = gm("import", "markdown", str(tmp_path / "nowhere"))
     assert missing.exit_code == 2 and "no such file or folder" in missing.output
+
+
+def test_the_installed_command_imports_and_prints_no_progress_off_a_terminal(store_root: Path,
+                                                                              tmp_path: Path) -> None:
+    from support import run_gitmem
+
+    notes = _notes(tmp_path)
+    assert run_gitmem("--root", str(store_root), "init").returncode == 0
+    done = run_gitmem("--root", str(store_root), "import", "markdown", str(notes))
+    assert done.returncode == 0, done.stderr
+    assert "importing:" not in done.stderr and done.stderr == ""
+    assert done.stdout.strip().splitlines()[-1].startswith("markdown: imported from 4 file(s): 6 added")
+    exported = run_gitmem("--root", str(store_root), "export", "--format", "jsonl")
+    assert exported.returncode == 0
+    assert sum('"kind": "entry"' in line for line in exported.stdout.splitlines()) == 6
