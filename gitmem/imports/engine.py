@@ -267,7 +267,9 @@ def run_import(store: Store, options: ImportOptions, read: Callable[[], Iterable
     with store.writing("import") as txn:
         first = Importer(store, options, None)
         first.run(read(), None)
-        second = Importer(store, options, txn, titles=first.titles)
+        titles = first.titles
+        del first  # its report and links are not needed for writing: memory for the second pass
+        second = Importer(store, options, txn, titles=titles)
         second.run(read(), progress)
         counts = second.report.counts()
         summary = ", ".join(f"{n} {what}" for what, n in sorted(counts.items()))
