@@ -10,9 +10,9 @@ from typing import Any
 import click
 
 from gitmem.cli.options import allow_secret_option, emit, get_store, json_option, workspace_option
+from gitmem.imports import SOURCES
 
-_SOURCES = ("gitmem", "markdown", "claude-code", "codex", "cursor", "copilot", "gemini", "hermes",
-            "basic-memory", "mem0", "letta")
+_SOURCES = ("gitmem", *SOURCES)  # gitmem.imports holds only the names: cheap for --help
 _SHOWN = ("added", "updated", "renumbered", "kept-edit", "duplicate", "unlinked", "linked", "skipped")
 
 

@@ -161,3 +161,10 @@ def test_the_installed_command_imports_and_prints_no_progress_off_a_terminal(sto
     exported = run_gitmem("--root", str(store_root), "export", "--format", "jsonl")
     assert exported.returncode == 0
     assert sum('"kind": "entry"' in line for line in exported.stdout.splitlines()) == 6
+
+
+def test_an_unknown_source_or_format_is_one_line(gm: Cli, tmp_path: Path) -> None:
+    for args in (("import", "notion", str(tmp_path)), ("export", "--format", "xml")):
+        result = gm(*args)
+        assert result.exit_code == 2
+        assert len(result.output.strip().splitlines()) == 1, result.output
