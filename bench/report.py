@@ -97,6 +97,8 @@ SECTIONS = [
             "page ≤ 2 s after start."),
     Section("bench_catchup", "The catalog following the working tree", ""),
     Section("bench_change_sources", "Where a read learns what changed", ""),
+    Section("bench_import", "Import of 10,000 basic-memory notes",
+            "≤ 30 s on 2 cores; memory bounded (peak RSS about the same for 2,000 and 10,000 notes)."),
 ]
 
 INTRO = """\

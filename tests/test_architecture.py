@@ -29,7 +29,7 @@ GROUND = TOP_LEVEL - {"__init__", "__main__"}
 LAYERS: tuple[str, ...] = (
     "observe", "format", "git", "secrets", "merge", "search", "store", "runtime", "documents",
     "githooks", "sync", "spaces", "provenance", "models", "capture", "verbs", "consolidate",
-    "history", "serve", "integrate", "mcp", "web", "cli",
+    "history", "imports", "serve", "integrate", "mcp", "web", "cli",
 )
 
 # folder -> the folders its modules may import (besides ground modules and itself).
@@ -55,6 +55,8 @@ ALLOWED: dict[str, set[str]] = {
     "capture": {"store", "format", "models", "observe", "secrets"},
     "consolidate": {"store", "verbs", "format", "capture", "models", "observe", "secrets"},
     "history": {"store", "verbs", "format", "git", "observe"},
+    # imports/: other tools' memory read in (`gitmem import`), and gitmem's own export.
+    "imports": {"store", "verbs", "format", "runtime", "documents", "secrets", "spaces"},
     # serve/: the warm server, its thin client and its schedule (the client imports wire only).
     "serve": {"store", "sync", "history", "consolidate", "capture", "models", "observe"},
     "integrate": {"verbs", "store", "capture", "observe"},
@@ -65,7 +67,7 @@ ALLOWED: dict[str, set[str]] = {
             "secrets", "models", "capture"},
     "cli": {"verbs", "store", "sync", "githooks", "format", "observe", "models", "capture",
             "consolidate", "history", "runtime", "documents", "spaces", "provenance", "mcp",
-            "integrate", "serve", "secrets", "web"},
+            "integrate", "serve", "secrets", "web", "imports"},
 }
 # Imports against the layer order that exist today, each with the change that removes it (none:
 # the server's status read, once verbs -> serve, now lives in store/serverstate.py).

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from gitmem.format import layers as L
 from gitmem.format.entry import Entry, text_hash
 from gitmem.format.markdown import CONFLICT_MARKER_RE, entry_lines, new_topic_file
+from gitmem.format.wording import reads_as_lesson
 from gitmem.fsio import read_regular_text
 from gitmem.runtime.model import Item
 from gitmem.runtime.tier import ARCHIVE_FILE, runtime_dir
@@ -31,11 +32,6 @@ if TYPE_CHECKING:
 TOPIC = "runtime memory"
 TOPIC_SLUG = "runtime-memory"
 TITLE_CHARS = 80
-_LESSON_RE = re.compile(
-    r"\b(lessons?|learn(?:ed|t)|mistakes?|next time|should(?:n't| not)? have|gotchas?|pitfalls?"
-    r"|the hard way|turned out|never again|post-?mortem)\b",
-    re.IGNORECASE,
-)
 _FIELD_LIKE_RE = re.compile(r"^\*\*(?=[A-Za-z-]+:\*\*)")
 
 
@@ -57,10 +53,6 @@ class Moved:
     def as_json(self) -> dict[str, object]:
         return {"item": self.item.id, "content": self.item.content, "path": self.path,
                 "entry": self.entry_id, "existing": self.existing}
-
-
-def reads_as_lesson(text: str) -> bool:
-    return bool(_LESSON_RE.search(text))
 
 
 def _title(text: str) -> str:

@@ -80,7 +80,7 @@ def merge_spaces(home: Store, source: str, target: str, *, deactivate: bool = Tr
             if role.scope != L.GLOBAL:
                 dst.register_workspace(txn, role.scope)
             document = dst.read_file(relpath) or new_topic_file(plan.meta[relpath], role.slug)
-            document.entries.extend(_relinked(e, plan.ids) for e in plan.files[relpath])
+            document.entries.extend(relinked(e, plan.ids) for e in plan.files[relpath])
             dst.write_topic(txn, relpath, document)
             report.files.append(relpath)
         listing = "\n".join(f"- {old} -> {new}" for old, new in sorted(report.imported.items()))
@@ -148,7 +148,7 @@ def _new_id(dst: Store, key: tuple[str, str], old: str | None, taken: dict[tuple
     return L.format_id(key[0], key[1], top + 1)
 
 
-def _relinked(entry: Entry, ids: dict[str, str]) -> Entry:
+def relinked(entry: Entry, ids: dict[str, str]) -> Entry:
     """Links between imported entries point at their ids in the target."""
     fields = dict(entry.fields)
     for name in ("Supersedes", "Superseded-by"):

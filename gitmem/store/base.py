@@ -306,11 +306,22 @@ class StoreBase:
             target = self.path(relpath)
             if data is None:
                 target.unlink(missing_ok=True)
+                self._remove_empty_parents(target)
             else:
                 write_bytes_atomic(target, data)
         self._registry = None
         self.catalog.refresh(sorted(txn.originals), lambda p: tree.read_lenient(self.root, p))
         self._clear_journal()
+
+    def _remove_empty_parents(self, target: Path) -> None:
+        """Folders a refused write created for a new file go with it (never the store root)."""
+        folder = target.parent
+        while folder != self.root and self.root in folder.parents:
+            try:
+                folder.rmdir()  # only an empty folder goes
+            except OSError:
+                return
+            folder = folder.parent
 
     def _clear_journal(self) -> None:
         journal.clear(self.root)

@@ -1,0 +1,278 @@
+"""The one import engine every source goes through: provenance, scope and layer, the secret
+gate, updates of what an earlier import made, links, and one commit (docs/decisions/0032).
+
+- Every entry records `**Source:** import:<tool>:<path>#<anchor>` and `**Import-hash:**`, the
+  digest of its title and text as imported. A later import finds its entries by Source:
+  unchanged source -> nothing; changed source and an entry nobody edited (its text still hashes
+  to Import-hash) -> updated in place, same Id; changed source and an entry a person edited ->
+  the person's text is kept and the import reports it (`kept-edit`), nothing is overwritten.
+- Text a live entry of the same scope and layer already holds is not written twice (`duplicate`).
+- A source file holding a likely secret refuses the whole import, naming file and line, unless
+  --allow-secret; a file a source cannot read refuses it too. Either way nothing is written.
+- The source is read twice: a first pass checks every file, chooses every Id and learns every
+  name a link may use; the second writes, each entry with its links resolved. A dry run is the
+  first pass alone. Everything one import writes is one commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from gitmem.errors import InvalidInputError
+from gitmem.format import layers as L
+from gitmem.format.entry import IMPORTANCE_VALUES, Entry, normalize_text, text_hash
+from gitmem.format.freshness import guess_volatility
+from gitmem.format.references import RELATION_TYPES, add_relation
+from gitmem.format.safetext import clean_text, safe_text
+from gitmem.format.wording import guess_layer
+from gitmem.imports.hot import HotWriter
+from gitmem.imports.model import Action, ImportReport, Note, SourceFile
+from gitmem.imports.writer import Pending, TopicWriter
+from gitmem.secrets.scan import find_secrets, refusal
+from gitmem.store.paths import sanitize_workspace_key, topic_slug
+from gitmem.store.store import Store, WriteTxn
+from gitmem.verbs.base import heading_for
+
+WAY_OUT = "pass --allow-secret to import it anyway"
+TOPIC_LAYERS = ("semantic", "episodic", "procedural", "learnings", "decisions", "codebase")
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    tool: str
+    dry_run: bool = False
+    scope: str | None = None  # forced: global | workspace
+    layer: str | None = None  # forced layer
+    allow_secret: bool = False
+
+
+def import_digest(title: str, body: str) -> str:
+    """What Import-hash records: the entry's title and text, whitespace-insensitive."""
+    return text_hash(title + "\n" + body)[:16]
+
+
+class Importer:
+    """One pass over the source files a reader yields (see the module text)."""
+
+    def __init__(self, store: Store, options: ImportOptions, txn: WriteTxn | None,
+                 titles: dict[str, str] | None = None) -> None:
+        self.store, self.options, self.txn = store, options, txn
+        self.report = ImportReport(options.tool, options.dry_run)
+        self.prefix = f"import:{options.tool}:"
+        self.final = titles is not None  # the writing pass: every name is known
+        self.titles: dict[str, str] = dict(titles or {})
+        self.writer = TopicWriter(store, txn)
+        self.known = self._known_entries()
+        self.taken: dict[tuple[str, str], int] = {}
+        self.seen: dict[tuple[str, str, str], str] = {}
+        self.links: list[tuple[str, str, str, str]] = []  # id, type, name, source (first pass)
+        self.scopes: dict[Path | None, str] = {}
+        self.hot = HotWriter(store, txn, self.prefix, self.report)
+        self.today = store.today().isoformat()
+
+    # -- what earlier imports made -----------------------------------------------------------
+    def _known_entries(self) -> dict[str, tuple[str, str]]:
+        """Source value -> (file, id) of every entry an earlier import of this tool made."""
+        known: dict[str, tuple[str, str]] = {}
+        for relpath in self.store.all_topic_files():
+            try:
+                if self.prefix not in self.store.path(relpath).read_text(encoding="utf-8"):
+                    continue
+            except (OSError, UnicodeDecodeError):
+                continue
+            document = self.writer.document(relpath)
+            for entry in document.entries if document else []:
+                source = entry.get("Source")
+                if source.startswith(self.prefix) and entry.id:
+                    known[source] = (relpath, entry.id)
+                    self._name(entry.title, entry.id)
+        return known
+
+    def _name(self, name: str, entry_id: str) -> None:
+        self.titles.setdefault(normalize_text(name), entry_id)
+
+    # -- one source file ---------------------------------------------------------------------
+    def add_file(self, source: SourceFile) -> None:
+        self.report.files += 1
+        if not self.final and not self.options.allow_secret:
+            found = find_secrets(source.text, path=source.path)
+            if found:
+                raise refusal(found, "", WAY_OUT)
+        for line, why in source.skipped:
+            self._act("skipped", None, "", f"{source.path}:{line}", why)
+        for note in source.notes:
+            self._plan(source, note)
+        if source.items:
+            self.hot.add(source, self._scope_of(source, "global"))
+
+    def _scope_of(self, source: SourceFile, wanted: str) -> str:
+        if (self.options.scope or wanted) == "global":
+            return L.GLOBAL
+        project = None if self.store.workspace_flag else source.project  # --workspace wins
+        if project not in self.scopes:
+            self.scopes[project] = self._workspace(project)
+        return self.scopes[project]
+
+    def _workspace(self, project: Path | None) -> str:
+        """The project's workspace key; a folder outside any repository is named by itself."""
+        try:
+            return self.store.resolve_workspace(None, cwd=project)
+        except InvalidInputError:
+            if project is None:
+                raise
+            return sanitize_workspace_key(project.resolve().name)
+
+    def _layer_of(self, note: Note, scope: str) -> str:
+        layer = self.options.layer or note.layer or guess_layer(f"{note.title}\n{note.body}")
+        if layer not in TOPIC_LAYERS:
+            raise InvalidInputError(f"cannot import into layer {layer!r} (use {'|'.join(TOPIC_LAYERS)})")
+        if scope == L.GLOBAL and not L.layer_spec(layer).global_ok:
+            if self.options.layer:
+                raise InvalidInputError(f"layer {layer} lives in a workspace; import with --scope workspace")
+            layer = "semantic"
+        return layer
+
+    def _plan(self, source: SourceFile, note: Note) -> None:
+        where = f"{source.path}:{note.line}"
+        scope = self._scope_of(source, note.scope)
+        layer = self._layer_of(note, scope)
+        body = safe_text(clean_text(note.body)).strip("\n")
+        title = heading_for(note.body or note.title, note.title or None)
+        origin = " ".join(f"{self.prefix}{source.path}#{note.anchor}".split())
+        digest = import_digest(title, body)
+        found = self.known.get(origin)
+        if found is not None:
+            self._plan_update(found, note, title, body, digest, where)
+            return
+        relpath = L.topic_path(scope, layer, topic_slug(note.topic))
+        hit = self._duplicate(scope, layer, body or title)
+        if hit:
+            self._act("duplicate", hit, relpath, where, title)
+            self._names(note, hit, where)
+            return
+        new_id = self._next_id(scope, layer)
+        importance = note.fields.get("Importance", "normal")
+        fields = {"Id": new_id, "Importance": importance if importance in IMPORTANCE_VALUES else "normal",
+                  "Volatility": guess_volatility(body), "Created": note.fields.get("Created", self.today),
+                  "Verified": self.today,
+                  **{k: v for k, v in note.fields.items() if k not in ("Importance", "Created")},
+                  "Source": origin, "Import-hash": digest}
+        self.seen[(scope, layer, text_hash(body or title))] = new_id
+        self.known[origin] = (relpath, new_id)
+        self._act("added", new_id, relpath, where, title)
+        self._names(note, new_id, where)
+        entry = self._linked(Entry(title=title, body=body, fields=fields), note, where, relpath)
+        self.writer.add(relpath, Pending(note.topic, entry, None))
+
+    def _plan_update(self, found: tuple[str, str], note: Note, title: str, body: str, digest: str,
+                     where: str) -> None:
+        relpath, entry_id = found
+        document = self.writer.document(relpath)
+        index = document.find(entry_id) if document else None
+        if document is None or index is None:
+            return  # moved or deleted by a person since: not brought back
+        entry = document.entries[index]
+        self._names(note, entry_id, where)
+        recorded = entry.get("Import-hash")
+        if entry.is_forgotten:
+            self._act("forgotten", entry_id, relpath, where, title)
+            return
+        if recorded == digest:
+            self._act("unchanged", entry_id, relpath, where, title)
+            changed = entry
+        elif import_digest(entry.title, entry.body) != recorded:
+            self._act("kept-edit", entry_id, relpath, where, title)
+            changed = entry
+        else:
+            self._act("updated", entry_id, relpath, where, title)
+            changed = entry.with_body(body, title).with_fields(Import_hash=digest, Verified=self.today)
+        changed = self._linked(changed, note, where, relpath)
+        if changed is not entry:
+            self.writer.add(relpath, Pending(note.topic, changed, entry_id))
+
+    def _duplicate(self, scope: str, layer: str, text: str) -> str | None:
+        digest = text_hash(text)
+        for hit in self.store.catalog.find_text(scope, layer, digest):
+            if hit.status == "live" and hit.id:
+                return hit.id
+        return self.seen.get((scope, layer, digest))
+
+    def _next_id(self, scope: str, layer: str) -> str:
+        key = (scope, layer)
+        number = max(self.taken.get(key, 0), self.store.catalog.max_number(scope, layer)) + 1
+        self.taken[key] = number
+        return L.format_id(scope, layer, number)
+
+    def _act(self, action: str, entry_id: str | None, relpath: str, where: str, title: str) -> None:
+        self.report.actions.append(Action(action, entry_id, relpath, where, title))
+
+    # -- links -------------------------------------------------------------------------------
+    def _names(self, note: Note, entry_id: str, where: str) -> None:
+        for name in (note.title, *note.aliases):
+            self._name(name, entry_id)
+        if not self.final:
+            for kind, name in note.links:
+                self.links.append((entry_id, kind, name, where))
+
+    def _linked(self, entry: Entry, note: Note, where: str, relpath: str) -> Entry:
+        """The entry with the links its note records (writing pass: every name is known)."""
+        if not self.final or not note.links or entry.id is None:
+            return entry
+        value = entry.get("Related")
+        for kind, name in note.links:
+            kind = kind if kind in RELATION_TYPES else "semantic"
+            target = self.titles.get(normalize_text(name))
+            if target is None:
+                self._act("unlinked", entry.id, relpath, where, f"{kind}: {name} (no such note)")
+            elif target != entry.id:
+                added = add_relation(value, kind, target)
+                if added is not None:
+                    value = added
+                    self._act("linked", entry.id, relpath, f"{kind}:{target}", "")
+        return entry if value == entry.get("Related") else entry.with_fields(Related=value)
+
+    def planned_links(self) -> None:
+        """The first pass's account of the links (what a dry run reports)."""
+        seen: set[tuple[str, str, str]] = set()
+        for entry_id, kind, name, where in self.links:
+            kind = kind if kind in RELATION_TYPES else "semantic"
+            target = self.titles.get(normalize_text(name))
+            if target is None:
+                self._act("unlinked", entry_id, "", where, f"{kind}: {name} (no such note)")
+            elif target != entry_id and (entry_id, kind, target) not in seen:
+                seen.add((entry_id, kind, target))
+                self._act("linked", entry_id, "", f"{kind}:{target}", "")
+
+    def run(self, files: Iterable[SourceFile], progress: Progress | None) -> None:
+        for source in files:
+            self.add_file(source)
+            if progress is not None:
+                progress(self.report.files)
+        self.writer.flush()
+
+
+def run_import(store: Store, options: ImportOptions, read: Callable[[], Iterable[SourceFile]],
+               progress: Progress | None = None) -> ImportReport:
+    """Read every source file and write what they hold: one commit, or nothing on any error."""
+    if options.dry_run:
+        with store.reading():
+            store.catch_up_catalog()
+            first = Importer(store, options, None)
+            first.run(read(), progress)
+        first.planned_links()
+        return first.report
+    with store.writing("import") as txn:
+        first = Importer(store, options, None)
+        first.run(read(), None)
+        titles = first.titles
+        del first  # its report and links are not needed for writing: memory for the second pass
+        second = Importer(store, options, txn, titles=titles)
+        second.run(read(), progress)
+        counts = second.report.counts()
+        summary = ", ".join(f"{n} {what}" for what, n in sorted(counts.items()))
+        txn.message = f"import: {options.tool} ({summary or 'nothing'})" if txn.touched else ""
+    second.report.commit = store.git.head_oid() if txn.touched else None
+    return second.report

@@ -1,0 +1,29 @@
+"""An export written to a file: into a temp file beside it, renamed over it when complete, so
+a failed export never leaves a half-written file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from gitmem.errors import InvalidInputError
+from gitmem.imports.export import export
+from gitmem.store.store import Store
+
+
+def write_export(store: Store, out: str, fmt: str, scope: str | None) -> dict[str, int]:
+    target = Path(out).expanduser()
+    if not target.is_absolute():
+        target = store.cwd / target
+    if not target.parent.is_dir():
+        raise InvalidInputError(f"{out}: its folder does not exist")
+    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            counts = export(store, stream, fmt, scope)
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    return counts
