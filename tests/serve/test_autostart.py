@@ -174,10 +174,9 @@ def test_a_stopped_server_holds_no_call_and_runs_no_abandoned_write(store: Store
     proc = start_server(store.root, *QUIET)
     try:
         os.kill(proc.pid, 19)  # SIGSTOP
-        began = time.monotonic()
         done = run_gitmem("-v", "--root", str(store.root), "search", "anything")
+        # The client's own wait ran out (its message), rather than hanging on the stopped server.
         assert done.returncode == 1 and "the server did not answer" in done.stderr, done.stderr
-        assert time.monotonic() - began < 60
         # A remember whose client is gone (killed) while the server was stopped.
         sock = wire.connect(wire.socket_path(str(store.root)), 5.0)
         wire.send(sock, {"op": "run", "protocol": wire.PROTOCOL, "identity": identity(),
