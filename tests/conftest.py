@@ -44,7 +44,11 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test reads the developer's store, token or subagent flag."""
     for name in ("GITMEM_ROOT", "GITMEM_SUBAGENT", "GITMEM_GIT_TOKEN", "GITMEM_WORKSPACE",
-                 "GITMEM_MACHINE", "GITMEM_ALLOW_SECRET", "XDG_CACHE_HOME"):
+                 "GITMEM_MACHINE", "GITMEM_ALLOW_SECRET", "XDG_CACHE_HOME",
+                 # git's own config comes from the test's HOME only: no file named elsewhere that
+                 # two tests (or two workers) would share, or that holds the developer's settings.
+                 "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT",
+                 "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
         monkeypatch.delenv(name, raising=False)
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
