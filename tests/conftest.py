@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, settings
 
 from gitmem import redaction
 from gitmem.store.store import Store
-from support import GIT_ENV, Cli, git
+from support import GIT_ENV, OUTSIDE_ENV, Cli, git
 
 # Property tests: a few examples on every run, many on demand (HYPOTHESIS_PROFILE=deep). Tests set
 # no example counts of their own; no deadline, and no health check about speed: the machines are
@@ -43,12 +43,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test reads the developer's store, token or subagent flag."""
-    for name in ("GITMEM_ROOT", "GITMEM_SUBAGENT", "GITMEM_GIT_TOKEN", "GITMEM_WORKSPACE",
-                 "GITMEM_MACHINE", "GITMEM_ALLOW_SECRET", "XDG_CACHE_HOME",
-                 # git's own config comes from the test's HOME only: no file named elsewhere that
-                 # two tests (or two workers) would share, or that holds the developer's settings.
-                 "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT",
-                 "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+    for name in OUTSIDE_ENV:
         monkeypatch.delenv(name, raising=False)
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
