@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, settings
 
 from gitmem import redaction
 from gitmem.store.store import Store
-from support import GIT_ENV, Cli, git
+from support import GIT_ENV, OUTSIDE_ENV, Cli, git
 
 # Property tests: a few examples on every run, many on demand (HYPOTHESIS_PROFILE=deep). Tests set
 # no example counts of their own; no deadline, and no health check about speed: the machines are
@@ -21,12 +21,29 @@ settings.register_profile("ci", max_examples=30, deadline=None, suppress_health_
 settings.register_profile("deep", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+# The suite runs on every core by default (pytest-xdist): a plain `python -m pytest` is the README's
+# and CI's command. Not an addopts `-n`: that would make `-p no:xdist` (or an install without
+# xdist) refuse to start. `-n 0` or `-p no:xdist` run everything in one process (for a debugger);
+# an explicit `-n N` or `--dist` wins. worksteal: a worker that runs out of tests takes some from
+# the other, so the slow tests at the end of one worker's share do not leave a core idle.
+WORKERS = "auto"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    option = config.option
+    if (not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput")
+            or option.collectonly or option.usepdb):
+        return
+    if option.numprocesses is None and not option.tx and option.dist == "no":
+        option.numprocesses = WORKERS
+        option.dist = "worksteal"
+
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test reads the developer's store, token or subagent flag."""
-    for name in ("GITMEM_ROOT", "GITMEM_SUBAGENT", "GITMEM_GIT_TOKEN", "GITMEM_WORKSPACE",
-                 "GITMEM_MACHINE", "GITMEM_ALLOW_SECRET", "XDG_CACHE_HOME"):
+    for name in OUTSIDE_ENV:
         monkeypatch.delenv(name, raising=False)
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)

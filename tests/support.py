@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -20,6 +21,30 @@ GIT_ENV = {
     "GIT_COMMITTER_EMAIL": "test@example.com",
 }
 
+
+# What a test must not take from the shell that started pytest (tests/conftest.py clears them for
+# every test; a template built once per worker is built without them too). git's own config comes
+# from the test's HOME only: no file named elsewhere that two tests or two workers would share.
+OUTSIDE_ENV = ("GITMEM_ROOT", "GITMEM_SUBAGENT", "GITMEM_GIT_TOKEN", "GITMEM_WORKSPACE",
+               "GITMEM_MACHINE", "GITMEM_ALLOW_SECRET", "XDG_CACHE_HOME",
+               "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT",
+               "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")
+
+
+def isolated_env(home: Path) -> dict[str, str]:
+    """os.environ as a test sees it: its own HOME, no system git config, no warm server."""
+    home.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k not in OUTSIDE_ENV}
+    return {**env, **GIT_ENV, "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1", "GITMEM_SERVE": "off"}
+
+
+def copy_store(template: Path, target: Path) -> Path:
+    """A store built once (a session fixture), copied for one test: each test changes its own copy.
+    The merge driver in .git/config names its store's root: the copy's names the copy."""
+    shutil.copytree(template, target, symlinks=True)
+    config = target / ".git" / "config"
+    config.write_text(config.read_text().replace(f"--root {template} ", f"--root {target} "))
+    return target
 
 
 @dataclass

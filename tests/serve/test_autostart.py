@@ -85,7 +85,8 @@ def test_ten_calls_at_once_start_one_server_and_the_next_call_is_served(store: S
 
 def test_a_server_started_by_a_call_exits_when_idle_and_one_started_by_hand_stays(store: Store) -> None:
     root = store.root
-    _set_serve_setting(root, idleMinutes=0.03)  # 1.8 s
+    # 6 s: longer than a CLI call's start on a loaded machine, so the second call finds it up.
+    _set_serve_setting(root, idleMinutes=0.1)
     first = run_gitmem("-v", "--root", str(root), "status")
     assert first.returncode == 0 and "started a gitmem server in the background" in first.stderr
     pid = int(wait_for_server(root)["pid"])
@@ -96,7 +97,7 @@ def test_a_server_started_by_a_call_exits_when_idle_and_one_started_by_hand_stay
     assert not (root / "state" / "serve.sock").exists()
     by_hand = start_server(root, *QUIET)
     try:
-        time.sleep(4.0)  # twice the idle time of a server started by a call
+        time.sleep(7.0)  # past the idle time that ended the server started by a call
         assert by_hand.poll() is None
         assert ANSWERED in run_gitmem("-v", "--root", str(root), "status").stderr
     finally:
@@ -174,10 +175,9 @@ def test_a_stopped_server_holds_no_call_and_runs_no_abandoned_write(store: Store
     proc = start_server(store.root, *QUIET)
     try:
         os.kill(proc.pid, 19)  # SIGSTOP
-        began = time.monotonic()
         done = run_gitmem("-v", "--root", str(store.root), "search", "anything")
+        # The client's own wait ran out (its message), rather than hanging on the stopped server.
         assert done.returncode == 1 and "the server did not answer" in done.stderr, done.stderr
-        assert time.monotonic() - began < 60
         # A remember whose client is gone (killed) while the server was stopped.
         sock = wire.connect(wire.socket_path(str(store.root)), 5.0)
         wire.send(sock, {"op": "run", "protocol": wire.PROTOCOL, "identity": identity(),

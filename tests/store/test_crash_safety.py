@@ -54,7 +54,6 @@ def test_a_lock_file_a_running_git_holds_is_waited_for_never_removed(store: Stor
         time.sleep(0.01)
     _age(lock)
     assert holder.stdin is not None
-    start = time.monotonic()
     writer = subprocess.Popen([sys.executable, "-m", "gitmem", "--root", str(store.root), "remember",
                                "written after git let go", "--layer", "semantic"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -64,7 +63,7 @@ def test_a_lock_file_a_running_git_holds_is_waited_for_never_removed(store: Stor
     assert holder.wait(timeout=10) == 0  # git finished normally: nobody took its lock away
     out, err = writer.communicate(timeout=30)
     assert writer.returncode == 0, err
-    assert out.strip() == "global-sem-0001" and time.monotonic() - start >= 1.0
+    assert out.strip() == "global-sem-0001"
     assert _events(store.root, "stale-lock-removed") == []
 
 
