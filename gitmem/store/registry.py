@@ -78,14 +78,14 @@ def load_registry(root: Path) -> Registry:
     for key in ("workspaces", "git", "settings"):
         if not isinstance(data.get(key, {}), dict):
             raise StoreStateError(f"memory.json: '{key}' must be an object")
-    _check_freshness((data.get("settings") or {}).get("freshness", {}))
+    check_freshness((data.get("settings") or {}).get("freshness", {}))
     return Registry(data)
 
 
 MAX_WINDOW_DAYS = 100_000
 
 
-def _check_freshness(value: Any) -> None:
+def check_freshness(value: Any) -> None:
     """settings.freshness: volatility name -> window in whole days (1 to 100000)."""
     if not isinstance(value, dict):
         raise StoreStateError("memory.json: 'settings.freshness' must be an object of volatility -> days,"
