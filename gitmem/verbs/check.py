@@ -18,7 +18,7 @@ from gitmem.format import layers as L
 from gitmem.format.normalize import Outcome, Problem
 from gitmem.store import integrity, tree
 from gitmem.store.recovery import store_problems
-from gitmem.verbs.legacy import migrate_legacy_layer
+from gitmem.verbs.legacy import global_working_problem, migrate_legacy_layer, retire_global_working
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
@@ -103,6 +103,9 @@ def find_problems(store: Store, *, fix: bool = False) -> Findings:
         problems.append(Problem(L.layer_index_path(scope, layer), 1,
                                 "legacy layer file holds entries: they belong in topic files",
                                 fixable=True))
+    retired = global_working_problem(store)
+    if retired is not None:
+        problems.append(retired)
     from gitmem.verbs.relations import relation_report
 
     errors, hints = relation_report(store)
@@ -141,6 +144,7 @@ def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
                     report.assigned.extend(outcome.assigned)
             for scope, layer in findings.legacy:
                 report.fixed.extend(migrate_legacy_layer(store, txn, scope, layer))
+            report.fixed.extend(retire_global_working(store, txn))
             txn.message = f"check --fix: {len(report.fixed)} file(s) normalized"
         report.commit = store.git.head_oid() if report.fixed else None
         report.ran_fix = True
