@@ -18,7 +18,8 @@ from gitmem.format import layers as L
 from gitmem.format.normalize import Outcome, Problem
 from gitmem.store import integrity, tree
 from gitmem.store.recovery import store_problems
-from gitmem.verbs.legacy import global_working_problem, migrate_legacy_layer, retire_global_working
+from gitmem.verbs.globalworking import global_working_problem, retire_global_working
+from gitmem.verbs.legacy import migrate_legacy_layer
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
