@@ -50,4 +50,3 @@ def migrate_legacy_layer(store: Store, txn: WriteTxn, key: str, layer: str) -> l
     store.write_file(txn, relpath, "")
     store.catalog.refresh(list(moved), store.read_file)
     return list(moved)
-
