@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gitmem.errors import ParseError
+from gitmem.errors import InvalidInputError, ParseError
 from gitmem.format import layers as L
 from gitmem.format.normalize import Outcome, Problem
 from gitmem.store import integrity, tree
@@ -104,6 +104,7 @@ def find_problems(store: Store, *, fix: bool = False) -> Findings:
         problems.append(Problem(L.layer_index_path(scope, layer), 1,
                                 "legacy layer file holds entries: they belong in topic files",
                                 fixable=True))
+    problems.extend(_runtime_problems(store))
     retired = global_working_problem(store)
     if retired is not None:
         problems.append(retired)
@@ -112,6 +113,17 @@ def find_problems(store: Store, *, fix: bool = False) -> Findings:
     errors, hints = relation_report(store)
     problems.extend(errors + hints)
     return Findings(_unique(problems), outcomes, legacy)
+
+
+def _runtime_problems(store: Store) -> list[Problem]:
+    """Lines of USER.md / MEMORY.md that break the runtime rules (a write would refuse them)."""
+    from gitmem.runtime.tier import limits_of, projection_problems
+
+    try:
+        limits = limits_of(store)
+    except InvalidInputError:
+        return []  # settings.runtime cannot be read: `gitmem config list` shows why
+    return projection_problems(store, limits)
 
 
 def _unique(problems: list[Problem]) -> list[Problem]:
