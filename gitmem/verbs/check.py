@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gitmem.errors import InvalidInputError, ParseError
+from gitmem.errors import GitmemError, ParseError
 from gitmem.format import layers as L
 from gitmem.format.normalize import Outcome, Problem
 from gitmem.store import integrity, tree
@@ -121,8 +121,8 @@ def _runtime_problems(store: Store) -> list[Problem]:
 
     try:
         limits = limits_of(store)
-    except InvalidInputError:
-        return []  # settings.runtime cannot be read: `gitmem config list` shows why
+    except GitmemError:
+        return []  # memory.json or settings.runtime cannot be read: reported on their own
     return projection_problems(store, limits)
 
 
