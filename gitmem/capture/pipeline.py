@@ -29,6 +29,7 @@ from gitmem.secrets.mask import hide_secrets
 from gitmem.store.txn import refuse_subagent
 
 if TYPE_CHECKING:
+    from gitmem.store.registry import Registry
     from gitmem.store.store import Store
 
 DEFAULT_MIN_SIGNAL = 400
@@ -74,7 +75,13 @@ class CaptureSettings:
 
 def capture_settings(store: Store, min_signal: int | None = None) -> CaptureSettings:
     """Settings `capture` in memory.json (camelCase keys), with `--min-signal` on top."""
-    raw = store.registry.setting("capture") or {}
+    return capture_settings_of(store.registry, min_signal)
+
+
+def capture_settings_of(registry: Registry, min_signal: int | None = None) -> CaptureSettings:
+    """The reader of settings `capture`: a value that is not a number >= 0 keeps its default
+    (capture never stops on a setting; `gitmem config set` refuses what this would ignore)."""
+    raw = registry.setting("capture") or {}
     base = Limits()
 
     def number(key: str, default: int) -> int:

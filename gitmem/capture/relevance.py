@@ -41,6 +41,19 @@ _ACK = re.compile(
     r"continue|proceed|do it|done|good|fine|right|correct|exactly|agreed|ack|please do|"
     r"yes please|ok thanks|ok continue|next)( please| thanks| thank you)?$",
 )
+# The assistant's bare acknowledgements: courtesy and "about to look" lines with no finding in them.
+_ASSISTANT_ACK = re.compile(
+    r"^((ok(ay)?|sure|great|alright|all right|right|of course|certainly|absolutely|got it|understood)"
+    r" )*"
+    r"(you('| a)re (very |most )?welcome|no problem|no worries|(happy|glad) (to|i could) help|"
+    r"anytime|any time|my pleasure|sure thing|of course|will do|on it|"
+    r"(let me|ill|i will|im going to|i'll|let's|lets) (take a (quick )?look|have a look|look|check|see|"
+    r"look into (it|this|that)|dig in|dig into (it|this|that)|investigate|think|get started|start|"
+    r"do (it|that|this)|fix (it|that|this)|find out|figure (it|this|that) out)|"
+    r"(looking|checking|investigating|working on it|digging in)|"
+    r"(one|just a) (moment|second|sec)|give me a (moment|second|sec))"
+    r"( (now|first|again|quickly|here|then|for you|at (it|this|that)|into (it|this|that)))*$",
+)
 _STATUS_OPENER = re.compile(
     r"^(analysis complete|done|finished|all set|all done|complete|completed|summary|"
     r"here('s| is) (the|a|my) [\w -]{1,30}|sure|certainly|absolutely|great|perfect|got it|"
@@ -112,6 +125,15 @@ def is_acknowledgement(text: str) -> bool:
         return False
     words = re.sub(r"[^\w\s]", "", text.casefold())
     return bool(_ACK.match(" ".join(words.split())))
+
+
+def is_assistant_acknowledgement(text: str) -> bool:
+    """The assistant's bare acknowledgement ("You're welcome.", "Let me look.", "Checking now…"):
+    dropped as the user's "ok" and "thanks" are."""
+    if len(text) > 60:
+        return False
+    words = re.sub(r"[^\w\s']", "", text.casefold().replace("\u2019", "'"))
+    return bool(_ASSISTANT_ACK.match(" ".join(words.split())))
 
 
 def clip(text: str, limit: int) -> str:
@@ -193,7 +215,7 @@ def filter_events(events: list[Event], cwd: str, limits: Limits) -> Material:
         if not text:
             material.drop("injected" if event.text.strip() else "empty")
             continue
-        if event.role == "user" and is_acknowledgement(text):
+        if is_acknowledgement(text) if event.role == "user" else is_assistant_acknowledgement(text):
             material.drop("acknowledgements")
             continue
         if event.role == "assistant":

@@ -101,7 +101,8 @@ def cli(ctx: click.Context, root: str | None, workspace: str | None, verbose: bo
 # The command modules, in the order their commands were added (the help lists them sorted).
 COMMAND_MODULES = ("store", "entries", "workspace", "search", "sync", "resolve", "hooks", "models",
                    "capture", "history", "activity", "runtime", "documents", "spaces", "relations",
-                   "provenance", "mcp", "integrate", "moves", "serve", "web", "imports")
+                   "provenance", "mcp", "integrate", "moves", "serve", "web", "imports", "config",
+                   "batch")
 
 
 def _register() -> None:

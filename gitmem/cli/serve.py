@@ -109,9 +109,6 @@ def _exit_code(exc: SystemExit) -> int:
     return 1
 
 
-DEFAULT_IDLE_MINUTES = 30.0
-
-
 def _minutes(value: float) -> float:
     return max(0.0, value) * 60.0
 
@@ -162,7 +159,9 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
     from gitmem.store.store import open_store
 
     store = open_store(root)  # refuses a folder that holds no store, as every verb does
-    idle_setting = (store.registry.setting("serve") or {}).get("idleMinutes", DEFAULT_IDLE_MINUTES)
+    from gitmem.store.settings import serve_idle_minutes
+
+    idle_setting = serve_idle_minutes(store.registry)
     store.close()
     if auto:
         os.chdir(store.root)  # the caller's folder may go away; nothing here depends on it

@@ -30,13 +30,13 @@ from gitmem.fsio import file_lock, write_text_atomic
 from gitmem.models.ladder import ask
 from gitmem.observe.record import record
 from gitmem.secrets.mask import hide_secrets
+from gitmem.store.settings import CONSOLIDATE_DEFAULTS, consolidate_settings
 from gitmem.store.txn import refuse_subagent
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
 
-DEFAULTS = {"batchSize": 10, "maxPromptBytes": 48_000, "maxDigestBytes": 8_000, "maxAttempts": 3,
-            "keepDigests": 50}
+DEFAULTS = CONSOLIDATE_DEFAULTS
 
 
 @dataclass
@@ -66,11 +66,7 @@ class ConsolidateReport:
 
 
 def settings(store: Store) -> dict[str, int]:
-    raw = store.registry.setting("consolidate")
-    merged = dict(DEFAULTS)
-    if isinstance(raw, dict):
-        merged.update({k: int(v) for k, v in raw.items() if k in DEFAULTS and isinstance(v, int) and v > 0})
-    return merged
+    return consolidate_settings(store.registry)
 
 
 def consolidate(store: Store, *, limit: int | None = None) -> ConsolidateReport:

@@ -22,6 +22,7 @@ FIELD_ORDER: tuple[str, ...] = (
     "Forgotten",
     "Related",
     "Commit",
+    "Updated",  # working memory's sections: when the agent last wrote each (graded in hours)
 )
 IMPORTANCE_VALUES: tuple[str, ...] = ("critical", "high", "normal", "low")
 VOLATILITY_VALUES: tuple[str, ...] = ("stable", "normal", "volatile")

@@ -1,4 +1,4 @@
-"""MCP tools over entries: search, show, remember, forget, verify, decision, codebase.
+"""MCP tools over entries: search, show, remember, forget, verify, decision, codebase, batch.
 
 Each tool calls the library function its CLI verb calls (gitmem/verbs/; the write verbs of
 gitmem/verbs/routed.py pick the mounted space) and renders what it returns.
@@ -150,6 +150,23 @@ def register(server: MCPServer, session: Session) -> None:
         return reply(await session.call(lambda home: _where(routed.codebase(
             home, topic, text, space=space, importance=importance, allow_secret=allow_secret)),
             verb="codebase"))
+
+    @server.tool(name="batch", description=(
+        "Several writes as one commit: a list of items, each an object with `op` (remember, "
+        "supersede, decision, codebase, forget, verify, relate) and that op's arguments, named as "
+        "in the single tools (`id` for an entry id; supersede: `id` and the new `text`; relate: "
+        "`id`, `type`, `other`). One bad item refuses the whole batch and names its position; "
+        "nothing is written. Each item passes the secret check on its own (`allow_secret` per "
+        "item)." + rules.WRITE_RULES))
+    async def batch(
+        items: Annotated[list[dict[str, Any]], Field(min_length=1, description=(
+            'The writes in order, e.g. [{"op": "remember", "text": "...", "layer": "semantic"}, '
+            '{"op": "forget", "id": "global-sem-0007"}].'))],
+    ) -> CallToolResult:
+        from gitmem.verbs.batch import parse_list, run_batch
+
+        return reply(await session.call(lambda home: run_batch(home, parse_list(items)).as_json(),
+                                        verb="batch"))
 
 
 def _where(done: Routed) -> dict[str, Any]:

@@ -6,7 +6,9 @@ two equal items, or a substring found in several items are refused with the cand
 
 Hand edits: the lines of an edited USER.md / MEMORY.md are compared with the projection gitmem
 last wrote (its base). Lines that appeared are adds, lines that went away are removes, and a
-changed line is a replace of the record it was. The changes are then applied to the current
+changed line is a replace of the record it was when the two lines read alike (at least half their
+characters shared), else a removal and an addition; a typed duplicate of an item is reported, not
+added. The changes are then applied to the current
 records, so a record another machine added meanwhile is not taken for a removal; applying them is
 idempotent (an add of existing text, a remove of an absent one do nothing).
 """
@@ -106,8 +108,8 @@ def _pair_similar(olds: list[str], news: list[str]) -> dict[int, int]:
                      for o, old in enumerate(olds) for n, new in enumerate(news)), reverse=True)
     pairs: dict[int, int] = {}
     for ratio, n, o in scored:
-        if ratio < SIMILAR and len(olds) + len(news) > 2:
-            break
+        if ratio < SIMILAR:
+            break  # an unrelated line is a removal and an addition, not a change
         if n not in pairs and o not in pairs.values():
             pairs[n] = o
     return pairs
@@ -126,9 +128,14 @@ def apply_changes(records: RuntimeFile, target: str, changes: list[Change],
                 return index
         return None
 
-    def add(content: str) -> None:
+    def add(content: str, line: int = 0, *, typed: bool = False) -> None:
         found = index_of(content)
         if found is not None:
+            if not typed:
+                return  # a replace whose text is there already: nothing to report
+            where = f"line {line} " if line else ""
+            done.append(f"not added: {where}\"{content}\" is already {items[found].id}; the duplicate "
+                        "line was dropped")
             return
         taken = {item.id for item in items}
         item = Item(new_id(taken), content, target, "normal", when, when)
@@ -137,7 +144,7 @@ def apply_changes(records: RuntimeFile, target: str, changes: list[Change],
 
     for change in changes:
         if change.kind == "add":
-            add(change.new)
+            add(change.new, change.line, typed=True)
             continue
         found = index_of(change.old)
         if change.kind == "remove":

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from gitmem.errors import InvalidInputError, ParseError
 from gitmem.format import layers as L
+from gitmem.format.normalize import Problem
 from gitmem.runtime.base import HISTORY_DEPTH, Pair, edit_base, projection_changes
 from gitmem.runtime.budget import Limits
 from gitmem.runtime.edits import Change, apply_changes
@@ -25,6 +26,7 @@ from gitmem.runtime.model import (
     RuntimeFile,
     dump_records,
     load_records,
+    parse_projection,
     render_projection,
     timestamp,
 )
@@ -123,6 +125,23 @@ def committed_pairs(store: Store, scope: str, target: str) -> tuple[Pair, Iterat
             yield at(info.oid, json_path), at(info.oid, relpath)
 
     return (at("HEAD", json_path), at("HEAD", relpath)), older()
+
+
+def projection_problems(store: Store, limits: Limits) -> list[Problem]:
+    """Lines of USER.md / MEMORY.md files that break the rules (a `§` inside an item, an item
+    over its limit): errors for `gitmem check`; a write refuses to import them (refuse_problems)."""
+    found = []
+    for scope in store.scope_keys():
+        for target in targets_of(scope):
+            relpath = projection_path(scope, target)
+            try:
+                text = read_memory_text(store.root, relpath)
+            except (FileNotFoundError, ParseError):
+                continue  # absent: rendered again; unreadable: the normalization rules report it
+            _items, bad = parse_projection(text, limits.item)
+            found += [Problem(relpath, line, f"{reason} (runtime memory: one item per line, no §)")
+                      for line, reason in bad]
+    return found
 
 
 def refuse_problems(edits: list[HandEdit]) -> None:

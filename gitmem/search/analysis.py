@@ -132,7 +132,7 @@ class QueryGroup:
     raw: str  # the word as typed, lower-cased (prefix retry and snippets use it)
     terms: tuple[str, ...]  # whole-word alternatives; any one matches
     parts: tuple[str, ...] = ()  # identifier parts; all of them together also match
-    prefixable: bool = False  # a plain word that may be retried as a prefix
+    prefixable: bool = False  # a word that may be retried as part of longer index terms
 
 
 def _bigram_groups(piece: str) -> list[QueryGroup]:
@@ -159,7 +159,9 @@ def _word_group(word: str) -> QueryGroup | None:
         for p in identifier_parts(word)
         if p not in INDEX_STOPWORDS and not _SPLIT_RE.search(p)
     )
-    return QueryGroup(lower, (lower,), parts=tuple(dict.fromkeys(parts)))
+    # A compound typed in part (`abbitMQ`, `dead-let`) is retried whole as a prefix or infix of
+    # the identifiers indexed whole (`rabbitmq`, `dead-letter`), as a plain word is.
+    return QueryGroup(lower, (lower,), parts=tuple(dict.fromkeys(parts)), prefixable=len(lower) >= 3)
 
 
 def query_groups(text: str) -> list[QueryGroup]:

@@ -167,9 +167,17 @@ class StoreBase:
         self.write_file(txn, "SYSTEM.md", self.render_system_doc(), durable=False)
 
     def render_system_doc(self) -> str:
-        from gitmem.store.system_doc import render_system_doc
+        from gitmem.store.system_doc import render_system_doc, tier_counts
 
-        return render_system_doc(self.registry, self.catalog.counts())
+        return render_system_doc(self.registry, self.catalog.counts(),
+                                 tier_counts(tree.scope_keys(self.root), self.read_bytes))
+
+    def read_bytes(self, relpath: str) -> bytes | None:
+        """A file of the working tree (None when absent or not a regular file)."""
+        try:
+            return read_regular_file(self.path(relpath))
+        except OSError:
+            return None
 
     def write_file(self, txn: WriteTxn, relpath: str, text: str, *, settling: bool = False,
                    durable: bool = True) -> bool:

@@ -156,11 +156,15 @@ def read_lenient(root: Path, relpath: str) -> TopicFile | None:
     return topic
 
 
+RUNTIME_RECORDS = "runtime/memories.json"  # in each scope's folder
+DOCUMENT_INDEX = "documents/index.json"
+
+
 def record_files(root: Path) -> list[str]:
     """The runtime records and document indexes on disk (JSON files merged record by record)."""
     found = []
     for scope in scope_keys(root):
-        for name in ("runtime/memories.json", "documents/index.json"):
+        for name in (RUNTIME_RECORDS, DOCUMENT_INDEX):
             relpath = f"{L.scope_dir(scope)}/{name}"
             if (root / relpath).is_file():
                 found.append(relpath)

@@ -311,14 +311,19 @@ def _regenerate_runtime(result: TreeMerge, changed: set[str], trees: _Trees) -> 
 def _system_doc(store: Store, result: TreeMerge) -> str:
     """SYSTEM.md rendered from the merged memory.json and catalog."""
     from gitmem.store.registry import Registry
-    from gitmem.store.system_doc import render_system_doc
+    from gitmem.store.system_doc import render_system_doc, tier_counts
 
     merged = result.files.get("memory.json")
     registry = store.registry
     if merged is not None:
         with contextlib.suppress(ValueError):
             registry = Registry(json.loads(merged.decode("utf-8")))
-    return render_system_doc(registry, store.catalog.counts())
+    def read(relpath: str) -> bytes | None:  # the merged tree: the merge's changes over ours
+        return result.files[relpath] if relpath in result.files else store.read_bytes(relpath)
+
+    arrived = {p.split("/")[1] for p in result.files if p.startswith("workspaces/") and p.count("/") >= 2}
+    scopes = [*store.scope_keys(), *sorted(k for k in arrived - set(store.scope_keys()) if L.is_workspace_key(k))]
+    return render_system_doc(registry, store.catalog.counts(), tier_counts(scopes, read))
 
 
 def _renumbered_documents(result: TreeMerge, trees: _Trees) -> None:

@@ -133,9 +133,11 @@ def sync(
     except Exception as exc:
         error = str(exc) if isinstance(exc, GitmemError) else f"{type(exc).__name__}: {exc}"
         _ahead_behind(store, report)
-        record_sync(store.root, error=redact(error), result="failed", remote=report.remote,
-                    branch=report.branch, ahead=report.ahead, behind=report.behind,
-                    conflicts=[c.as_json() for c in report.conflicts])
+        failed = record_sync(store.root, error=redact(error), result="failed", remote=report.remote,
+                             branch=report.branch, ahead=report.ahead, behind=report.behind,
+                             conflicts=[c.as_json() for c in report.conflicts],
+                             failure=type(exc).__name__)
+        _record_failure(store, failed)
         record(store.root, "sync", count=("syncs", "failures.sync"),
                activity=f"sync failed: {error}", result="failed", remote=report.remote,
                branch=report.branch, error=error)
@@ -148,6 +150,15 @@ def sync(
            attempts=report.attempts, incoming=len(report.incoming),
            conflicts=len(report.conflicts), renumbered=report.renumbered)
     return report
+
+
+def _record_failure(store: Store, failed: dict[str, Any]) -> None:
+    """state/CONFLICT.md says the sync failed and how to settle it (with the conflicts left)."""
+    try:
+        records = list_conflicts(store)
+    except Exception:  # noqa: BLE001 - the failure itself must still be written down
+        records = []
+    write_conflicts(store.root, records, failure=failed)
 
 
 def _sync_locked(store: Store, report: SyncReport, attempts: int, say: Callable[[str], None]) -> None:
@@ -204,7 +215,7 @@ def _sync_locked(store: Store, report: SyncReport, attempts: int, say: Callable[
     report.conflicts = sorted(conflicts, key=origin)  # stable: file order within each group
     report.new_conflicts = sum(1 for c in report.conflicts if origin(c) == 0)
     report.arrived_conflicts = sum(1 for c in report.conflicts if origin(c) == 1)
-    write_conflicts(store.root, report.conflicts)
+    write_conflicts(store.root, report.conflicts, failure=None)  # this sync went through
     report.action = _action(report)
     report.result = "conflicts" if report.conflicts else report.action
 

@@ -118,10 +118,68 @@ def render_conflict_file(records: list[ConflictRecord]) -> str:
     return redact("\n".join(lines) + "\n")
 
 
-def write_conflicts(root: Path, records: list[ConflictRecord]) -> None:
-    """Write state/CONFLICT.md, or remove it when nothing is conflicted."""
+_KEEP: dict[str, Any] = {}
+
+
+def write_conflicts(root: Path, records: list[ConflictRecord], *,
+                    failure: dict[str, Any] | None = _KEEP) -> None:
+    """Write state/CONFLICT.md, or remove it when nothing is conflicted and no sync failed.
+
+    `failure`: the sync state of a sync that just failed (its section leads the file), None after
+    a sync that succeeded (the section goes), by default whatever state/sync.json says last."""
     target = root / CONFLICT_FILE
-    if records:
-        write_text_atomic(target, render_conflict_file(records), durable=False)
+    if failure is _KEEP:
+        state = load_sync_state(root)
+        failure = state if state.get("result") == "failed" else None
+    parts = ([render_failure(failure)] if failure else []) + ([render_conflict_file(records)] if records else [])
+    if parts:
+        write_text_atomic(target, "\n".join(parts), durable=False)
     else:
         remove_file(target)
+
+
+# -- a failed sync ---------------------------------------------------------------------------
+_ADVICE = {
+    "AuthError": ("The remote refused the credentials. Give git a token that may push to it\n"
+                  "(`gitmem config set git.token -` reads one from stdin) or set up git's credential\n"
+                  "helper, then run `gitmem sync` again."),
+    "ConflictError": ("Conflicts are not settled yet, or a git merge in the store is half done. See\n"
+                      "`gitmem conflicts`, settle each with `gitmem resolve`, then run `gitmem sync`."),
+    "LockTimeoutError": "Another gitmem process held the store. Run `gitmem sync` again once it is done.",
+    "StoreStateError": ("A file the sync needs cannot be read (the error names it). Fix or restore it\n"
+                        "(`gitmem check` lists what is wrong), then run `gitmem sync` again."),
+}
+_GENERIC_ADVICE = ("Check that the remote can be reached from this machine (`gitmem remote show` says\n"
+                   "where credentials come from; `git fetch` in the store shows git's own message),\n"
+                   "then run `gitmem sync` again.")
+
+
+def failure_advice(kind: str, error: str) -> str:
+    """How to settle a failed sync, from the kind of error and its message."""
+    if "no remote is configured" in error:
+        return "Point the store at a remote with `gitmem remote set URL`, then run `gitmem sync`."
+    if "rejected" in error and kind == "SyncError":
+        return "The remote kept moving while this machine pushed. Run `gitmem sync` again."
+    return _ADVICE.get(kind, _GENERIC_ADVICE)
+
+
+def render_failure(state: dict[str, Any]) -> str:
+    """The section of state/CONFLICT.md that says the last sync failed and how to settle it."""
+    error = str(state.get("error") or "unknown error")
+    remote = state.get("remote") or "the remote"
+    lines = [
+        "# The last sync failed",
+        "",
+        f"`gitmem sync` with {remote} (branch {state.get('branch') or '?'}) failed at"
+        f" {state.get('lastAttempt') or now_iso()}:",
+        "",
+        f"    {error}",
+        "",
+        failure_advice(str(state.get("failure") or ""), error),
+        "",
+        "Nothing was lost: what was committed here stays here until a sync pushes it, and what",
+        "the remote holds is merged by the next sync. This section goes with the next sync that",
+        "succeeds; `gitmem status` shows the failure too.",
+        "",
+    ]
+    return redact("\n".join(lines) + "\n")

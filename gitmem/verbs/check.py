@@ -13,11 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gitmem.errors import ParseError
+from gitmem.errors import GitmemError, ParseError
 from gitmem.format import layers as L
 from gitmem.format.normalize import Outcome, Problem
 from gitmem.store import integrity, tree
 from gitmem.store.recovery import store_problems
+from gitmem.verbs.globalworking import global_working_problem, retire_global_working
 from gitmem.verbs.legacy import migrate_legacy_layer
 
 if TYPE_CHECKING:
@@ -103,11 +104,26 @@ def find_problems(store: Store, *, fix: bool = False) -> Findings:
         problems.append(Problem(L.layer_index_path(scope, layer), 1,
                                 "legacy layer file holds entries: they belong in topic files",
                                 fixable=True))
+    problems.extend(_runtime_problems(store))
+    retired = global_working_problem(store)
+    if retired is not None:
+        problems.append(retired)
     from gitmem.verbs.relations import relation_report
 
     errors, hints = relation_report(store)
     problems.extend(errors + hints)
     return Findings(_unique(problems), outcomes, legacy)
+
+
+def _runtime_problems(store: Store) -> list[Problem]:
+    """Lines of USER.md / MEMORY.md that break the runtime rules (a write would refuse them)."""
+    from gitmem.runtime.tier import limits_of, projection_problems
+
+    try:
+        limits = limits_of(store)
+    except GitmemError:
+        return []  # memory.json or settings.runtime cannot be read: reported on their own
+    return projection_problems(store, limits)
 
 
 def _unique(problems: list[Problem]) -> list[Problem]:
@@ -141,6 +157,7 @@ def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
                     report.assigned.extend(outcome.assigned)
             for scope, layer in findings.legacy:
                 report.fixed.extend(migrate_legacy_layer(store, txn, scope, layer))
+            report.fixed.extend(retire_global_working(store, txn))
             txn.message = f"check --fix: {len(report.fixed)} file(s) normalized"
         report.commit = store.git.head_oid() if report.fixed else None
         report.ran_fix = True

@@ -12,6 +12,7 @@ from gitmem.format.entry import IMPORTANCE_RANK
 from gitmem.format.freshness import grade_working
 from gitmem.secrets.mask import hide_secrets
 from gitmem.store import catchup
+from gitmem.store.settings import context_max_chars
 from gitmem.verbs.reads import list_entries, read_or_skip, skipped_note
 from gitmem.verbs.workfiles import working_updated
 
@@ -324,7 +325,7 @@ def card_for(store: Store, *, cwd: Path | None = None, max_chars: int | None = N
     except InvalidInputError:
         if store.workspace_flag:
             raise
-    budget = max_chars or int(store.registry.setting("contextMaxChars") or DEFAULT_MAX_CHARS)
+    budget = max_chars or context_max_chars(store.registry)
     return build_card(store, workspace=workspace, max_chars=budget, subagent=subagent)
 
 

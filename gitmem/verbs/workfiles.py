@@ -12,6 +12,7 @@ from gitmem.format import layers as L
 from gitmem.format.conflicts import HeldBlocks
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.markdown import new_topic_file
+from gitmem.store.settings import working_limits
 from gitmem.verbs.blocks import HeldFile, open_held, save_held
 from gitmem.verbs.entries import WriteResult, check_text, safe_body, target_scope
 
@@ -127,7 +128,7 @@ def record_working(store: Store, update: WorkingUpdate, *, workspace: str | None
             if update.content is not None else None)
     note = (check_text(update.activity, "activity note", allow_secret=allow)
             if update.activity is not None else None)
-    settings = store.registry.setting("working") or {}
+    limits = working_limits(store.registry)
     with store.writing("working") as txn:
         key = target_scope(store, txn, "working", "workspace", workspace)
         relpath = L.single_file_path(key, "working")
@@ -146,8 +147,8 @@ def record_working(store: Store, update: WorkingUpdate, *, workspace: str | None
         if note is not None:
             index = document.find_title(ACTIVITY)
             current = document.entries[index].body if index is not None else ""
-            log = _append_activity(current, note, now, int(settings.get("activityMaxItems", 20)),
-                                   int(settings.get("activityMaxChars", 2000)))
+            log = _append_activity(current, note, now, limits["activityMaxItems"],
+                                   limits["activityMaxChars"])
             if log != current:
                 _replace_section(document, ACTIVITY, log, stamp)
         save_held(store, txn, edit)

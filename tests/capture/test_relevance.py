@@ -91,3 +91,25 @@ def test_secret_shaped_strings_never_pass_the_filter() -> None:
                    "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "pw123"):
         assert secret not in kept
     assert "Use key *** for staging" in kept and "The token budget is 5 per minute." in kept
+
+
+def test_the_assistants_bare_acknowledgements_are_dropped_as_the_users_are() -> None:
+    from gitmem.capture.relevance import is_assistant_acknowledgement
+
+    bare = ("You're welcome.", "You\u2019re welcome!", "Let me look.", "Let me take a look.", "Sure, let me check.",
+            "I'll take a look now.", "Happy to help!", "No problem.", "Checking now\u2026", "One moment.",
+            "Got it, let me look into it.", "Glad I could help!", "Will do.")
+    for text in bare:
+        assert is_assistant_acknowledgement(text), text
+    kept = ("Let me look at the parser: it drops the last line.", "No, the port is 5433.",
+            "Let me check the logs: the timeout is 30s.", "Welcome to the project: run make first.",
+            "You're welcome. Note that the cache must be cleared after every deploy.")
+    for text in kept:
+        assert not is_assistant_acknowledgement(text), text
+    events = [Event("user", "Why does the nightly export time out after the schema change?"),
+              Event("assistant", "Let me look."), Event("assistant", "The export loads every row; it needs a cursor."),
+              Event("user", "thanks"), Event("assistant", "You're welcome!")]
+    material = filter_events(events, CWD, Limits())
+    assert [t.text for t in material.turns] == ["Why does the nightly export time out after the schema change?",
+                                                "The export loads every row; it needs a cursor."]
+    assert material.dropped["acknowledgements"] == 3

@@ -11,9 +11,11 @@ from support import git, run_gitmem
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
 TOOLS = {"search", "show", "remember", "forget", "verify", "decision", "codebase", "context",
          "state", "working", "status", "sync", "conflicts", "history", "capture", "runtime_add",
-         "runtime_replace", "runtime_remove", "runtime_show", "doc_add", "doc_show", "doc_search"}
+         "runtime_replace", "runtime_remove", "runtime_show", "doc_add", "doc_show", "doc_search",
+         "batch"}
 WRITES = {"remember", "forget", "verify", "decision", "codebase", "state", "working", "sync",
-          "history", "capture", "runtime_add", "runtime_replace", "runtime_remove", "doc_add"}
+          "history", "capture", "runtime_add", "runtime_replace", "runtime_remove", "doc_add",
+          "batch"}
 
 
 def _text(result) -> str:
@@ -262,3 +264,26 @@ def test_arguments_of_the_wrong_type_are_one_error_line(world) -> None:
     assert secret not in echoed
     unknown = client.call("no_such_tool", {})
     assert unknown.is_error and _text(unknown).startswith("gitmem: error: ") and "\n" not in _text(unknown)
+
+
+def test_batch_is_one_commit_or_nothing(world) -> None:
+    client = world.client
+    first = client.ok("remember", {"text": "The staging database lives on db-stage-2.", "layer": "semantic",
+                                   "topic": "batch-mcp"})["id"]
+    head = git(world.root, "rev-parse", "HEAD").strip()
+    refused = client.call("batch", {"items": [
+        {"op": "remember", "text": "Staging deploys need a green pipeline.", "layer": "procedural"},
+        {"op": "forget", "id": "global-sem-9998"}]})
+    assert refused.is_error and _text(refused).startswith("gitmem: error: line 2: no entry with Id global-sem-9998")
+    assert git(world.root, "rev-parse", "HEAD").strip() == head
+    assert "green pipeline" not in run_gitmem("--root", str(world.root), "search", "green pipeline",
+                                              env={"HOME": str(world.home)}).stdout
+    done = client.ok("batch", {"items": [
+        {"op": "supersede", "id": first, "text": "The staging database lives on db-stage-3."},
+        {"op": "remember", "text": "Staging deploys need a green pipeline.", "layer": "procedural"},
+        {"op": "verify", "id": first}]})
+    assert done["written"] == 2 and done["commit"] == git(world.root, "rev-parse", "HEAD").strip()
+    assert git(world.root, "rev-list", "--count", f"{head}..HEAD").strip() == "1"
+    new_id = done["items"][0]["id"]
+    assert f"**Supersedes:** {first}" in (world.root / done["items"][0]["path"]).read_text()
+    assert new_id != first

@@ -25,6 +25,7 @@ WRITE_CALLS = {
     "runtime_replace": {"old": "An item", "new": "Another"},
     "runtime_remove": {"old": "An item"},
     "doc_add": {"text": "# Doc", "title": "Doc"},
+    "batch": {"items": [{"op": "remember", "text": "A fact", "layer": "semantic"}]},
 }
 
 

@@ -149,8 +149,11 @@ def test_changed_lines_pair_with_the_lines_they_resemble() -> None:
         Change("replace", "Frontend builds with pnpm; never commit dist",
                "Frontend builds with pnpm, never commit dist", 3),
         Change("remove", "Lesson: migrate first"), Change("remove", "Release freezes Thursdays")]
+    # One line deleted and an unrelated one typed in its place: a removal and an addition.
     assert diff_lines(["old words"], [(1, "entirely different")]) == [
-        Change("replace", "old words", "entirely different", 1)]  # one line typed over another
+        Change("add", "", "entirely different", 1), Change("remove", "old words")]
+    assert diff_lines(["Deploys need the VPN"], [(1, "Deploys need the VPN up")]) == [
+        Change("replace", "Deploys need the VPN", "Deploys need the VPN up", 1)]
 
 
 def test_applying_changes_is_idempotent() -> None:
@@ -161,9 +164,10 @@ def test_applying_changes_is_idempotent() -> None:
     assert [i.content for i in result.items] == ["a", "b2", "new"]
     assert result.items[1].id == "rt-2" and result.items[1].updated_at == "2026-12-02T00:00:00Z"
     assert result.items[1].created_at == "2026-10-01T00:00:00Z"
-    assert len(done) == 2
+    duplicate = 'not added: "a" is already rt-1; the duplicate line was dropped'  # reported, not silent
+    assert done[0] == duplicate and len(done) == 3
     again, done_again = apply_changes(result, "memory", changes, "2026-12-03T00:00:00Z")
-    assert [i.content for i in again.items] == ["a", "b2", "new"] and done_again == []
+    assert [i.content for i in again.items] == ["a", "b2", "new"] and done_again == [duplicate]
 
 
 # -- budgets ------------------------------------------------------------------------------------

@@ -40,3 +40,44 @@ def test_a_folder_named_system_md_does_not_stop_a_write(store: Store) -> None:
     result = remember(store, "Still written", "semantic", topic="notes")
     assert result.id == "global-sem-0001"
     assert any("SYSTEM.md" in note for note in store.notes)
+
+
+def _rows(root) -> list[str]:
+    text = (root / "SYSTEM.md").read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line.startswith("| ") and " | — | " in line]
+
+
+def test_the_holdings_count_runtime_items_and_documents_per_scope(gm: Cli, tmp_path) -> None:
+    gm("runtime", "add", "Prefers short answers", "--target", "user")
+    gm("runtime", "add", "The laptop has 16 GB", "--target", "memory")
+    gm("runtime", "add", "Build with make", "--scope", "workspace", workspace="shop")
+    runbook = tmp_path / "runbook.md"
+    runbook.write_text("# Deploy runbook\nSteps.\n", encoding="utf-8")
+    first = gm.json("doc", "add", str(runbook), "--title", "Runbook", "--scope", "global")
+    gm("doc", "add", str(runbook), "--title", "Runbook two", "--scope", "global")
+    gm("doc", "add", str(runbook), "--title", "Shop runbook", "--scope", "workspace", workspace="shop")
+    assert gm("doc", "archive", first["id"]).exit_code == 0  # type: ignore[index]
+    assert _rows(gm.root) == [
+        "| global | documents (active) | — | 1 |", "| global | documents (archived) | — | 1 |",
+        "| global | runtime (memory) | — | 1 |", "| global | runtime (user) | — | 1 |",
+        "| shop | documents (active) | — | 1 |", "| shop | runtime (memory) | — | 1 |",
+    ]
+    assert git(gm.root, "status", "--porcelain") == ""  # each count joined its write's commit
+    gm("runtime", "remove", "Prefers short answers", "--target", "user")
+    assert "| global | runtime (user) | — | 1 |" not in _rows(gm.root)
+
+
+def test_a_merge_renders_the_tiers_both_machines_hold(gm: Cli, bare_remote, tmp_path) -> None:
+    from support import run_gitmem
+
+    assert gm("remote", "set", str(bare_remote)).exit_code == 0
+    gm("runtime", "add", "Machine A's note", "--target", "memory")
+    assert gm("sync").exit_code == 0
+    other = tmp_path / "other"
+    assert run_gitmem("--root", str(other), "init", "--remote", str(bare_remote)).returncode == 0
+    assert run_gitmem("--root", str(other), "runtime", "add", "Machine B's note", "--target", "user").returncode == 0
+    gm("runtime", "add", "Machine A's second note", "--target", "memory")
+    assert run_gitmem("--root", str(other), "sync").returncode == 0
+    assert gm("sync").exit_code == 0  # a merge: both sides changed memories.json
+    assert _rows(gm.root) == ["| global | runtime (memory) | — | 2 |", "| global | runtime (user) | — | 1 |"]
+    assert git(gm.root, "status", "--porcelain") == ""

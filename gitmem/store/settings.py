@@ -1,0 +1,83 @@
+"""Readers of the memory.json settings whose users sit above verbs/ (consolidation, the warm server)
+or read them inline (the context card's budget, working memory's activity log).
+
+Each reader is the one place its setting is read and judged: the part that uses the setting calls
+it, and `gitmem config set` calls it on the value it is given, so a value is accepted on write
+exactly when it is accepted on read. A value a reader would refuse raises InvalidInputError naming
+what is allowed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gitmem.errors import InvalidInputError
+from gitmem.store.registry import DEFAULT_SETTINGS, Registry
+
+CONSOLIDATE_DEFAULTS: dict[str, int] = {"batchSize": 10, "maxPromptBytes": 48_000, "maxDigestBytes": 8_000,
+                                        "maxAttempts": 3, "keepDigests": 50}
+DEFAULT_CONTEXT_MAX_CHARS = int(DEFAULT_SETTINGS["contextMaxChars"])
+DEFAULT_IDLE_MINUTES = 30.0
+MIN_CONTEXT_MAX_CHARS = 200
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _group(registry: Registry, name: str) -> dict[str, Any]:
+    value = registry.setting(name)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidInputError(f"memory.json settings.{name} must be an object of settings")
+    return value
+
+
+def consolidate_settings(registry: Registry) -> dict[str, int]:
+    """settings.consolidate: each a whole number >= 1; a missing or unusable one keeps its
+    default (a pass never stops on a setting; `config set` refuses what this would ignore)."""
+    raw = registry.setting("consolidate")
+    merged = dict(CONSOLIDATE_DEFAULTS)
+    if isinstance(raw, dict):
+        merged.update({k: v for k, v in raw.items() if k in CONSOLIDATE_DEFAULTS and _whole(v) and v > 0})
+    return merged
+
+
+def context_max_chars(registry: Registry) -> int:
+    """settings.contextMaxChars: the context card's budget in characters."""
+    value = registry.setting("contextMaxChars")
+    if value is None:
+        return DEFAULT_CONTEXT_MAX_CHARS
+    if not _whole(value) or value < MIN_CONTEXT_MAX_CHARS:
+        raise InvalidInputError(
+            f"memory.json settings.contextMaxChars must be a whole number of characters >= {MIN_CONTEXT_MAX_CHARS}")
+    return int(value)
+
+
+def working_limits(registry: Registry) -> dict[str, int]:
+    """settings.working: the Recent activity log's bounds (items, characters), each >= 1."""
+    defaults = DEFAULT_SETTINGS["working"]
+    values = _group(registry, "working")
+    limits: dict[str, int] = {}
+    for name, default in defaults.items():
+        value = values.get(name, default)
+        if not _whole(value) or value < 1:
+            raise InvalidInputError(f"memory.json settings.working.{name} must be a whole number >= 1")
+        limits[name] = int(value)
+    return limits
+
+
+def serve_idle_minutes(registry: Registry) -> float:
+    """settings.serve.idleMinutes: how long a self-started server waits idle before it exits (0 = never)."""
+    value = _group(registry, "serve").get("idleMinutes", DEFAULT_IDLE_MINUTES)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise InvalidInputError("memory.json settings.serve.idleMinutes must be a number of minutes >= 0")
+    return float(value)
+
+
+def serve_auto_start(registry: Registry) -> bool:
+    """settings.serve.autoStart: whether the first call that finds no server starts one; only
+    `false` turns it off (as the thin client reads it, without the store: serve/autostart.py)."""
+    raw = registry.setting("serve")
+    return not isinstance(raw, dict) or raw.get("autoStart", True) is not False
