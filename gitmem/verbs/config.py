@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -309,16 +309,29 @@ def setting_set(store: Store, key: str, value: Any) -> SettingValue:
         return _set_token(store, value)
     if setting.key.startswith("git."):
         return _set_git(store, setting, str(value))
+    return settings_set(store, {setting.key: value})[0]
+
+
+def settings_set(store: Store, changes: Mapping[str, Any]) -> list[SettingValue]:
+    """Set several shared settings of memory.json in one commit; when one value is refused,
+    nothing is written. Values given as text are parsed as `config set` parses them."""
+    settings = [find_setting(key) for key in changes]
+    for setting in settings:
+        if setting.where != SHARED or setting.key.startswith("git."):
+            raise InvalidInputError(f"{setting.key} is set on its own: gitmem config set {setting.key} VALUE")
+    values = {s.key: parse_value(s, v) if isinstance(v, str) else v for s, v in zip(settings, changes.values(), strict=True)}
     with store.writing("config set") as txn:
-        before = store.registry
-        data = copy.deepcopy(before.data)
-        _place(data, setting.key, value, remove=False)
+        data = copy.deepcopy(store.registry.data)
+        for key, value in values.items():
+            _place(data, key, value, remove=False)
         candidate = Registry(data)
-        _check(setting, candidate, value)
+        for setting in settings:
+            _check(setting, candidate, values[setting.key])
         store.save_registry(txn, candidate)
-        txn.message = f"config set {setting.key}={json.dumps(value, ensure_ascii=False)}"
+        txn.message = "config set " + ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}"
+                                                for key, value in values.items())
         changed = "memory.json" in txn.touched
-    return _shared_value(store.registry, setting, changed=changed)
+    return [_shared_value(store.registry, s, changed=changed) for s in settings]
 
 
 def setting_unset(store: Store, key: str) -> SettingValue:

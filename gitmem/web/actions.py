@@ -144,10 +144,16 @@ def _document(verb: str) -> Handler:
 
 # -- settings -----------------------------------------------------------------------------------
 def _shared_settings(store: Store, form: dict[str, str]) -> tuple[str, str]:
-    from gitmem.verbs.shared_settings import set_settings
+    from gitmem.verbs.config import settings_set
+    from gitmem.web.settings_view import form_value, page_settings
 
-    done = set_settings(store, {k: v for k, v in form.items() if k != "csrf"})
-    return "/settings", f"settings: {', '.join(done)}" if done else "settings: nothing changed"
+    now = {s.key: form_value(s.value) for s in page_settings(store)}
+    changes = {k: v.strip() for k, v in form.items() if k != "csrf" and now.get(k) != v.strip()}
+    if not changes:
+        return "/settings", "settings: nothing changed"
+    done = [s for s in settings_set(store, changes) if s.changed]
+    return "/settings", ("config set " + ", ".join(f"{s.key}={form_value(s.value)}" for s in done)
+                         if done else "settings: nothing changed")
 
 
 def _remote(store: Store, form: dict[str, str]) -> tuple[str, str]:

@@ -4,9 +4,11 @@ never shown back, only where git finds credentials), and the model ladder (state
 
 from __future__ import annotations
 
+import json
 from html import escape
 
 from gitmem.store.store import Store
+from gitmem.verbs.config import SHARED, SettingValue, settings_list
 from gitmem.web.html import attr, button_form, csrf_field, shown, table
 
 
@@ -14,16 +16,26 @@ def settings(store: Store, csrf: str) -> str:
     return _shared(store, csrf) + _remote(store, csrf) + _ladder(store, csrf)
 
 
-def _shared(store: Store, csrf: str) -> str:
-    from gitmem.verbs.shared_settings import current
+def form_value(value: object) -> str:
+    """A setting's value as the page's form holds it (and `config set` parses it)."""
+    return value if isinstance(value, str) else "" if value is None else json.dumps(value)
 
+
+def page_settings(store: Store) -> list[SettingValue]:
+    """The shared settings the page edits: all of memory.json's but the remote and branch,
+    which have their own form."""
+    return [s for s in settings_list(store) if s.where == SHARED and not s.key.startswith("git.")]
+
+
+def _shared(store: Store, csrf: str) -> str:
     rows = []
-    for setting, value in current(store):
+    for setting in page_settings(store):
         ident = "set-" + setting.key.replace(".", "-")
-        rows.append(f'<dt><label for="{ident}">{escape(setting.label)}</label></dt>'
-                    f'<dd><input id="{ident}" name="{attr(setting.key)}" value="{attr(value)}"'
-                    f' inputmode="numeric" required> <small>{escape(setting.key)},'
-                    f" default {setting.default}</small></dd>")
+        problem = f' <strong class="problem">{shown(setting.problem)}</strong>' if setting.problem else ""
+        rows.append(f'<dt><label for="{ident}">{escape(setting.help)}</label></dt>'
+                    f'<dd><input id="{ident}" name="{attr(setting.key)}" value="{attr(form_value(setting.value))}"'
+                    f' required> <small>{escape(setting.key)}: {escape(setting.allowed)},'
+                    f" default {escape(form_value(setting.default))}</small>{problem}</dd>")
     return ('<h2>Shared settings (memory.json, committed)</h2>'
             f'<form method="post" action="/settings/shared" class="edit">{csrf_field(csrf)}'
             f'<dl class="meta settings">{"".join(rows)}</dl><button type="submit">Save shared settings'
