@@ -116,8 +116,11 @@ def merge_commits(store: Store, base: str, ours: str, theirs: str,
     rewritten, result.renumbered, result.notes = renumber_local_ids(ours_side, theirs_side, taken)
     both = _align_moves(result, trees, rewritten, set(ours_side), set(theirs_side))
     both |= _align_shelf_moves(trees, ours_paths, theirs_paths)
+    renamed = _distinct_copy_names(trees, ours_paths, theirs_paths, result)
     regenerate: set[str] = set()
     for path in sorted(ours_paths | theirs_paths):
+        if path in renamed:
+            continue
         if path in both:
             _merge_one(result, trees, path, rewritten, taken, regenerate, labels)
             continue
@@ -186,6 +189,33 @@ def _align_shelf_moves(trees: _Trees, ours_paths: set[str], theirs_paths: set[st
             trees.override[(other, old)] = None
             paths |= {path, old}
     return paths
+
+
+def _distinct_copy_names(trees: _Trees, ours_paths: set[str], theirs_paths: set[str],
+                         result: TreeMerge) -> set[str]:
+    """Documents both sides added under one copy file name (documents/names.py): ours' takes
+    the next free name, its copy moved there, and theirs' copy keeps the name; ours' index is
+    merged with the new names. Returns the copy paths settled here."""
+    from gitmem.documents.names import distinct_copy_names
+
+    settled: set[str] = set()
+    for index in sorted(p for p in ours_paths & theirs_paths if p.endswith("/documents/index.json")):
+        try:
+            found = distinct_copy_names(index, *(trees.text(side, index) for side in ("base", "ours", "theirs")))
+        except UnicodeDecodeError:
+            continue
+        if found is None:
+            continue
+        trees.override[("ours", index)], renames = found
+        shelf = index.removesuffix("index.json")
+        for rename in renames:
+            old, new = f"{shelf}{rename.status}/{rename.old}", f"{shelf}{rename.status}/{rename.new}"
+            result.files[new] = trees.blob("ours", old)
+            result.files[old] = trees.blob("theirs", old)
+            settled |= {old, new}
+            result.notes.append(f"{index}: {rename.doc_id} and a document added on the other machine "
+                                f"both took the file name {rename.old}; this machine's is now {rename.new}")
+    return settled
 
 
 def _merge_one(

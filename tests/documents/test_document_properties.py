@@ -11,7 +11,6 @@ import os
 import tempfile
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -55,9 +54,6 @@ def _sync(gm: Cli) -> None:
         assert gm("sync").exit_code == 0
 
 
-@pytest.mark.xfail(reason="known open bugs this property finds: two machines adding documents with the "
-                   "same title share one copy file, and some archive/sync interleavings leave a stale "
-                   "index hit; see the closing note of 2026-12-03", strict=False)
 @settings(max_examples=EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(OPS)
