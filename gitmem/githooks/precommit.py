@@ -234,8 +234,8 @@ def _kept_marks(root: Path, store: Any) -> list[str]:
     from gitmem.fsio import write_text_atomic
     from gitmem.store import marks
 
-    text = marks.wanted(store.catalog, root)
-    if text is None:
+    text = marks.wanted(store.catalog, store.marks_text())
+    if text is None or MARKS_PATH in store.stand_ins:
         return []
     write_text_atomic(root / MARKS_PATH, text)
     return [MARKS_PATH]
