@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.errors import InvalidInputError, ParseError
+from gitmem.errors import InvalidInputError, ParseError, StoreStateError
 from gitmem.format import layers as L
 from gitmem.format.document import FRONT_MATTER_SCAN_LINES
 from gitmem.format.idmarks import MARKS_PATH
@@ -115,6 +115,13 @@ def _json_problem(relpath: str, kind: str, text: str) -> Problem | None:
                        "fix it by hand or restore it with git")
     if not isinstance(value, dict):
         return Problem(relpath, 1, "must hold a JSON object; fix it by hand or restore it with git")
+    if kind == "registry":  # its settings too: what the registry refuses is never committed
+        from gitmem.store.registry import parse_registry
+
+        try:
+            parse_registry(text)
+        except StoreStateError as exc:
+            return Problem(relpath, 1, str(exc).removeprefix(f"{relpath}: "))
     return None
 
 
