@@ -24,12 +24,12 @@ from gitmem.format import layers as L
 from gitmem.format.document import split_copy
 from gitmem.format.normalize import Problem
 from gitmem.fsio import write_bytes_atomic
+from gitmem.store.lastgood import revisions
 from gitmem.store.tree import read_memory_text
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
 
-HISTORY_DEPTH = 50  # commits searched back for the last good index or the last copy of a file
 
 
 # -- index.json ---------------------------------------------------------------------------------
@@ -71,47 +71,15 @@ def writable_index(store: Store, scope: str) -> DocIndex:
 
 def readable_index(store: Store, scope: str) -> DocIndex:
     """The scope's index for a read: the file, or (when it does not parse) the newest version
-    committed in git that does, with a note."""
-    try:
-        return read_index(store, scope)
-    except ParseError as exc:
-        found = last_good_index(store, scope)
-        if found is None:
-            store.notes.append(f"{exc}; git holds no readable version: its documents are not listed")
-            return DocIndex()
-        index, rev = found
-        store.notes.append(f"{exc}; using the version committed in {rev} until it is fixed")
-        return index
-
-
-def last_good_index(store: Store, scope: str) -> tuple[DocIndex, str] | None:
-    """(the index, the commit it comes from) of the newest committed index.json that parses."""
+    committed in git that does, with a note (store/lastgood.py)."""
     relpath = index_path(scope)
-    for rev in _revisions(store, relpath):
-        data = store.git.read_file_at(rev, relpath)
-        if data is None:
-            continue
-        try:
-            return load_index(data.decode("utf-8"), relpath), rev[:12]
-        except (ParseError, UnicodeDecodeError):
-            continue
-    return None
-
-
-def _revisions(store: Store, relpath: str) -> list[str]:
-    """HEAD, then the commits that changed `relpath` and their first parents, newest first."""
-    if store.git.head_oid() is None:
-        return []
-    revs: list[str] = [store.git.head_oid() or "HEAD"]
-    for commit in store.git.log(HISTORY_DEPTH, relpath):
-        revs += [commit.oid, *commit.parents[:1]]
-    return list(dict.fromkeys(revs))
+    return store.read_json(relpath, lambda text: load_index(text, relpath), DocIndex)
 
 
 # -- managed copies -----------------------------------------------------------------------------
 def last_committed_copy(store: Store, relpath: str) -> bytes | None:
     """The newest bytes git holds for `relpath` (HEAD's, else from before it was deleted)."""
-    for rev in _revisions(store, relpath):
+    for rev in revisions(store.git, relpath):
         data = store.git.read_file_at(rev, relpath)
         if data is not None:
             return data

@@ -20,6 +20,7 @@ from typing import Any
 from gitmem.errors import GitmemError
 from gitmem.format import layers as L
 from gitmem.git import binary as gitcli
+from gitmem.githooks.renames import follow_renames
 from gitmem.githooks.secretcheck import other_staged_secret_problems, staged_secret_problems
 
 LOCK_SECONDS = 30.0
@@ -172,6 +173,7 @@ def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str
         outcomes = store.normalize_texts(staged, fix=True, gate=True,
                                          gone=[c.path for c in changes if c.status == "D"])
         problems.extend(p for o in outcomes for p in o.blocking)
+        renamed = follow_renames(outcomes, changes)
         problems.extend(_relation_problems(store, outcomes, changes))
         topics = [c.path for c in changes if L.classify_path(c.path).kind == "topic"]
         index_paths = sorted({L.layer_index_path(r.scope, r.layer)
@@ -194,6 +196,8 @@ def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str
         for outcome in outcomes:
             if outcome.assigned:
                 say(f"{outcome.path}: assigned {', '.join(outcome.assigned)}")
+            elif outcome.path in renamed:
+                say(f"{outcome.path}: its front matter names its new place")
             elif outcome.changed:
                 say(f"{outcome.path}: filled missing dates")
         if topics:
@@ -234,8 +238,8 @@ def _kept_marks(root: Path, store: Any) -> list[str]:
     from gitmem.fsio import write_text_atomic
     from gitmem.store import marks
 
-    text = marks.wanted(store.catalog, root)
-    if text is None:
+    text = marks.wanted(store.catalog, store.marks_text())
+    if text is None or MARKS_PATH in store.stand_ins:
         return []
     write_text_atomic(root / MARKS_PATH, text)
     return [MARKS_PATH]

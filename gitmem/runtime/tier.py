@@ -71,6 +71,13 @@ def read_records(store: Store, scope: str) -> RuntimeFile:
     return load_records(text, relpath)
 
 
+def readable_records(store: Store, scope: str) -> RuntimeFile:
+    """The scope's records for a read: the file, or (when it does not parse) git's last good
+    version, with a note (store/lastgood.py); writes use read_records and are refused."""
+    relpath = records_path(scope)
+    return store.read_json(relpath, lambda text: load_records(text, relpath), RuntimeFile)
+
+
 @dataclass
 class HandEdit:
     """Changes a person made to one projection, and the lines that break the rules."""
@@ -166,7 +173,7 @@ def with_hand_edits(records: RuntimeFile, edits: list[HandEdit]) -> tuple[Runtim
 def effective_records(store: Store, scope: str, limits: Limits) -> tuple[RuntimeFile, list[str]]:
     """What a reader sees: the records plus hand edits not imported yet; notes on rule-breaking
     lines (a read never writes)."""
-    records = read_records(store, scope)
+    records = readable_records(store, scope)
     edits = hand_edits(store, scope, records, limits)
     notes = [f"{edit.path}:{line}: {reason} (not imported)" for edit in edits
              for line, reason in edit.problems]

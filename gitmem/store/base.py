@@ -11,7 +11,13 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.errors import InvalidInputError, ReadOnlyStoreError, StoreStateError, UnsafePathError
+from gitmem.errors import (
+    GitmemError,
+    InvalidInputError,
+    ReadOnlyStoreError,
+    StoreStateError,
+    UnsafePathError,
+)
 from gitmem.format.conflicts import keep_blocks
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.markdown import append_entry_text, render_topic_file
@@ -25,9 +31,10 @@ from gitmem.fsio import (
 )
 from gitmem.store import gitgate, journal, tree
 from gitmem.store.catalog import Catalog
+from gitmem.store.lastgood import Parse, StandIn, T, read_json_file
 from gitmem.store.lock import store_lock
 from gitmem.store.paths import locate_root, missing_store_message
-from gitmem.store.registry import Registry, load_registry
+from gitmem.store.registry import Registry, default_registry, parse_registry
 from gitmem.store.txn import WriteTxn
 
 if TYPE_CHECKING:
@@ -63,6 +70,8 @@ class StoreBase:
         # Uncommitted hand edits this write leaves out (files gitmem cannot parse, memory
         # files with an error): path -> the first problem. A write into one is refused.
         self.held: dict[str, Problem] = {}
+        # Store JSON files that do not parse, read from git's last good version (lastgood.py).
+        self.stand_ins: dict[str, StandIn] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
     def exists(self) -> bool:
@@ -124,14 +133,41 @@ class StoreBase:
     @property
     def registry(self) -> Registry:
         if self._registry is None:
-            self._registry = load_registry(self.root)
+            self._registry = self.read_json("memory.json", parse_registry, default_registry)
         return self._registry
+
+    def read_json(self, relpath: str, parse: Parse[T], empty: Callable[[], T]) -> T:
+        """A JSON file of the store, parsed; when it does not parse, git's last good version,
+        noted once in `notes` and kept in `stand_ins` (`status` and `check` report it)."""
+        value, stand_in = read_json_file(self.root, self._git_if_any(), relpath, parse, empty)
+        if stand_in is None:
+            self.stand_ins.pop(relpath, None)
+        elif self.stand_ins.get(relpath) != stand_in:
+            self.stand_ins[relpath] = stand_in
+            self.notes.append(stand_in.note())
+        return value
+
+    def refuse_stand_in(self, relpath: str) -> None:
+        """A write into a file that does not parse is refused until it is fixed."""
+        stand_in = self.stand_ins.get(relpath)
+        if stand_in is not None:
+            raise InvalidInputError(f"refused: {stand_in.problem}; fix it by hand or restore it with "
+                                    f"git first (gitmem never writes over it); nothing changed")
+
+    def _git_if_any(self) -> GitRepo | None:
+        if not (self.root / ".git").exists():
+            return None
+        try:
+            return self.git
+        except GitmemError:
+            return None
 
     def reload(self) -> None:
         """Forget memory.json as last read and the notes left for the last caller: a process
         that keeps the store open (`gitmem mcp`) calls this between two requests."""
         self._registry = None
         self.notes.clear()
+        self.stand_ins.clear()
 
     def close(self) -> None:
         if self._catalog is not None:

@@ -9,11 +9,14 @@ working tree, uncommitted and unstaged, while everything else is committed; `sta
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gitmem.errors import InvalidInputError
+from gitmem.errors import InvalidInputError, ParseError, StoreStateError
 from gitmem.format import layers as L
 from gitmem.format.document import FRONT_MATTER_SCAN_LINES
 from gitmem.format.idmarks import MARKS_PATH
@@ -21,6 +24,9 @@ from gitmem.format.normalize import Outcome, Problem
 from gitmem.format.records import load_record_list
 from gitmem.fsio import read_regular_file
 from gitmem.store import tree
+
+if TYPE_CHECKING:
+    from gitmem.git.repo import GitRepo
 
 REGISTRY_PATH = "memory.json"
 # The record files and the key of the list each one holds (format/records.py).
@@ -83,6 +89,15 @@ def parse_problem(root: Path, relpath: str) -> Problem | None:
     return _json_problem(relpath, kind, text)
 
 
+def check_text(relpath: str, text: str) -> None:
+    """ParseError (`path:line: reason`) when this text of a JSON file gitmem reads does not
+    parse as that file; the parse the last good version (lastgood.py) is judged by too."""
+    kind = json_kind(relpath)
+    problem = _json_problem(relpath, kind, text) if kind is not None else None
+    if problem is not None:
+        raise ParseError(problem.path, problem.line, problem.reason)
+
+
 def _json_problem(relpath: str, kind: str, text: str) -> Problem | None:
     if kind == "records":
         key = _RECORD_KEYS[_split_scope(relpath)[2]]
@@ -100,6 +115,13 @@ def _json_problem(relpath: str, kind: str, text: str) -> Problem | None:
                        "fix it by hand or restore it with git")
     if not isinstance(value, dict):
         return Problem(relpath, 1, "must hold a JSON object; fix it by hand or restore it with git")
+    if kind == "registry":  # its settings too: what the registry refuses is never committed
+        from gitmem.store.registry import parse_registry
+
+        try:
+            parse_registry(text)
+        except StoreStateError as exc:
+            return Problem(relpath, 1, str(exc).removeprefix(f"{relpath}: "))
     return None
 
 
@@ -158,6 +180,26 @@ def refuse_unparseable(root: Path, relpaths: list[str],
         if problem is not None:
             raise InvalidInputError(f"{problem} — gitmem commits no file it cannot parse, so "
                                     "nothing was written")
+
+
+def with_stand_ins(git: GitRepo | None, found: list[Problem]) -> list[Problem]:
+    """The problems, each JSON file that does not parse saying which committed version gitmem
+    reads instead until it is fixed (store/lastgood.py)."""
+    from gitmem.store.lastgood import last_good
+    from gitmem.store.registry import parse_registry
+
+    out = []
+    for problem in found:
+        kind = json_kind(problem.path)
+        if kind is not None and git is not None and problem.is_error:
+            parse: Callable[[str], object] = parse_registry if kind == "registry" else \
+                functools.partial(check_text, problem.path)
+            good = last_good(git, problem.path, parse)
+            tail = (f"gitmem reads the version committed in {good[1]} until it is fixed" if good
+                    else "git holds no readable version: it is read as empty until it is fixed")
+            problem = dataclasses.replace(problem, reason=f"{problem.reason}; {tail}")
+        out.append(problem)
+    return out
 
 
 def held_back(root: Path, relpaths: list[str], outcomes: list[Outcome]) -> dict[str, Problem]:

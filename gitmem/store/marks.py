@@ -3,24 +3,21 @@ the commit that takes the highest entry of a layer out of the files."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from gitmem.format.idmarks import MARKS_PATH, merge_marks, parse_marks, render_marks
-from gitmem.fsio import read_regular_file
 from gitmem.store.catalog import Catalog
+from gitmem.store.integrity import check_text
 
 
-def _current(root: Path) -> str | None:
-    try:
-        return read_regular_file(root / MARKS_PATH).decode("utf-8", errors="replace")
-    except OSError:
-        return None
+def checked(text: str) -> str | None:
+    """ids.json's text when it parses (ParseError naming the line when it does not); the store
+    reads it through lastgood, so a broken one is git's last good version until it is fixed."""
+    check_text(MARKS_PATH, text)
+    return text
 
 
-def take_in(catalog: Catalog, root: Path, changed: bool) -> None:
-    """Make the committed marks, and the numbers in the files now (when `changed`: the catalog
-    just read files), count as handed out."""
-    text = _current(root)
+def take_in(catalog: Catalog, text: str | None, changed: bool) -> None:
+    """Make the committed marks (`text`: ids.json as the store reads it), and the numbers in the
+    files now (when `changed`: the catalog just read files), count as handed out."""
     if text is not None and text != catalog.get_meta("marks"):
         catalog.note_marks(parse_marks(text))
         catalog.set_meta("marks", text)
@@ -28,13 +25,13 @@ def take_in(catalog: Catalog, root: Path, changed: bool) -> None:
         catalog.note_seen()
 
 
-def wanted(catalog: Catalog, root: Path) -> str | None:
-    """The new text of ids.json when a number handed out is in no file and not yet in it."""
+def wanted(catalog: Catalog, text: str | None) -> str | None:
+    """The new text of ids.json (now `text`) when a number handed out is in no file and not yet
+    in it."""
     catalog.note_seen()
     lost = catalog.lost_tops()
     if not lost:
         return None
-    text = _current(root)
     kept = parse_marks(text)
     if all(kept.get(key, 0) >= number for key, number in lost.items()):
         return None

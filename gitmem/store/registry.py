@@ -65,14 +65,21 @@ def load_registry(root: Path) -> Registry:
     if not os.path.lexists(path):
         return default_registry()
     try:
-        data = json.loads(read_regular_file(path).decode("utf-8"))
+        text = read_regular_file(path).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc)
+        raise StoreStateError(f"memory.json cannot be read ({reason}); restore it with git") from None
+    return parse_registry(text)
+
+
+def parse_registry(text: str) -> Registry:
+    """memory.json's text as a Registry; StoreStateError (one line) when it is not one."""
+    try:
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise StoreStateError(
             f"memory.json is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); fix it by hand or restore it with git"
         ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else str(exc)
-        raise StoreStateError(f"memory.json cannot be read ({reason}); restore it with git") from None
     if not isinstance(data, dict):
         raise StoreStateError("memory.json must hold a JSON object")
     for key in ("workspaces", "git", "settings"):

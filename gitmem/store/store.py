@@ -55,7 +55,7 @@ class Store(StoreBase):
         self.require()
         self._look = None  # a write (and every read after it) catches up for itself
         with self.locked():
-            _ = self.registry  # a broken memory.json stops every write before anything changes
+            _ = self.registry  # a broken memory.json: git's last good one, a write into it refused
             self.held = {}
             self.recover_interrupted()
             self.ignore_temp_files()
@@ -142,8 +142,8 @@ class Store(StoreBase):
 
     def keep_marks(self, txn: WriteTxn) -> None:
         """A number whose entry left the files stays handed out: ids.json, in this commit."""
-        text = marks.wanted(self.catalog, self.root)
-        if text is not None and MARKS_PATH not in self.held:
+        text = marks.wanted(self.catalog, self.marks_text())
+        if text is not None and MARKS_PATH not in self.held and MARKS_PATH not in self.stand_ins:
             self.write_file(txn, MARKS_PATH, text)
 
     def record_write(self, verb: str, oid: str | None, paths: list[str], message: str) -> None:
@@ -248,8 +248,12 @@ class Store(StoreBase):
         """catch_up_catalog for a caller that knows HEAD and diffs commits itself (git hooks)."""
         changed = catchup.catch_up(self.catalog, head, changed_between, self.all_topic_files,
                                    self._read_lenient)
-        marks.take_in(self.catalog, self.root, changed=bool(changed))
+        marks.take_in(self.catalog, self.marks_text(), changed=bool(changed))
         return changed
+
+    def marks_text(self) -> str | None:
+        """ids.json as gitmem reads it: the file, or git's last good version when it does not parse."""
+        return self.read_json(MARKS_PATH, marks.checked, lambda: None)
 
     def all_topic_files(self) -> list[str]:
         return tree.all_topic_files(self.root)
@@ -378,6 +382,8 @@ class Store(StoreBase):
         raise NotFoundError(f"no entry with Id {entry_id}")
 
     def save_registry(self, txn: WriteTxn, registry: Registry) -> None:
+        _ = self.registry
+        self.refuse_stand_in("memory.json")
         before = self.path("memory.json")
         old = read_text(before) if before.exists() else ""
         self._journal(txn, "memory.json")

@@ -116,8 +116,11 @@ def merge_commits(store: Store, base: str, ours: str, theirs: str,
     rewritten, result.renumbered, result.notes = renumber_local_ids(ours_side, theirs_side, taken)
     both = _align_moves(result, trees, rewritten, set(ours_side), set(theirs_side))
     both |= _align_shelf_moves(trees, ours_paths, theirs_paths)
+    renamed = _distinct_copy_names(trees, ours_paths, theirs_paths, result)
     regenerate: set[str] = set()
     for path in sorted(ours_paths | theirs_paths):
+        if path in renamed:
+            continue
         if path in both:
             _merge_one(result, trees, path, rewritten, taken, regenerate, labels)
             continue
@@ -186,6 +189,33 @@ def _align_shelf_moves(trees: _Trees, ours_paths: set[str], theirs_paths: set[st
             trees.override[(other, old)] = None
             paths |= {path, old}
     return paths
+
+
+def _distinct_copy_names(trees: _Trees, ours_paths: set[str], theirs_paths: set[str],
+                         result: TreeMerge) -> set[str]:
+    """Documents both sides added under one copy file name (documents/names.py): ours' takes
+    the next free name, its copy moved there, and theirs' copy keeps the name; ours' index is
+    merged with the new names. Returns the copy paths settled here."""
+    from gitmem.documents.names import distinct_copy_names
+
+    settled: set[str] = set()
+    for index in sorted(p for p in ours_paths & theirs_paths if p.endswith("/documents/index.json")):
+        try:
+            found = distinct_copy_names(index, *(trees.text(side, index) for side in ("base", "ours", "theirs")))
+        except UnicodeDecodeError:
+            continue
+        if found is None:
+            continue
+        trees.override[("ours", index)], renames = found
+        shelf = index.removesuffix("index.json")
+        for rename in renames:
+            old, new = f"{shelf}{rename.status}/{rename.old}", f"{shelf}{rename.status}/{rename.new}"
+            result.files[new] = trees.blob("ours", old)
+            result.files[old] = trees.blob("theirs", old)
+            settled |= {old, new}
+            result.notes.append(f"{index}: {rename.doc_id} and a document added on the other machine "
+                                f"both took the file name {rename.old}; this machine's is now {rename.new}")
+    return settled
 
 
 def _merge_one(
@@ -268,7 +298,7 @@ def _regenerate(
     if system != trees.blob("ours", SYSTEM_DOC):
         result.files[SYSTEM_DOC] = system
     _regenerate_runtime(result, ours_paths | theirs_paths, trees)
-    _renumbered_documents(result, trees)
+    _copy_front_matter(result, trees)
 
 
 def _regenerate_runtime(result: TreeMerge, changed: set[str], trees: _Trees) -> None:
@@ -326,25 +356,32 @@ def _system_doc(store: Store, result: TreeMerge) -> str:
     return render_system_doc(registry, store.catalog.counts(), tier_counts(scopes, read))
 
 
-def _renumbered_documents(result: TreeMerge, trees: _Trees) -> None:
-    """A document both machines numbered alike keeps its copy; its front matter takes the new id."""
+def _copy_front_matter(result: TreeMerge, trees: _Trees) -> None:
+    """Every document copy the merge wrote gets its front matter generated again from its merged
+    index record: the front matter is a function of the record, so two machines' changes to it
+    (an archive here, an update there; an id renumbered) are never conflict blocks in the copy."""
     from gitmem.documents.model import load_index, parse_doc_id, render_copy
     from gitmem.documents.shelf import copy_path, index_path
     from gitmem.format.document import split_copy
 
-    for new in sorted(new for old, new in result.renumbered.items() if parse_doc_id(old)):
-        parsed = parse_doc_id(new)
-        assert parsed is not None
-        scope = parsed[0]
-        data = result.files.get(index_path(scope), trees.blob("ours", index_path(scope)))
+    copies = {p for p, data in result.files.items() if data is not None and _twin(p) is not None
+              and p.endswith(".md")}
+    renumbered = {new for old, new in result.renumbered.items() if parse_doc_id(old)}
+    indexes = {p.split("/documents/")[0] + "/documents/index.json" for p in copies}
+    indexes |= {index_path(parsed[0]) for new in renumbered if (parsed := parse_doc_id(new))}
+    for index in sorted(indexes):
+        scope = index.removesuffix("/documents/index.json").removeprefix("workspaces/")
+        data = result.files.get(index, trees.blob("ours", index))
         try:
-            record = load_index((data or b"").decode("utf-8"), index_path(scope)).find(new)
+            records = load_index((data or b"").decode("utf-8"), index).documents
         except (UnicodeDecodeError, GitmemError):
             continue
-        if record is None:
-            continue
-        path = copy_path(scope, record)
-        copy = result.files.get(path, trees.blob("ours", path))
-        if copy is not None:
+        for record in records:
+            path = copy_path(scope, record)
+            if path not in copies and record.id not in renumbered:
+                continue
+            copy = result.files.get(path, trees.blob("ours", path))
+            if copy is None:
+                continue
             _values, body, _line = split_copy(copy.decode("utf-8", errors="replace"))
             result.files[path] = render_copy(record, body).encode("utf-8")

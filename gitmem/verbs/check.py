@@ -112,7 +112,7 @@ def find_problems(store: Store, *, fix: bool = False) -> Findings:
 
     errors, hints = relation_report(store)
     problems.extend(errors + hints)
-    return Findings(_unique(problems), outcomes, legacy)
+    return Findings(integrity.with_stand_ins(store.git, _unique(problems)), outcomes, legacy)
 
 
 def _runtime_problems(store: Store) -> list[Problem]:

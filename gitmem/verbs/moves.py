@@ -14,7 +14,8 @@ from typing import Any
 from gitmem.errors import ConflictError, InvalidInputError, NotFoundError
 from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
-from gitmem.format.markdown import conflict_marker_lines, render_frontmatter
+from gitmem.format.markdown import conflict_marker_lines
+from gitmem.format.renames import follow_rename
 from gitmem.store.paths import topic_slug
 from gitmem.store.store import Store
 from gitmem.verbs.base import load_or_new_topic
@@ -133,17 +134,7 @@ def move_topic(store: Store, old: str, new: str, *, scope: str = "global",
             raise ConflictError(f"`gitmem mv-topic` refused: {source} holds a conflict; settle it "
                                 "first (`gitmem conflicts` lists them); nothing was written")
         document = edit.document
-        heading, named = _title_of(document.preamble), document.meta.get("topic")
-        renamed = {**document.meta}
-        if named in (before.slug, heading):  # a title gitmem gave follows the new name
-            renamed["topic"] = title
-        if renamed.get("layer") == before.layer:
-            renamed["layer"] = after.layer
-        if renamed != document.meta and document.frontmatter_raw:
-            document.frontmatter_raw = render_frontmatter(renamed, document.newline)
-            document.meta = renamed
-        if heading is not None and heading in (before.slug, named):
-            document.preamble = document.preamble.replace(f"# {heading}", f"# {title}", 1)
+        follow_rename(document, before, after, title)
         store.write_file(txn, target, edit.render())
         store.remove_file(txn, source)
         txn.message = f"mv-topic: {_short(source)} -> {_short(target)}"
@@ -155,13 +146,3 @@ def _only_generated(document: TopicFile) -> bool:
     """No entry left, and nothing before the entries but the title gitmem wrote."""
     lines = [line for line in document.preamble.splitlines() if line.strip()]
     return not document.entries and all(line.startswith("# ") for line in lines) and len(lines) <= 1
-
-
-def _title_of(preamble: str) -> str | None:
-    """The H1 a topic file opens with (`# deploy`), or None."""
-    for line in preamble.splitlines():
-        if line.startswith("# "):
-            return line[2:].strip()
-        if line.strip():
-            return None
-    return None

@@ -61,7 +61,7 @@ def test_a_broken_index_already_committed_lists_the_last_good_commit(gm: Cli, tm
     git(gm.root, "commit", "-qam", "broken by hand")  # e.g. committed with plain git, then synced
     listed = gm("doc", "list", "--json")
     assert listed.exit_code == 0 and [d["id"] for d in json.loads(listed.stdout)] == ["global-doc-0001"]
-    assert "using the version committed in" in listed.stderr
+    assert "gitmem reads the version committed in" in listed.stderr
     assert load_index_problems(gm.root)[0].line == 2
     (gm.root / "global/documents/index.json").write_text(
         git(gm.root, "show", "HEAD~1:global/documents/index.json"))

@@ -49,3 +49,25 @@ def test_an_archive_on_one_machine_and_an_edit_on_the_other_keep_one_copy(
         shown = gm.json("doc", "show", doc_id)
         assert isinstance(shown, dict) and shown["status"] == "archived"
         assert git(gm.root, "status", "--porcelain").strip() == ""
+
+
+@pytest.mark.parametrize("mover", [0, 1])
+def test_an_archive_on_one_machine_and_a_doc_update_on_the_other_leave_no_markers(
+        tmp_path: Path, bare_remote: Path, mover: int) -> None:
+    """Both machines changed the generated front matter (status there, revision here): it is
+    generated again from the merged record, so the copy holds no conflict block."""
+    a, b, doc_id = _machines(tmp_path, bare_remote)
+    moving, updating = (a, b) if mover == 0 else (b, a)
+    source = tmp_path / "new.md"
+    source.write_text("# Runbook\n\nStep one: drain the queue, then wait.\n")
+    assert updating("doc", "update", doc_id, str(source)).exit_code == 0
+    assert moving("doc", "archive", doc_id).exit_code == 0
+    for gm in (moving, updating, moving):
+        done = gm("sync")
+        assert done.exit_code == 0, done.output
+    for gm in (a, b):
+        assert _copies(gm) == [f"{SHELF}/archived/runbook.md"]
+        text = (gm.root / SHELF / "archived/runbook.md").read_text()
+        assert "then wait." in text and "<<<<<<<" not in text and 'status: "archived"' in text
+        assert gm("check").exit_code == 0
+        assert gm("doc", "restore", doc_id).exit_code == 0

@@ -49,15 +49,21 @@ def test_a_folder_named_like_a_layer_index_stops_no_verb(store: Store, gm: Cli) 
     ({"volatile": 2.5}, "'settings.freshness.volatile'"),
     (30, "'settings.freshness' must be an object"),
 ])
-def test_a_bad_freshness_setting_is_refused_naming_the_key(store: Store, gm: Cli, freshness: object,
-                                                          named: str) -> None:
+def test_a_bad_freshness_setting_is_named_and_never_committed(store: Store, gm: Cli, freshness: object,
+                                                              named: str) -> None:
+    """memory.json with a bad setting: gitmem reads the last good one, says so naming the key,
+    and leaves the edit uncommitted as it is (store/lastgood.py)."""
     path = store.root / "memory.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     data["settings"]["freshness"] = freshness
     path.write_text(json.dumps(data), encoding="utf-8")
+    edited = path.read_text(encoding="utf-8")
     result = gm("remember", "A fact", "--layer", "semantic")
-    assert result.exit_code == 2 and named in result.output and "Traceback" not in result.output
-    assert named in gm("status").output
+    assert result.exit_code == 0 and named in result.output and "Traceback" not in result.output
+    assert "gitmem reads the version committed in" in result.output
+    assert named in gm("status").output and gm("check").exit_code == 2
+    assert path.read_text(encoding="utf-8") == edited
+    assert git(store.root, "status", "--porcelain", "--", "memory.json").strip() == "M memory.json"
 
 
 def test_search_on_a_new_or_empty_index_says_no_matches(gm: Cli) -> None:
