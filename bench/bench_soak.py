@@ -158,10 +158,16 @@ class Soak:
             text += f"\n## {fact}\n{fact}\n"
             self.pending.setdefault(root, set()).add(fact)
             detail["fact"] = fact
-        elif kind == "edit":
-            text = text.replace("**Importance:** normal", "**Importance:** high", 1)
-        elif kind == "after-fields":
-            text = text.rstrip("\n") + "\nA line written after the fields.\n"
+        elif kind == "edit":  # one entry's importance: two machines may pick differently
+            fields = list(re.finditer(r"^\*\*Importance:\*\* *(\w+)", text, re.M))
+            if not fields:
+                return
+            field = self.rng.choice(fields[-2:])  # the newest entries: machines meet on them
+            value = self.rng.choice([v for v in ("low", "normal", "high") if v != field.group(1)])
+            text = text[:field.start()] + f"**Importance:** {value}" + text[field.end():]
+            detail["importance"] = value
+        elif kind == "after-fields":  # each machine writes its own line: the same entry may conflict
+            text = text.rstrip("\n") + f"\nA line written after the fields on {root.name}.\n"
         elif kind == "crlf":
             text = text.replace("\r\n", "\n").replace("\n", "\r\n")
         elif kind == "delete":  # a whole entry: its fact is gone by choice
@@ -187,6 +193,31 @@ class Soak:
             detail.update(target=target.name, moved=FACT_RE.findall(entry))
         path.write_text(text, encoding="utf-8")
         self.note(root, "hand-edit", **detail)
+
+    def crossing_edit(self, root: Path) -> None:
+        """The same entry given a different importance by hand on this machine and another one,
+        so that a later merge meets two edits of it (a conflict to settle)."""
+        other = self.rng.choice([r for r in self.roots if r != root])
+        names = sorted({p.name for p in topic_files(root)} & {p.name for p in topic_files(other)})
+        if not names:
+            return
+        name = self.rng.choice(names)
+        texts = {r: (r / "global" / "semantic" / name).read_text(encoding="utf-8") for r in (root, other)}
+        shared = sorted(set(FACT_RE.findall(texts[root])) & set(FACT_RE.findall(texts[other])),
+                        key=lambda f: int(f.rsplit("-", 1)[1]))
+        if not shared:
+            return
+        fact = self.rng.choice(shared[-3:])
+        for machine, value in ((root, "high"), (other, "low")):
+            text = texts[machine]
+            at = text.find(f"## {fact}")
+            field = re.compile(r"^\*\*Importance:\*\* *\w+", re.M).search(text, at)
+            following = text.find("\n## ", at + 1)
+            if field is None or (following >= 0 and field.start() > following):
+                continue
+            text = text[:field.start()] + f"**Importance:** {value}" + text[field.end():]
+            (machine / "global" / "semantic" / name).write_text(text, encoding="utf-8")
+        self.note(root, "crossing-edit", other=other.name, file=name, fact=fact)
 
     def plain_git(self, root: Path) -> None:
         self.git(root, "add", "-A")
@@ -318,8 +349,8 @@ class Soak:
         root = self.rng.choice(self.roots)
         action = self.rng.choices(
             [self.remember, self.hand_edit, self.plain_git, self.killed_write, self.sync,
-             self.fix, self.server],
-            weights=[4, 2, 2, 1, 3, 1, 1])[0]
+             self.fix, self.server, self.crossing_edit],
+            weights=[4, 2, 2, 1, 3, 1, 1, 1])[0]
         action(root)
         if self.debug and self.first_duplicate is None:
             twice = sorted(f for f, n in facts_on(root).items() if n > 1 and f not in self.doubled)
