@@ -9,8 +9,8 @@ machine exactly once, the trees identical and `check` clean.
 
 The choices are the seed's alone (apart from timing: where a kill lands, what a sync finds).
 Every step is logged (steps.log beside the clones); `--keep DIR` keeps the clones and the log,
-`--debug` looks for a fact held twice on the machine after every step and names the first step
-that made one. A fact a `resolve --ours/--theirs` dropped, or a `resolve --both` kept twice, was
+`--debug` looks for a fact or an Id held twice on the machine after every step and names the
+first step that made one. A fact a `resolve --ours/--theirs` dropped, or a `resolve --both` kept twice, was
 the settler's choice: counted apart, not as lost or duplicated.
 
 Prints lost / duplicated / converged, the commit measured and the date. Exit 1 when a fact is
@@ -39,6 +39,7 @@ ENV = {**os.environ, "GITMEM_SERVE": "off", "GIT_AUTHOR_NAME": "soak", "GIT_AUTH
 WARM_ENV = {**ENV, "GITMEM_SERVE": "auto"}  # a call starts the store's server when none runs
 TOPICS = ("ops", "db", "ci", "life")
 FACT_RE = re.compile(r"^## (soak fact \d+-\d+)", re.M)
+ID_RE = re.compile(r"^\*\*Id:\*\*[ \t]+(\S+)", re.M)
 SERVER_MOVES = ("warm", "cold", "kill", "kill-mid-write", "stop")
 
 
@@ -63,6 +64,30 @@ def facts_in(text: str) -> dict[str, int]:
     for fact in FACT_RE.findall("".join(rest)):
         found[fact] = found.get(fact, 0) + 1
     return found
+
+
+def ids_in(text: str) -> dict[str, int]:
+    """How often each `**Id:**` is written in a file; the versions of one conflict block count once."""
+    found: dict[str, int] = {}
+    rest, last = [], 0
+    for block in conflict_blocks(text):
+        rest.append(text[last:block.start])
+        last = block.end
+        for ident in {i for v in block.versions for i in v.ids}:
+            found[ident] = found.get(ident, 0) + 1
+    rest.append(text[last:])
+    for ident in ID_RE.findall("".join(rest)):
+        found[ident] = found.get(ident, 0) + 1
+    return found
+
+
+def ids_twice(root: Path) -> list[str]:
+    """Ids held more than once in the working tree's topic files."""
+    found: dict[str, int] = {}
+    for path in topic_files(root):
+        for ident, n in ids_in(path.read_text(encoding="utf-8")).items():
+            found[ident] = found.get(ident, 0) + n
+    return sorted(i for i, n in found.items() if n > 1)
 
 
 def facts_on(root: Path) -> dict[str, int]:
@@ -232,7 +257,7 @@ class Soak:
         else:
             pushed = self.git(root, "push", "-q", "origin", "main").returncode
         self.note(root, "plain-git", commit=committed.returncode, pull=pulled.returncode,
-                  push=pushed, pull_err=pulled.stderr.strip()[-300:])
+                  push=pushed, pull_out=(pulled.stdout + pulled.stderr).strip()[-300:])
 
     def killed_write(self, root: Path) -> None:
         text, topic, wait = self.fact(), self.rng.choice(TOPICS), self.rng.uniform(0.05, 0.6)
@@ -354,10 +379,11 @@ class Soak:
         action(root)
         if self.debug and self.first_duplicate is None:
             twice = sorted(f for f, n in facts_on(root).items() if n > 1 and f not in self.doubled)
-            if twice:
+            ids = ids_twice(root)
+            if twice or ids:
                 self.first_duplicate = {"step": self.step_no, "machine": root.name,
-                                        "action": action.__name__, "facts": twice}
-                self.note(root, "FIRST-DUPLICATE", facts=twice)
+                                        "action": action.__name__, "facts": twice, "ids": ids}
+                self.note(root, "FIRST-DUPLICATE", facts=twice, ids=ids)
 
     def settle(self) -> None:
         self.step_no += 1
