@@ -44,6 +44,7 @@ class Settled:
     notes: list[str] = field(default_factory=list)
     left: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)  # Ids put back together in the file they moved to
+    copies: list[tuple[str, str]] = field(default_factory=list)  # (old, new) of every copy renumbered
     commit: str | None = None
 
 
@@ -178,9 +179,8 @@ def settle_collisions(store: Store, published: str | None, *, absorb: bool = Tru
         else:
             settled.left = sorted(duplicates)
         later = _settle_by_history(store, txn, duplicates, list(settled.left), settled) if every else []
-        pairs = ", ".join(f"{old} -> {new}" for old, new in sorted(settled.renumbered.items()))
-        why = " (the published commit gives the same Id to another entry)" if pairs else ""
-        pairs += ", ".join(f"{old} -> {new}" for old, new in later)
+        why = " (the published commit gives the same Id to another entry)" if settled.copies else ""
+        pairs = ", ".join(f"{old} -> {new}" for old, new in [*settled.copies, *later])
         txn.message = (f"renumber: {pairs or 'duplicate copies removed'}{why}\n\n"
                        + "\n".join(f"- {note}" for note in settled.notes) + "\n")
     changed = settled.renumbered or settled.moved or settled.notes
@@ -191,9 +191,11 @@ def settle_collisions(store: Store, published: str | None, *, absorb: bool = Tru
 def _renumber_unpublished(store: Store, txn: WriteTxn, published: str,
                           duplicates: dict[str, list[str]], settled: Settled) -> None:
     ours_side, theirs_side, published_copies = _sides(store, published, duplicates, settled)
+    copies: dict[tuple[str, str], str] = {}
     rewritten, settled.renumbered, notes = renumber_local_ids(
-        ours_side, theirs_side, store.catalog.numbers, published_copies)
+        ours_side, theirs_side, store.catalog.numbers, published_copies, copies)
     settled.notes += notes
+    settled.copies = sorted((old, new) for (_path, old), new in copies.items())
     clear_parse_cache()
     for path, text in sorted(rewritten.items()):
         store.write_file(txn, path, text)
@@ -209,7 +211,7 @@ def _settle_by_history(store: Store, txn: WriteTxn, duplicates: dict[str, list[s
     `identical`: only the copies that are the same entry are settled (removed). Settled Ids leave
     `duplicates` and `settled.left`. Returns (old, new) of each renumbering."""
     done: list[tuple[str, str]] = []
-    allocated: set[str] = set(settled.renumbered.values())
+    allocated: set[str] = {new for _old, new in settled.copies}
     for ident in idents:
         paths = sorted(duplicates.get(ident, []), key=lambda p: (_first_committed(store, p, ident), p))
         documents = {p: _readable(store, p) for p in paths}

@@ -62,10 +62,12 @@ Located = tuple[str, Entry]  # (path, entry)
 
 def _side_entries(
     side: dict[str, tuple[str | None, str | None]], others: frozenset[tuple[str, str]] = frozenset(),
-) -> tuple[dict[str, Located], dict[str, Entry]]:
-    """(Id -> entry in this side's changed files, Id -> entry in their base versions); entries
-    listed in `others` as (path, Id) are not this side's."""
-    mine: dict[str, Located] = {}
+) -> tuple[dict[str, list[Located]], dict[str, Entry]]:
+    """(Id -> every copy in this side's changed files, in path order; Id -> entry in their base
+    versions); entries listed in `others` as (path, Id) are not this side's. A side can hold an
+    Id in several files: the merge driver, merging one file at a time, gives two of this
+    machine's entries in two files the same next number."""
+    mine: dict[str, list[Located]] = {}
     base: dict[str, Entry] = {}
     for path in sorted(side):
         before, after = (parse_copy(text, path) for text in side[path])
@@ -74,7 +76,7 @@ def _side_entries(
                 base.setdefault(entry.id, entry)
         for entry in after.entries if after else []:
             if entry.id and (path, entry.id) not in others:
-                mine.setdefault(entry.id, (path, entry))
+                mine.setdefault(entry.id, []).append((path, entry))
     return mine, base
 
 
@@ -155,30 +157,39 @@ def _flatten(text: str, base: TopicFile | None, path: str) -> str:
     return text
 
 
+def _clashing_copies(ours: list[Located], theirs: list[Located], base: Entry | None) -> list[Located]:
+    """Ours' copies of an Id that are none of theirs' entries under it."""
+    return [copy for copy in ours if all(_clash(copy, other, base) for other in theirs)]
+
+
 def renumber_local_ids(
     ours_side: dict[str, tuple[str | None, str | None]],
     theirs_side: dict[str, tuple[str | None, str | None]],
     taken: TakenIds | None = None,
     theirs_in_ours: frozenset[tuple[str, str]] = frozenset(),
+    copies: dict[tuple[str, str], str] | None = None,
 ) -> tuple[dict[str, str], dict[str, str], list[str]]:
     """Give ours' entries whose Id theirs uses for a different entry a free Id.
 
     `*_side` map each topic file a side changed to (base text, that side's text), None when absent.
     `theirs_in_ours` lists, as (path, Id), entries of ours' texts that are theirs' (after a merge
     commit a file holds both sides' entries): they keep their Id and their links. Sides are
-    decided entry by entry, never file by file.
-    Returns (ours' rewritten texts by path, old Id -> new Id, notes). Deterministic: collisions are
-    handled in Id order, each taking 1 + the highest number used on either side or in `taken`.
+    decided entry by entry, never file by file. Each of ours' copies of such an Id (one per file
+    it is in) gets a number of its own.
+    Returns (ours' rewritten texts by path, old Id -> new Id of its first copy (the one links
+    follow), notes naming every copy). `copies`, when given, receives (path, old Id) -> new Id
+    of every copy renumbered. Deterministic: collisions are handled in Id order, then path
+    order, each taking 1 + the highest number used on either side or in `taken`.
     """
     ours_new, base = _side_entries(ours_side, theirs_in_ours)
     theirs_new, theirs_base = _side_entries(theirs_side)
     for ident, entry in theirs_base.items():
         base.setdefault(ident, entry)
-    clashes = sorted(
-        (i for i in ours_new if i in theirs_new and _clash(ours_new[i], theirs_new[i], base.get(i))),
-        key=lambda i: (L.parse_id(i) is None, i),
-    )
+    clashing = {i: found for i in ours_new if i in theirs_new
+                and (found := _clashing_copies(ours_new[i], theirs_new[i], base.get(i)))}
+    clashes = sorted(clashing, key=lambda i: (L.parse_id(i) is None, i))
     renumbered: dict[str, str] = {}
+    places: dict[tuple[str, str], str] = {}  # (path, old Id) -> new Id
     notes: list[str] = []
     used: dict[tuple[str, str], set[int]] = {}
     for old in clashes:
@@ -197,11 +208,15 @@ def renumber_local_ids(
                             if other and (other.scope, other.layer) == key:
                                 numbers.add(other.number)
             used[key] = numbers
-        number = max(used[key], default=0) + 1
-        used[key].add(number)
-        renumbered[old] = L.format_id(parsed.scope, parsed.layer, number)
-        notes.append(f"{old}: used on both machines for different entries; this machine's "
-                     f"entry ({ours_new[old][0]}) is now {renumbered[old]}")
+        for path, _entry in clashing[old]:
+            number = max(used[key], default=0) + 1
+            used[key].add(number)
+            places[(path, old)] = L.format_id(parsed.scope, parsed.layer, number)
+            renumbered.setdefault(old, places[(path, old)])
+            notes.append(f"{old}: used on both machines for different entries; this machine's "
+                         f"entry ({path}) is now {places[(path, old)]}")
+    if copies is not None:
+        copies.update(places)
     rewritten: dict[str, str] = {}
     if not renumbered:
         return rewritten, renumbered, notes
@@ -214,8 +229,8 @@ def renumber_local_ids(
             if entry.id and (path, entry.id) in theirs_in_ours:
                 continue
             updates: dict[str, str | None] = {}
-            if entry.id in renumbered and ours_new[entry.id][0] == path:
-                updates["Id"] = renumbered[entry.id]
+            if entry.id and (path, entry.id) in places:
+                updates["Id"] = places[(path, entry.id)]
             for name in LINK_FIELDS:
                 value = entry.fields.get(name)
                 if value and _relink(value, renumbered) != value:

@@ -179,6 +179,7 @@ def _sync_locked(store: Store, report: SyncReport, attempts: int, say: Callable[
     report.committed += import_runtime_edits(store)
     store.catch_up_catalog()
     report.committed += repair_layer_indexes(store)
+    _settle_unpublished_duplicates(store, report)
     start = git.head_oid()  # what was here before anything arrived
     found: list[ConflictRecord] = []
     for attempt in range(1, attempts + 1):
@@ -218,6 +219,19 @@ def _sync_locked(store: Store, report: SyncReport, attempts: int, say: Callable[
     write_conflicts(store.root, report.conflicts, failure=None)  # this sync went through
     report.action = _action(report)
     report.result = "conflicts" if report.conflicts else report.action
+
+
+def _settle_unpublished_duplicates(store: Store, report: SyncReport) -> None:
+    """A plain git merge whose post-merge hook never ran (killed, or no hooks installed) can
+    leave this machine's entries under an Id the published commit gives another entry: they
+    are renumbered, as the hook would have, before anything is pushed."""
+    from gitmem.githooks.collisions import published_ref, settle_collisions
+
+    if not store.catalog.duplicates():
+        return
+    settled = settle_collisions(store, published_ref(store), absorb=False)
+    report.renumbered.update(settled.renumbered)
+    report.notes += settled.notes
 
 
 def _conflicts_at(store: Store, commit: str | None, paths: set[str]) -> set[tuple[str, str | None]]:
