@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from gitmem import caller
 from gitmem.cli.options import emit, json_option
 
 if TYPE_CHECKING:
@@ -16,9 +17,8 @@ DRY_RUN_HELP = "Print the files that would be written, with their new content; c
 
 
 def _home() -> Path:
-    import os
 
-    return Path(os.environ.get("HOME") or Path.home())
+    return Path(caller.home())
 
 
 def _gitmem(ctx: click.Context, *, shared: bool = False) -> list[str]:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 
+from gitmem import caller
 from gitmem.cli.options import (
     allow_secret_option,
     emit,
@@ -79,7 +78,7 @@ def associate(ctx: click.Context, key: str, title: str | None, folder: str | Non
 
     from gitmem.verbs.workspaces import associate as do_associate
 
-    target = Path(folder or os.getcwd()).resolve()
+    target = Path(caller.absolute(folder or caller.cwd())).resolve()
     done = do_associate(get_store(ctx), key, title, target)
     emit({"key": done, "path": str(target)}, as_json, f"{target} -> {done}")
 
@@ -109,7 +108,7 @@ def context(ctx: click.Context, cwd: str | None, max_chars: int | None, subagent
 
     from gitmem.verbs.context import card_for
 
-    card = card_for(get_store(ctx), cwd=Path(cwd) if cwd else None, max_chars=max_chars,
+    card = card_for(get_store(ctx), cwd=Path(caller.absolute(cwd)) if cwd else None, max_chars=max_chars,
                     subagent=subagent)
     emit(card.as_json(), as_json, card.text.rstrip("\n"))
 

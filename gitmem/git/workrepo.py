@@ -7,11 +7,11 @@ variables for another repository (a hook's GIT_DIR) removed.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.errors import GitLayerError
 from gitmem.git import probecache
 from gitmem.git.binary import run
@@ -31,7 +31,7 @@ class CodeCommit:
 
 
 def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in _FOREIGN_ENV}
+    return {k: v for k, v in caller.environ().items() if k not in _FOREIGN_ENV}
 
 
 def head(repo: Path) -> str | None:

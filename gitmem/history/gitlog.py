@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.errors import GitLayerError, InvalidInputError
 from gitmem.git import binary as gitcli
 
@@ -57,7 +58,7 @@ def is_ancestor(repo: Path, old: str, new: str) -> bool:
     if gitcli.rev_parse(repo, old) is None:
         return False
     done = subprocess.run(["git", "merge-base", "--is-ancestor", old, new], cwd=repo,
-                          capture_output=True, check=False)
+                          capture_output=True, check=False, env=caller.child_env())
     return done.returncode == 0
 
 

@@ -21,11 +21,11 @@ a plain `git commit` through the pre-commit hook), never a write verb's text.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.errors import GitmemError, InvalidInputError
 from gitmem.fsio import read_text
 from gitmem.redaction import known_tokens
@@ -62,7 +62,7 @@ class Finding:
 
 def allowed_by_environment() -> bool:
     """GITMEM_ALLOW_SECRET=1: for hand edits only (hooks cannot take flags)."""
-    return os.environ.get(ALLOW_ENV, "").strip().lower() in ("1", "true", "yes")
+    return (caller.env(ALLOW_ENV) or "").strip().lower() in ("1", "true", "yes")
 
 
 @functools.lru_cache(maxsize=1)
