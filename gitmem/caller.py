@@ -139,8 +139,8 @@ def isatty(fd: int) -> bool:
     if who is not None:
         return who.tty[fd]
     try:
-        return os.isatty(fd)
-    except (OSError, ValueError):
+        return bool((sys.stdin, sys.stdout, sys.stderr)[fd].isatty())
+    except (AttributeError, OSError, ValueError):
         return False
 
 

@@ -94,7 +94,7 @@ def _isatty(stream: object) -> bool:
         return False
 
 
-def _mode() -> str:
+def serve_mode() -> str:
     """GITMEM_SERVE: "off" (never ask a server), "manual" (use a running one, never start one),
     anything else: use one and start one when none runs."""
     value = (caller.env("GITMEM_SERVE") or "").lower()
@@ -105,7 +105,7 @@ def _mode() -> str:
 
 def forward(argv: list[str]) -> int | None:
     """The exit code of the call as the server ran it, or None: run it in this process."""
-    mode = _mode()
+    mode = serve_mode()
     if mode == "off":
         return None
     parsed = _parse(argv)
