@@ -35,10 +35,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from benchutil import GITMEM, percentile  # noqa: E402
-from gitserver import Gate, serve_git_http  # noqa: E402
 from synthstore import SynthConfig, build_store  # noqa: E402
 
 from gitmem.serve.control import ping, stop_server  # noqa: E402
+from gitserver import Gate, serve_git_http  # noqa: E402
 
 WORDS = ["deploy", "rollback", "postgres", "latency", "cache", "schema", "token", "migration",
          "timeout", "staging", "replica", "webhook"]

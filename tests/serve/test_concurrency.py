@@ -180,3 +180,22 @@ def test_nothing_of_one_callers_environment_or_input_reaches_another(served: Pat
     # The server's own environment took nothing in: a plain write after them all is not refused.
     after = _served(served, "remember", "A plain write afterwards", "--layer", "semantic")
     assert after.returncode == 0, after.stderr
+
+
+def test_eight_searches_at_once_after_a_hand_edit_all_see_it(served: Path) -> None:
+    """Each round a hand edit changes the store, then eight searches at once bring the search
+    index up to date together (each with its own index reader and writer lock): every one finds
+    the new text, none fails."""
+    topic = served / "global" / "semantic" / "travel.md"
+    topic.parent.mkdir(parents=True, exist_ok=True)
+    assert run_gitmem("--root", str(served), "search", "anything", env=OFF).returncode == 1  # index built
+    for word in ("zanzibar", "lisbon", "reykjavik"):
+        topic.write_text(f"---\ntopic: travel\n---\n# travel\n\n## The offsite is in {word.title()}\n"
+                         "Flights are booked through the usual agency.\n", encoding="utf-8")
+
+        def client(word: str = word) -> None:
+            found = _served(served, "search", word, "--json")
+            assert found.returncode == 0, (word, found.stderr)
+            assert [hit["title"] for hit in json.loads(found.stdout)] == [f"The offsite is in {word.title()}"]
+
+        assert _all_at_once([client] * 8) == []
