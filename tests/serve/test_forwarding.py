@@ -170,6 +170,7 @@ def test_every_verb_prints_the_same_through_the_server(tmp_path: Path, zone: str
         (["search", "--limit", "oops", "x"], None),
         (["list"], None), (["list", "--json"], None), (["show", "global-sem-0001", "--json"], None),
         (["show", "global-sem-0001"], None), (["context"], None), (["context", "--json"], None),
+        (["context", "--cwd", "."], None), (["context", "--cwd", "no-such-folder"], None),
     ]
     tz = {"TZ": zone} if zone else {}
     proc = start_server(roots[0], *QUIET)
