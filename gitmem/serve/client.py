@@ -29,7 +29,7 @@ ACK_TIMEOUT = 3.0
 ANSWER_TIMEOUT = 900.0  # once acknowledged: the server bounds its own waits
 # An agent's hook (`--hook`) waits on the server no longer than this, then answers itself: the
 # agent waits on the hook (before every prompt, for the prompt hook; Claude Code gives it 10 s),
-# and a server busy with a scheduled sync makes the call wait for its turn.
+# and a server on a swamped machine may be slow to answer.
 HOOK_ANSWER_TIMEOUT = 3.0
 
 
