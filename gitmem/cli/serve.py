@@ -147,6 +147,7 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
     from gitmem.serve.autostart import release_start_lock
     from gitmem.serve.server import CLAIM_WAIT_SECONDS
 
+    _preload()  # before it listens: a call is acknowledged within the client's 3 s
     try:
         server.claim(wait=CLAIM_WAIT_SECONDS if auto else 0.0)
     finally:
@@ -157,6 +158,21 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
     warm.enable()
     click.echo(f"gitmem: serving {store.root} on {server.socket_path} (pid {os.getpid()})", err=True)
     server.serve_forever()
+
+
+def _preload() -> None:
+    """Load, before the first call, what the answered verbs import on first use: two calls on two
+    threads importing a library for the first time at once can see it half made (detect-secrets'
+    plugin modules import each other), so the server has them in place before it listens."""
+    import contextlib
+
+    from gitmem.secrets.scan import scan_lines
+
+    with contextlib.suppress(Exception):
+        scan_lines([(1, "nothing secret here")])
+    for name in ("pygit2", "whoosh", "markdown_it", "frontmatter", "sqlite3", "zoneinfo"):
+        with contextlib.suppress(ImportError):
+            __import__(name)
 
 
 def _stop(root: Any, as_json: bool) -> None:
