@@ -86,6 +86,9 @@ SECTIONS = [
             "search across 3 spaces of 10,000 entries ≤ 3 × one store."),
     Section("bench_serve", "The warm server (`gitmem serve`)",
             "`gitmem context` through the server ≤ 60 ms at 50,000 entries."),
+    Section("bench_serve_load", "The warm server under load",
+            "searches' p90 during a scheduled sync of ~6 s against a slow remote ≤ 150 ms; no call "
+            "left unanswered."),
     Section("bench_system_doc", "SYSTEM.md rendered by every write", "under ~5 ms added per write."),
     Section("bench_agent_hooks", "Agent hooks and the MCP server",
             "the prompt hook as a command ≤ 150 ms; the MCP `search` tool call ≤ 15 ms."),

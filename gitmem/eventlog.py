@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import os
 import stat
-import time
 from pathlib import Path
 from typing import Any
 
+from gitmem import caller
 from gitmem.redaction import redact
 
 LOG_FILE = "logs/memory.log"
@@ -16,7 +16,7 @@ LOG_ROTATE_BYTES = 2 * 1024 * 1024
 
 
 def now_iso() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    return caller.local_time().strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
 def redact_value(value: Any) -> Any:

@@ -6,10 +6,11 @@ pygit2.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
+
+from gitmem import caller
 
 TOKEN_ENV = "GITMEM_GIT_TOKEN"
 
@@ -38,7 +39,7 @@ def redact(text: str, tokens: Iterable[str] = ()) -> str:
     """Hide URL userinfo, credential query parameters and every known token behind ***."""
     out = _URL_USERINFO.sub(lambda m: m["scheme"] + "***@", text)
     out = _QUERY_SECRET.sub(lambda m: m["lead"] + "***", out)
-    secrets = {t for t in (*tokens, os.environ.get(TOKEN_ENV, ""), *_SECRETS) if t}
+    secrets = {t for t in (*tokens, (caller.env(TOKEN_ENV) or ""), *_SECRETS) if t}
     # Longest first, so a token that contains another is hidden whole.
     for secret in sorted(secrets, key=len, reverse=True):
         out = out.replace(secret, "***")
@@ -79,7 +80,7 @@ def strip_credentials(url: str) -> tuple[str, str | None]:
 
 def known_tokens() -> set[str]:
     """Tokens this process knows about: the environment's and the registered ones."""
-    env = os.environ.get(TOKEN_ENV, "").strip()
+    env = (caller.env(TOKEN_ENV) or "").strip()
     return {*_SECRETS, env} - {""}
 
 

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -31,13 +32,41 @@ class Request:
     authorized: bool
 
 
+@dataclass
+class Gate:
+    """Holds every request until `release` is set (`arrived` is set when one waits there), then
+    answers each after `delay` seconds: a remote that is slow, or that answers when a test says."""
+
+    arrived: threading.Event
+    release: threading.Event
+    delay: float = 0.0
+
+    @classmethod
+    def closed(cls) -> Gate:
+        return cls(threading.Event(), threading.Event())
+
+    @classmethod
+    def slow(cls, delay: float) -> Gate:
+        gate = cls(threading.Event(), threading.Event(), delay)
+        gate.release.set()
+        return gate
+
+    def pass_through(self) -> None:
+        self.arrived.set()
+        self.release.wait(_TIMEOUT)
+        if self.delay:
+            time.sleep(self.delay)
+
+
 class _GitHTTPServer(ThreadingHTTPServer):
     """ThreadingHTTPServer carrying the project root, the required password, and a request log."""
 
     daemon_threads = True
 
-    def __init__(self, project_root: Path, token: str | None, log: list[Request]) -> None:
+    def __init__(self, project_root: Path, token: str | None, log: list[Request],
+                 gate: Gate | None = None) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
+        self.gate = gate
         self.project_root = project_root
         self.token = token
         self.git = shutil.which("git") or "git"
@@ -160,6 +189,8 @@ class _Handler(BaseHTTPRequestHandler):
         if user is None:
             self._deny()
             return
+        if self.server.gate is not None:
+            self.server.gate.pass_through()
         with tempfile.TemporaryFile() as errors:
             proc = subprocess.Popen(
                 [self.server.git, "http-backend"],
@@ -218,16 +249,18 @@ class GitHTTP(str):
 
 
 @contextmanager
-def serve_git_http(project_root: Path, *, token: str | None = None) -> Iterator[GitHTTP]:
+def serve_git_http(project_root: Path, *, token: str | None = None,
+                   gate: Gate | None = None) -> Iterator[GitHTTP]:
     """Serve the repositories under `project_root` over smart HTTP on 127.0.0.1; yield the base URL.
 
     With `token`, every request needs HTTP Basic auth whose password is the token (any user name).
-    The yielded URL's `requests` lists every request with the user name it carried.
+    The yielded URL's `requests` lists every request with the user name it carried. With
+    `gate`, every request passes through it first (held until released, then delayed).
     """
     if shutil.which("git") is None:
         raise RuntimeError("the git command-line tool is required for the HTTP test server")
     log: list[Request] = []
-    server = _GitHTTPServer(Path(project_root).resolve(), token, log)
+    server = _GitHTTPServer(Path(project_root).resolve(), token, log, gate)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
@@ -236,6 +269,8 @@ def serve_git_http(project_root: Path, *, token: str | None = None) -> Iterator[
         base.requests = log
         yield base
     finally:
+        if gate is not None:
+            gate.release.set()  # nothing waits past the end
         server.shutdown()
         server.server_close()
         thread.join(timeout=_TIMEOUT)

@@ -8,7 +8,10 @@ ALLOWED here: a test compares them):
 - only git/ imports pygit2, only search/ imports whoosh, only cli/ imports click, nothing imports cli/;
 - no import circle between modules, nor between folders (imports under `if TYPE_CHECKING:` count);
 - no module past the line ceiling;
-- `gitmem --help` loads neither pygit2 nor whoosh nor markdown-it nor detect-secrets.
+- `gitmem --help` loads neither pygit2 nor whoosh nor markdown-it nor detect-secrets;
+- only caller.py reads the process's environment, working folder or time zone setting
+  (docs/decisions/0027-calls-with-explicit-caller.md): the warm server runs calls of many
+  callers at once, and each call's are passed to it.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gitmem"
 MAX_LINES = 410  # "about 400": a module past it is split by concern
 
 # Modules at the top: the package face and the ground everything stands on.
-TOP_LEVEL = {"__init__", "__main__", "errors", "fsio", "stamps", "eventlog", "redaction", "resources"}
+TOP_LEVEL = {"__init__", "__main__", "errors", "fsio", "stamps", "eventlog", "redaction", "resources",
+             "caller"}
 GROUND = TOP_LEVEL - {"__init__", "__main__"}
 
 # The folders from the bottom up: imports point down this list, never up or sideways-up.
@@ -75,11 +79,12 @@ KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {}
 # Ground modules: what each may import (nothing else of gitmem).
 GROUND_ALLOWED: dict[str, set[str]] = {
     "errors": set(),
-    "redaction": set(),
+    "redaction": {"caller"},
     "resources": set(),
     "fsio": {"errors"},
     "stamps": set(),
-    "eventlog": {"redaction"},
+    "eventlog": {"redaction", "caller"},
+    "caller": set(),
 }
 
 
@@ -361,3 +366,41 @@ def test_public_api_lists_every_lazy_name() -> None:
     import gitmem
 
     assert set(gitmem.__all__) == {"GitmemError", "__version__", *gitmem._LAZY}
+
+
+# Reads of the process's own surroundings (attribute chains, as written in the source).
+PROCESS_STATE = {"os.environ", "os.getenv", "os.putenv", "os.unsetenv", "os.getcwd", "os.getcwdb",
+                 "os.chdir", "Path.cwd", "pathlib.Path.cwd", "time.tzset", "os.environb"}
+# Not run inside gitmem's process: git runs the credential helper as a file of its own.
+OWN_PROCESS = {"git.credhelper"}
+
+
+def _process_state_reads(path: Path) -> list[str]:
+    """`module:line name` of every use of PROCESS_STATE in a file."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name | ast.Attribute):
+            name = f"{ast.unparse(node.value)}.{node.attr}"
+            if name in PROCESS_STATE:
+                found.append(f"{path.name}:{node.lineno} {name}")
+        elif isinstance(node, ast.ImportFrom) and node.module in ("os", "pathlib", "time"):
+            found += [f"{path.name}:{node.lineno} {node.module}.{a.name}" for a in node.names
+                      if f"{node.module}.{a.name}" in PROCESS_STATE]
+    return found
+
+
+def test_only_the_caller_module_reads_the_process_environment_and_folder() -> None:
+    offenders = [read for name, path in _modules().items() if name not in {"caller", *OWN_PROCESS}
+                 for read in _process_state_reads(path)]
+    assert offenders == []
+
+
+def test_the_process_state_rule_catches_each_kind_of_read(tmp_path: Path) -> None:
+    """The rule is not vacuous: each way of reading the process's state is reported."""
+    probe = tmp_path / "probe.py"
+    probe.write_text("import os, time\nfrom pathlib import Path\nfrom os import environ\n"
+                     "a = os.environ.get('HOME')\nb = os.getcwd()\nc = Path.cwd()\n"
+                     "os.chdir('/')\ntime.tzset()\nd = os.getenv('X')\n", encoding="utf-8")
+    found = [read.split(" ")[1] for read in _process_state_reads(probe)]
+    assert sorted(found) == sorted(["os.environ", "os.environ", "os.getcwd", "Path.cwd", "os.chdir",
+                                    "time.tzset", "os.getenv"])

@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitmem import caller
 from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
 
@@ -69,7 +70,7 @@ def edit_draft(root: Path, original: str) -> tuple[str | None, Path]:
 
     folder = root / "state" / "drafts"
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"new-{datetime.now().strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.md"
+    path = folder / f"new-{caller.now().strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.md"
     path.write_text(original, encoding="utf-8")
     before = path.stat().st_mtime_ns
     click.edit(filename=str(path), extension=".md")

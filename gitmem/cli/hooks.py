@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from gitmem import caller
 from gitmem.cli.options import (
     allow_secret_option,
     emit,
@@ -156,7 +157,7 @@ def hook(name: str, args: tuple[str, ...]) -> None:
 
     from gitmem.githooks.run import run_hook
 
-    sys.exit(run_hook(name, list(args), Path.cwd()))
+    sys.exit(run_hook(name, list(args), Path(caller.cwd())))
 
 
 COMMANDS = (hooks, new, hook)

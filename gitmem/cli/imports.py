@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
+from gitmem import caller
 from gitmem.cli.options import allow_secret_option, emit, get_store, json_option, workspace_option
 from gitmem.imports import SOURCES
 
@@ -57,7 +57,7 @@ def import_(ctx: click.Context, source: str, path: str | None, dry_run: bool, sc
             if files % 25 == 0:
                 click.echo(f"\rimporting: {files} files read", err=True, nl=False)
 
-    home = Path(os.environ.get("HOME") or Path.home())  # where user-level files live, as integrate reads it
+    home = Path(caller.home())  # where user-level files live, as integrate reads it
     try:
         report = import_source(get_store(ctx), source, path, dry_run=dry_run, scope=scope,
                                layer=layer, allow_secret=allow_secret, home=home, progress=progress)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from gitmem import caller
 from gitmem.cli.options import emit, json_option
 
 if TYPE_CHECKING:
@@ -16,9 +17,8 @@ DRY_RUN_HELP = "Print the files that would be written, with their new content; c
 
 
 def _home() -> Path:
-    import os
 
-    return Path(os.environ.get("HOME") or Path.home())
+    return Path(caller.home())
 
 
 def _gitmem(ctx: click.Context, *, shared: bool = False) -> list[str]:
@@ -106,18 +106,24 @@ def claude_code(ctx: click.Context, project: str | None, user: bool, prompt_hook
 
 
 def _advise_server(ctx: click.Context) -> None:
-    """The prompt hook runs before every prompt: say how it gets fast when no server runs."""
+    """The prompt hook runs before every prompt: when the store's server cannot start by itself
+    (GITMEM_SERVE=off or manual, or the setting serve.autoStart false), say how it gets fast."""
+    from gitmem.serve.autostart import auto_start_allowed
+    from gitmem.serve.client import serve_mode
     from gitmem.serve.control import ping
     from gitmem.store.paths import locate_root
 
     root, source = locate_root(ctx.find_root().obj["root"])
     if not (root / "memory.json").is_file() or ping(root) is not None:
         return
+    if serve_mode() == "auto" and auto_start_allowed(str(root)):
+        return  # the hook's first call starts the store's server; the calls after it are served
     prefix = "gitmem" if source == "default" else f"gitmem --root {root}"
     click.echo("gitmem: note: the prompt hook runs before every prompt; it answers in tens of "
-               "milliseconds through the store's warm server and in a few hundred on its own. "
-               f"Start one with `{prefix} serve`, or keep one running with `{prefix} serve "
-               "--install` (docs/performance.md, Agent hooks)", err=True)
+               "milliseconds through the store's warm server and in a few hundred on its own, and "
+               "here the server does not start by itself (GITMEM_SERVE, or the setting "
+               f"serve.autoStart). Keep one running with `{prefix} serve --install`, or run "
+               f"`{prefix} serve` (docs/performance.md, Agent hooks)", err=True)
 
 
 @integrate.command(name="codex")

@@ -10,12 +10,12 @@ Exit codes: 0 success, 1 not found, 2 bad input or unusable store, 3 conflict / 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import Any, NoReturn
 
 import click
 
+from gitmem import caller
 from gitmem.errors import INTERNAL_ERROR_EXIT, GitmemError
 
 
@@ -76,7 +76,7 @@ class GitmemGroup(click.Group):
         except KeyboardInterrupt:
             fail("gitmem: interrupted", 130, as_json)
         except Exception as exc:  # noqa: BLE001 - the promise is one line, never a traceback
-            if os.environ.get("GITMEM_DEBUG"):
+            if caller.env("GITMEM_DEBUG"):
                 raise
             from gitmem.redaction import internal_error
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from gitmem import caller
+
 
 @click.command(name="mcp")
 @click.option("--root", metavar="PATH", help="Store folder (default: as for every command).")
@@ -23,7 +25,7 @@ def mcp(ctx: click.Context, root: str | None, workspace: str | None, cwd: str | 
 
     obj = ctx.find_root().obj
     session = Session(root or obj["root"], workspace=workspace or obj["workspace"],
-                      cwd=Path(cwd) if cwd else None, subagent=subagent)
+                      cwd=Path(caller.absolute(cwd)) if cwd else None, subagent=subagent)
     serve(session)
 
 

@@ -1,86 +1,58 @@
 """`gitmem serve`: the store's warm server, its unit files, and the in-process runner it uses.
 
 The server runs each forwarded call through this very command line, with the caller's
-arguments, folder, environment and standard input put in place for that call, so what the
-caller prints and its exit code are those of `gitmem` run in its own process.
+arguments, folder, environment, time zone and standard input passed to it (gitmem/caller.py),
+so what the caller prints and its exit code are those of `gitmem` run in its own process.
 """
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import sys
-import time
 import traceback
-from collections.abc import Iterator
 from typing import Any
 
 import click
 
+from gitmem import caller
 from gitmem.cli.options import emit, json_option
 
 
-class _Stream(io.TextIOWrapper):
-    """A captured standard stream that answers isatty() as the caller's did."""
-
-    tty = False
-
-    def isatty(self) -> bool:
-        return self.tty
-
-
-def _stream(data: io.BytesIO, tty: bool) -> _Stream:
-    stream = _Stream(data, encoding="utf-8", errors="surrogateescape", write_through=True)
-    stream.tty = tty
-    return stream
-
-
-@contextlib.contextmanager
-def _caller_context(request: dict[str, Any]) -> Iterator[tuple[io.BytesIO, io.BytesIO]]:
-    """The caller's folder, environment and standard streams, for the time of one call."""
+def _caller_of(request: dict[str, Any]) -> tuple[caller.Caller, io.BytesIO, io.BytesIO]:
+    """The caller a forwarded request describes, with its standard streams over bytes."""
     from gitmem.serve import wire
 
-    saved_cwd, saved_env = os.getcwd(), dict(os.environ)
-    saved_streams = (sys.stdin, sys.stdout, sys.stderr)
     tty = [bool(t) for t in (request.get("tty") or [False] * 3)][:3] + [False] * 3
     out, err = io.BytesIO(), io.BytesIO()
-    os.chdir(str(request["cwd"]))
-    try:
-        os.environ.clear()
-        os.environ.update({str(k): str(v) for k, v in dict(request.get("env") or {}).items()})
-        _tzset_if_changed(saved_env.get("TZ"))
-        sys.stdin = _stream(io.BytesIO(wire.unpack(str(request.get("stdin") or ""))), tty[0])
-        sys.stdout, sys.stderr = _stream(out, tty[1]), _stream(err, tty[2])
-        yield out, err
-    finally:
-        sys.stdin, sys.stdout, sys.stderr = saved_streams
-        os.environ.clear()
-        os.environ.update(saved_env)
-        _tzset_if_changed(saved_env.get("TZ"), force=True)
-        os.chdir(saved_cwd)
-
-
-def _tzset_if_changed(before: str | None, force: bool = False) -> None:
-    """Dates ("today") follow the caller's TZ, as they would in its own process."""
-    if (force or os.environ.get("TZ") != before) and hasattr(time, "tzset"):
-        time.tzset()
+    who = caller.Caller(
+        str(request["cwd"]), {str(k): str(v) for k, v in dict(request.get("env") or {}).items()},
+        (tty[0], tty[1], tty[2]),
+        stdin=caller.stream(io.BytesIO(wire.unpack(str(request.get("stdin") or ""))), tty[0]),
+        stdout=caller.stream(out, tty[1]), stderr=caller.stream(err, tty[2]))
+    return who, out, err
 
 
 def make_runner(group: click.Group) -> Any:
-    """The server's runner: one forwarded call through `group`, captured."""
+    """The server's runner: one forwarded call through `group`, for its caller (any thread).
+
+    Nothing of the process changes: the call's folder, environment, time zone and streams are
+    its caller's (gitmem/caller.py), so calls on other threads run at the same time."""
     from gitmem.serve import wire
     from gitmem.store import warm
 
+    caller.install_streams()
+
     def run(request: dict[str, Any]) -> dict[str, Any]:
+        caller.install_streams()  # a no-op unless someone put streams of their own back
         argv = [str(a) for a in request.get("argv") or []]
-        try:
-            context = _caller_context(request)
-            streams = context.__enter__()
-        except OSError as exc:  # the caller's folder is gone: let it run the command itself
-            return {"ran": False, "reason": f"cannot enter {request.get('cwd')}: {exc.strerror}"}
+        folder = str(request.get("cwd") or "")
+        if not os.path.isdir(folder) or not os.access(folder, os.X_OK):
+            # the caller's folder is gone (or closed to it): let it run the command itself
+            return {"ran": False, "reason": f"cannot enter {folder}"}
+        who, out, err = _caller_of(request)
         code: int = 0
-        try:
+        with caller.use(who):
             try:
                 group.main(args=argv, prog_name="gitmem", standalone_mode=True)
             except SystemExit as exc:
@@ -88,14 +60,11 @@ def make_runner(group: click.Group) -> Any:
             except Exception:  # noqa: BLE001 - what Python itself prints for an uncaught error
                 traceback.print_exc()
                 code = 1
+            finally:
+                warm.settle()
             sys.stdout.flush()
             sys.stderr.flush()
-            warm.settle()
-            out, err = streams
-            return {"code": code, "stdout": wire.pack(out.getvalue()),
-                    "stderr": wire.pack(err.getvalue())}
-        finally:
-            context.__exit__(None, None, None)
+        return {"code": code, "stdout": wire.pack(out.getvalue()), "stderr": wire.pack(err.getvalue())}
 
     return run
 
@@ -123,8 +92,8 @@ def _minutes(value: float) -> float:
               help="Record new commits of known code repositories this often (0: never).")
 @click.option("--consolidate-every", type=float, default=60.0, show_default=True, metavar="MINUTES",
               help="Consolidate pending digests this often when a model is configured (0: never).")
-@click.option("--wait", type=float, default=30.0, show_default=True, metavar="SECONDS",
-              help="How long a call waits for a running job before it is told the server is busy.")
+# Calls no longer wait for a job's turn; the option stays so unit files written before still start.
+@click.option("--wait", type=float, default=None, hidden=True)
 @click.option("--idle-minutes", type=float, default=None, metavar="MINUTES",
               help="Exit after this long without a call (default: never; a server started by a "
                    "call uses the store's serve.idleMinutes setting, 30).")
@@ -133,7 +102,7 @@ def _minutes(value: float) -> float:
 @json_option
 @click.pass_context
 def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_every: float,
-          history_every: float, consolidate_every: float, wait: float, idle_minutes: float | None,
+          history_every: float, consolidate_every: float, wait: float | None, idle_minutes: float | None,
           auto: bool, as_json: bool) -> None:
     """Keep this store warm: answer gitmem calls over state/serve.sock (this user only) and run
     the scheduled sync, history ingest and consolidation. Runs until stopped.
@@ -149,7 +118,7 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
         return
     if install or uninstall:
         _units(root, install, [f"--sync-every={sync_every:g}", f"--history-every={history_every:g}",
-                               f"--consolidate-every={consolidate_every:g}", f"--wait={wait:g}"],
+                               f"--consolidate-every={consolidate_every:g}"],
                as_json)
         return
     from gitmem.serve import jobs
@@ -164,12 +133,12 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
     idle_setting = serve_idle_minutes(store.registry)
     store.close()
     if auto:
-        os.chdir(store.root)  # the caller's folder may go away; nothing here depends on it
+        caller.move_process(str(store.root))  # the folder it was started in may go away
         idle_minutes = idle_minutes if idle_minutes is not None else float(idle_setting)
         sync_every = history_every = consolidate_every = 0.0
     group = ctx.find_root().command
     assert isinstance(group, click.Group)
-    server = Server(store.root, make_runner(group), identity(), wait_seconds=wait, jobs=[
+    server = Server(store.root, make_runner(group), identity(), jobs=[
         (Job("sync", _minutes(sync_every)), lambda: jobs.sync_job(store.root)),
         (Job("history", _minutes(history_every)), lambda: jobs.history_job(store.root)),
         (Job("consolidate", _minutes(consolidate_every)), lambda: jobs.consolidate_job(store.root)),
@@ -177,6 +146,7 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
     from gitmem.serve.autostart import release_start_lock
     from gitmem.serve.server import CLAIM_WAIT_SECONDS
 
+    _preload()  # before it listens: a call is acknowledged within the client's 3 s
     try:
         server.claim(wait=CLAIM_WAIT_SECONDS if auto else 0.0)
     finally:
@@ -187,6 +157,21 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
     warm.enable()
     click.echo(f"gitmem: serving {store.root} on {server.socket_path} (pid {os.getpid()})", err=True)
     server.serve_forever()
+
+
+def _preload() -> None:
+    """Load, before the first call, what the answered verbs import on first use: two calls on two
+    threads importing a library for the first time at once can see it half made (detect-secrets'
+    plugin modules import each other), so the server has them in place before it listens."""
+    import contextlib
+
+    from gitmem.secrets.scan import scan_lines
+
+    with contextlib.suppress(Exception):
+        scan_lines([(1, "nothing secret here")])
+    for name in ("pygit2", "whoosh", "markdown_it", "frontmatter", "sqlite3", "zoneinfo"):
+        with contextlib.suppress(ImportError):
+            __import__(name)
 
 
 def _stop(root: Any, as_json: bool) -> None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 
+from gitmem import caller
 from gitmem.cli.options import (
     allow_secret_option,
     emit,
@@ -79,13 +78,15 @@ def associate(ctx: click.Context, key: str, title: str | None, folder: str | Non
 
     from gitmem.verbs.workspaces import associate as do_associate
 
-    target = Path(folder or os.getcwd()).resolve()
+    target = Path(caller.absolute(folder or caller.cwd())).resolve()
     done = do_associate(get_store(ctx), key, title, target)
     emit({"key": done, "path": str(target)}, as_json, f"{target} -> {done}")
 
 
 @click.command()
-@click.option("--cwd", type=click.Path(exists=True, file_okay=False),
+# Not click.Path(exists=True): that checks against the process's folder, and the warm server
+# answers callers standing in other folders (the check is below, against the caller's).
+@click.option("--cwd", type=click.Path(file_okay=False),
               help="Resolve the workspace from this folder (it must exist).")
 @click.option("--max-chars", type=int, default=None, help="Budget for the card (default from settings).")
 @click.option("--subagent", is_flag=True, help="Card for a subagent: read, report, do not write.")
@@ -109,8 +110,10 @@ def context(ctx: click.Context, cwd: str | None, max_chars: int | None, subagent
 
     from gitmem.verbs.context import card_for
 
-    card = card_for(get_store(ctx), cwd=Path(cwd) if cwd else None, max_chars=max_chars,
-                    subagent=subagent)
+    folder = Path(caller.absolute(cwd)) if cwd else None
+    if folder is not None and not folder.is_dir():
+        raise click.BadParameter(f"Directory {cwd!r} does not exist.", param_hint="'--cwd'")
+    card = card_for(get_store(ctx), cwd=folder, max_chars=max_chars, subagent=subagent)
     emit(card.as_json(), as_json, card.text.rstrip("\n"))
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.fsio import load_json_object, write_json_atomic
 
 ACCESS_FILE = "state/documents-access.json"
@@ -21,7 +22,7 @@ def load_access(root: Path) -> dict[str, str]:
 
 def access_stamp(moment: datetime) -> str:
     """ISO 8601 UTC with microseconds: reads within one second still come in order."""
-    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    return caller.as_local(moment).astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def record_access(root: Path, doc_ids: Iterable[str], moment: str) -> None:

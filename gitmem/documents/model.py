@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from gitmem import caller
 from gitmem.errors import InvalidInputError, ParseError
 from gitmem.format.document import render_front_matter
 from gitmem.format.layers import WINDOWS_RESERVED, canonical_slug
@@ -84,7 +85,7 @@ class DocIndex:
 
 def timestamp(moment: datetime) -> str:
     """ISO 8601 in UTC to the second; naive times are local."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return caller.as_local(moment).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_moment(value: str) -> datetime:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from gitmem import caller
 from gitmem.documents.access import load_access
 from gitmem.documents.model import (
     DocIndex,
@@ -107,7 +108,7 @@ def with_hand_edit(store: Store, scope: str, record: DocRecord) -> tuple[DocReco
         return record, body
     moment = os.stat(store.path(copy_path(scope, record))).st_mtime
     edited = replace(record, revision=record.revision + 1, sha256=digest, size=size,
-                     updated_at=timestamp(datetime.fromtimestamp(moment).astimezone()))
+                     updated_at=timestamp(caller.local_time(moment)))
     return edited, body
 
 

@@ -3,9 +3,9 @@ gitmem never reads, writes or requires them)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.errors import InvalidInputError
 
 
@@ -44,7 +44,7 @@ def check_source_paths(raw: list[str] | tuple[str, ...], cwd: Path, store_root: 
         text = given.strip()
         if not text or "\0" in text:
             raise InvalidInputError(f"source path {given!r} is empty or not a path")
-        candidate = Path(os.path.expanduser(text))
+        candidate = Path(caller.expanduser(text))
         full = (candidate if candidate.is_absolute() else cwd.absolute() / candidate).resolve()
         if not _inside(full, repo):
             raise InvalidInputError(

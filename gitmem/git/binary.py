@@ -8,12 +8,12 @@ hook path speaks to git through these small functions. Everything else uses `git
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.errors import GitLayerError
 
 NULL_OID = "0" * 40
@@ -35,7 +35,7 @@ def run(root: Path, args: Sequence[str], *, data: bytes | None = None,
     try:
         proc = subprocess.run(
             ["git", *args], cwd=root, input=data, capture_output=True,
-            env=env, check=False,
+            env=env if env is not None else caller.child_env(), check=False,
         )
     except OSError as exc:
         raise GitLayerError(f"cannot run git: {exc}") from exc
@@ -119,7 +119,7 @@ def add(root: Path, paths: Iterable[str], *, index_file: Path | None = None) -> 
         return
     env = None
     if index_file is not None:
-        env = {**os.environ, "GIT_INDEX_FILE": str(index_file)}
+        env = {**caller.environ(), "GIT_INDEX_FILE": str(index_file)}
     run(root, ["add", "--", *listed], env=env)
 
 
@@ -136,7 +136,7 @@ def set_index_entries(root: Path, entries: Iterable[tuple[str, str, str]],
         return
     env = None
     if index_file is not None:
-        env = {**os.environ, "GIT_INDEX_FILE": str(index_file)}
+        env = {**caller.environ(), "GIT_INDEX_FILE": str(index_file)}
     run(root, ["update-index", "-z", "--index-info"], data=lines.encode(), env=env)
 
 

@@ -3,7 +3,6 @@ pygit2 fallback transport), and one-line redacted errors from pygit2 exceptions 
 
 from __future__ import annotations
 
-import os
 import re
 import stat
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import pygit2
 from pygit2.enums import CredentialType
 
+from gitmem import caller
 from gitmem.errors import AuthError, GitLayerError, SyncError
 from gitmem.fsio import read_regular_file
 from gitmem.git.gitnet import Token
@@ -35,7 +35,7 @@ _Credential = pygit2.UserPass | pygit2.Keypair | pygit2.KeypairFromAgent | pygit
 
 def load_token(token_file: Path | None) -> str | None:
     """Return the HTTPS token from $GITMEM_GIT_TOKEN, else from a private token file, else None."""
-    env = os.environ.get(TOKEN_ENV, "").strip()
+    env = (caller.env(TOKEN_ENV) or "").strip()
     if env:
         return env
     if token_file is None or not token_file.is_file():
@@ -57,7 +57,7 @@ def load_token(token_file: Path | None) -> str | None:
 
 def token_source(token_file: Path | None) -> Token | None:
     """Where the store's own token is (checked and registered for redaction), or None."""
-    if os.environ.get(TOKEN_ENV, "").strip():
+    if (caller.env(TOKEN_ENV) or "").strip():
         return Token("env")
     if load_token(token_file) is None:
         return None
@@ -68,9 +68,9 @@ def token_source(token_file: Path | None) -> Token | None:
 def _ssh_keys(username: str) -> list[_Credential]:
     """SSH identities to offer, in order: the agent, then ~/.ssh/id_ed25519 and id_rsa."""
     keys: list[_Credential] = []
-    if os.environ.get("SSH_AUTH_SOCK"):
+    if caller.env("SSH_AUTH_SOCK"):
         keys.append(pygit2.KeypairFromAgent(username))
-    ssh_dir = Path.home() / ".ssh"
+    ssh_dir = Path(caller.home()) / ".ssh"
     for name in ("id_ed25519", "id_rsa"):
         private = ssh_dir / name
         if private.is_file():

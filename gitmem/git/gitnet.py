@@ -29,6 +29,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.errors import SyncError
 from gitmem.git import credhelper
 from gitmem.redaction import redact
@@ -70,7 +71,7 @@ def git_executable() -> str | None:
 
 def use_git_binary() -> bool:
     """True when network work goes through the git binary (see TRANSPORT_ENV)."""
-    wanted = os.environ.get(TRANSPORT_ENV, "").strip().lower()
+    wanted = (caller.env(TRANSPORT_ENV) or "").strip().lower()
     if wanted == "pygit2":
         return False
     if wanted == "git" and git_executable() is None:
@@ -81,14 +82,14 @@ def use_git_binary() -> bool:
 def interactive() -> bool:
     """True when a person can answer a prompt: stdin and stderr are both terminals."""
     try:
-        return os.isatty(0) and os.isatty(2)
+        return caller.isatty(0) and caller.isatty(2)
     except (OSError, ValueError):
         return False
 
 
 def timeout_seconds() -> float:
     """The bound on one network command (GITMEM_GIT_TIMEOUT, default 120 s)."""
-    raw = os.environ.get(TIMEOUT_ENV, "").strip()
+    raw = (caller.env(TIMEOUT_ENV) or "").strip()
     try:
         value = float(raw) if raw else DEFAULT_TIMEOUT
     except ValueError:
@@ -114,7 +115,7 @@ def token_config(token: Token | None) -> list[str]:
 
 def git_env(token: Token | None, host: str | None, *, prompt: bool = True) -> dict[str, str]:
     """The environment of a network git command (prompt=False: never ask anyone anything)."""
-    env = {k: v for k, v in os.environ.items() if k not in _REPO_VARS}
+    env = {k: v for k, v in caller.environ().items() if k not in _REPO_VARS}
     env["LC_ALL"] = "C"
     env.pop("LANGUAGE", None)
     if not prompt or not interactive():

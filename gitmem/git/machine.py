@@ -9,9 +9,10 @@ stores on one computer).
 
 from __future__ import annotations
 
-import os
 import re
 import socket
+
+from gitmem import caller
 
 MACHINE_ENV = "GITMEM_MACHINE"
 TRAILER = "Gitmem-Machine"
@@ -21,7 +22,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._@+-]+")
 
 def machine_name() -> str:
     """This machine's name as labels show it: one word, no marker-breaking characters."""
-    raw = os.environ.get(MACHINE_ENV, "").strip() or socket.gethostname().split(".")[0]
+    raw = (caller.env(MACHINE_ENV) or "").strip() or socket.gethostname().split(".")[0]
     return _UNSAFE.sub("-", raw).strip("-")[:64] or "localhost"
 
 

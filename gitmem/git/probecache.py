@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from gitmem import stamps
+from gitmem import caller, stamps
 
 SETTLE_NS = stamps.SETTLE_NS
 T = TypeVar("T")
@@ -39,8 +39,8 @@ def disable() -> None:
 
 
 def _user_configs() -> list[Path]:
-    home = os.environ.get("HOME", "")
-    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    home = (caller.env("HOME") or "")
+    xdg = caller.env("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     return [Path(home) / ".gitconfig", Path(xdg) / "git" / "config", Path("/etc/gitconfig")]
 
 
@@ -66,7 +66,7 @@ def answer(kind: str, repo: Path, ask: Callable[[], T]) -> T:
         return ask()  # a worktree or submodule: .git points elsewhere, always ask git
     watched = [repo, git_dir, git_dir / "config", *_user_configs()]
     signature = _signature(watched)
-    env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("GIT_")))
+    env = tuple(sorted((k, v) for k, v in caller.environ().items() if k.startswith("GIT_")))
     key = (kind, str(repo), env)
     known = answers.get(key)
     if signature is not None and known is not None and known[0] == signature:

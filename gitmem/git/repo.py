@@ -20,6 +20,7 @@ from pygit2.enums import (
     RepositoryOpenFlag,
 )
 
+from gitmem import caller
 from gitmem.errors import GitLayerError, InvalidInputError, NotFoundError
 from gitmem.git import history, transport, worktree
 from gitmem.git.credentials import PushRejectedError, map_local_error, redact, strip_credentials
@@ -159,11 +160,11 @@ class GitRepo(RemoteOps):
     def _signature(self, author: tuple[str, str] | None) -> pygit2.Signature:
         """Explicit author, else git config user.name/email, else the gitmem fallback."""
         if author is not None:
-            return pygit2.Signature(author[0], author[1])
+            return _in_callers_zone(pygit2.Signature(author[0], author[1]))
         try:
-            return self._repo.default_signature
+            return _in_callers_zone(self._repo.default_signature)
         except _GIT_ERRORS:
-            return pygit2.Signature(*FALLBACK_AUTHOR)
+            return _in_callers_zone(pygit2.Signature(*FALLBACK_AUTHOR))
 
     def commit_paths(
         self,
@@ -374,3 +375,14 @@ class GitRepo(RemoteOps):
         if clean != url:
             repo.set_remote(clean)
         return repo
+
+
+def _in_callers_zone(signature: pygit2.Signature) -> pygit2.Signature:
+    """The signature stamped now with the caller's UTC offset (the warm server's caller may
+    live in another time zone than the server; a normal process is its own caller)."""
+    if caller.tz() is None:
+        return signature
+    moment = caller.local_time()
+    offset = moment.utcoffset()
+    minutes = int(offset.total_seconds() // 60) if offset is not None else 0
+    return pygit2.Signature(signature.name, signature.email, int(moment.timestamp()), minutes)

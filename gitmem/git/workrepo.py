@@ -10,10 +10,10 @@ keeps the answers while git's inputs look the same.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.errors import GitLayerError, InvalidInputError
 from gitmem.git import probecache
 from gitmem.git.binary import run
@@ -33,7 +33,7 @@ class CodeRepo:
 
 def code_env() -> dict[str, str]:
     """The environment for git on a code repository: none of the variables naming another one."""
-    return {k: v for k, v in os.environ.items() if k not in _FOREIGN_ENV}
+    return {k: v for k, v in caller.environ().items() if k not in _FOREIGN_ENV}
 
 
 def find_repository(path: Path) -> CodeRepo | None:

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitmem import caller
+
 if TYPE_CHECKING:
     from gitmem.merge.common import Labels
     from gitmem.merge.entries import MergeResult
@@ -81,7 +83,7 @@ def _merging_commit(root: Path, rebase: bool) -> tuple[str, str] | None:
             return None
         picks = [p for p in picks if len(p) >= 2 and not p[0].startswith("#")]
         return (picks[-1][1], "") if picks else None
-    for key, value in os.environ.items():
+    for key, value in caller.environ().items():
         if key.startswith("GITHEAD_") and len(key) > 8:
             return key[8:], value
     return None
@@ -151,7 +153,7 @@ def run_merge_driver(base: str, ours: str, theirs: str, path: str, root: Path | 
     from gitmem.format.markdown import conflict_marker_lines
     from gitmem.merge.entries import merge_lines
 
-    where = (root or Path.cwd()).absolute()
+    where = Path(caller.absolute(str(root or '.')))
     try:
         texts = (_read(base), _read(ours) or "", _read(theirs) or "")
     except (OSError, UnicodeDecodeError):

@@ -11,12 +11,12 @@ Speaks to the git binary (gitmem.gitcli), never pygit2: a hook must start fast.
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 import threading
 from pathlib import Path
 from typing import Any
 
+from gitmem import caller
 from gitmem.errors import GitmemError
 from gitmem.format import layers as L
 from gitmem.git import binary as gitcli
@@ -275,7 +275,7 @@ def _legacy_entries(relpath: str, text: str) -> list[Any]:
 
 def _partial_commit_index(root: Path) -> Path | None:
     """`git commit -- paths` commits a temporary index; the real one must follow our changes."""
-    current = os.environ.get("GIT_INDEX_FILE", "")
+    current = caller.env("GIT_INDEX_FILE", "") or ""
     if not Path(current).name.startswith("next-index"):
         return None
     real = gitcli.git_dir(root) / "index.lock"

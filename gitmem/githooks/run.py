@@ -5,10 +5,10 @@ The pre-commit path speaks to the git binary (gitmem.git.binary), never pygit2, 
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.errors import GitmemError, InvalidInputError
 from gitmem.eventlog import log_event
 from gitmem.format import layers as L
@@ -99,9 +99,9 @@ def run_hook(name: str, args: list[str], root: Path | None = None) -> int:
     """Run one hook in `root` (default: the current folder, where git runs hooks)."""
     if name not in HOOK_NAMES:
         raise InvalidInputError(f"unknown hook {name!r} (known: {', '.join(HOOK_NAMES)})")
-    if os.environ.get("GITMEM_HOOKS") == "0":
+    if caller.env("GITMEM_HOOKS") == "0":
         return 0
-    root = (root or Path.cwd()).absolute()
+    root = Path(caller.absolute(str(root or '.')))
     if name != "pre-commit":
         stdin_text = sys.stdin.read() if name == "post-rewrite" else ""
         return _recorded(root, name, post_hook(root, name, args, stdin_text))

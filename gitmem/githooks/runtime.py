@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.format.normalize import Problem
 from gitmem.git import binary as gitcli
 from gitmem.git.gitlog import path_commits
@@ -71,7 +71,7 @@ def import_staged(root: Path, scope: str, limits: Limits) -> tuple[StagedRuntime
         changes, bad = projection_changes(base, rendered, text, limits.item)
         problems += [Problem(path, line, f"{reason} (runtime memory: one item per line, no §)")
                      for line, reason in bad]
-        when = timestamp(datetime.now().astimezone())
+        when = timestamp(caller.local_time())
         records, done = apply_changes(records, target, changes, when)
         notes += [f"{path}: {line}" for line in done]
     texts = {json_path: dump_records(records)} if records.items or staged[json_path] is not None else {}

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.imports.markdown import markdown_files
 from gitmem.imports.model import (
     Note,
@@ -122,7 +123,7 @@ def read_note(path: Path, project: Path, context: ReadContext) -> SourceFile:
 
 
 def read(path: Path | None, context: ReadContext) -> Iterator[SourceFile]:
-    project = (path or Path.cwd()).resolve()
+    project = (path or Path(caller.cwd())).resolve()
     if not project.is_dir():
         raise malformed(str(project), 1, "not a basic-memory project folder")
     for file in markdown_files(project):

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.imports.instructions import InstructionReader, nested
 from gitmem.imports.markdown import markdown_files
 from gitmem.imports.model import ReadContext, SourceFile, malformed
@@ -48,7 +49,7 @@ def _files(reader: InstructionReader, home: Path) -> Iterator[SourceFile]:
 
 
 def read(path: Path | None, context: ReadContext) -> Iterator[SourceFile]:
-    project = (path or Path.cwd()).resolve()
+    project = (path or Path(caller.cwd())).resolve()
     if not project.is_dir():
         raise malformed(str(project), 1, "not a project folder")
     yield from _files(InstructionReader("claude-code", project, context, follow=True), context.home)

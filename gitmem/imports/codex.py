@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.imports.instructions import InstructionReader, nested
 from gitmem.imports.model import ReadContext, SourceFile, malformed
 
@@ -18,7 +19,7 @@ NAMES = ("AGENTS.override.md", "AGENTS.md")
 
 
 def read(path: Path | None, context: ReadContext) -> Iterator[SourceFile]:
-    project = (path or Path.cwd()).resolve()
+    project = (path or Path(caller.cwd())).resolve()
     if not project.is_dir():
         raise malformed(str(project), 1, "not a project folder")
     reader = InstructionReader("codex", project, context, follow=False)

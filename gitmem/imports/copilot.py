@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.imports.instructions import InstructionReader
 from gitmem.imports.markdown import markdown_files
 from gitmem.imports.model import ReadContext, SourceFile, malformed
 
 
 def read(path: Path | None, context: ReadContext) -> Iterator[SourceFile]:
-    project = (path or Path.cwd()).resolve()
+    project = (path or Path(caller.cwd())).resolve()
     if not project.is_dir():
         raise malformed(str(project), 1, "not a project folder")
     reader = InstructionReader("copilot", project, context, follow=False)

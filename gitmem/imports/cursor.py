@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.imports.instructions import SKIP_DIRS, InstructionReader
 from gitmem.imports.model import ReadContext, SourceFile, malformed
 from gitmem.imports.sections import split_front_matter
@@ -40,7 +41,7 @@ def rule_files(project: Path) -> Iterator[Path]:
 
 
 def read(path: Path | None, context: ReadContext) -> Iterator[SourceFile]:
-    project = (path or Path.cwd()).resolve()
+    project = (path or Path(caller.cwd())).resolve()
     if not project.is_dir():
         raise malformed(str(project), 1, "not a project folder")
     reader = InstructionReader("cursor", project, context, follow=False)

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.format.entry import text_hash
 from gitmem.imports.instructions import InstructionReader, nested
 from gitmem.imports.model import Note, ReadContext, SourceFile, malformed
@@ -40,7 +41,7 @@ def _split_memories(source: SourceFile) -> SourceFile:
 
 
 def read(path: Path | None, context: ReadContext) -> Iterator[SourceFile]:
-    project = (path or Path.cwd()).resolve()
+    project = (path or Path(caller.cwd())).resolve()
     if not project.is_dir():
         raise malformed(str(project), 1, "not a project folder")
     reader = InstructionReader("gemini", project, context, follow=True)

@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.imports.model import ReadContext, SourceFile, display_path, malformed, read_source_text
 from gitmem.imports.sections import notes_of, split_front_matter
 
@@ -61,7 +62,7 @@ def _field_value(value: object) -> str:
 
 
 def read(path: Path | None, context: ReadContext) -> Iterator[SourceFile]:
-    folder = (path or Path.cwd())
+    folder = (path or Path(caller.cwd()))
     if not folder.is_dir():
         raise malformed(str(folder), 1, "not a folder of Markdown notes")
     for file in markdown_files(folder):

@@ -7,13 +7,14 @@ import os
 import tempfile
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.errors import InvalidInputError
 from gitmem.imports.export import export
 from gitmem.store.store import Store
 
 
 def write_export(store: Store, out: str, fmt: str, scope: str | None) -> dict[str, int]:
-    target = Path(out).expanduser()
+    target = Path(caller.expanduser(out))
     if not target.is_absolute():
         target = store.cwd / target
     if not target.parent.is_dir():

@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import import_module
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.errors import InvalidInputError
 from gitmem.imports import SOURCES
 from gitmem.imports.engine import ImportOptions, Progress, run_import
@@ -21,7 +22,7 @@ def import_source(store: Store, source: str, path: str | None, *, dry_run: bool 
     """Import one source into the store (one commit; nothing on any error)."""
     if source not in NAMES:
         raise InvalidInputError(f"unknown import source {source!r} (use {'|'.join(NAMES)})")
-    where = Path(path).expanduser() if path else None
+    where = Path(caller.expanduser(path)) if path else None
     if where is not None and not where.is_absolute():
         where = (store.cwd / where)
     if source == "gitmem":
@@ -31,7 +32,7 @@ def import_source(store: Store, source: str, path: str | None, *, dry_run: bool 
     if where is not None and not where.exists():
         raise InvalidInputError(f"{path}: no such file or folder")
     reader = import_module(SOURCES[source])
-    context = ReadContext(home=home or Path.home())
+    context = ReadContext(home=home or Path(caller.home()))
     options = ImportOptions(source, dry_run=dry_run, scope=scope, layer=layer,
                             allow_secret=allow_secret)
     return run_import(store, options, lambda: reader.read(where or store.cwd, context), progress)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gitmem import caller
 from gitmem.errors import InvalidInputError
 from gitmem.integrate.files import (
     SERVER_NAME,
@@ -51,7 +52,7 @@ def locations(project: Path | None, user: bool, home: Path) -> tuple[Path, Path]
     """(the file with the MCP server entry, the settings file with the hooks)."""
     if user:
         return home / ".claude.json", home / ".claude" / "settings.json"
-    folder = (project or Path.cwd()).absolute()
+    folder = Path(caller.absolute(str(project or '.')))
     if not folder.is_dir():
         raise InvalidInputError(f"--project: {folder} is not a folder")
     return folder / ".mcp.json", folder / ".claude" / "settings.json"

@@ -14,10 +14,10 @@ AGENTS.md gets a section between HTML comment markers, so it can be updated or r
 from __future__ import annotations
 
 import json
-import os
 import tomllib
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.errors import InvalidInputError
 from gitmem.integrate.files import SERVER_NAME, Change, current
 
@@ -44,7 +44,7 @@ This project's long-term memory is served by the `gitmem` MCP server.
 
 
 def config_path(home: Path) -> Path:
-    codex_home = os.environ.get("CODEX_HOME")
+    codex_home = caller.env("CODEX_HOME")
     return Path(codex_home) / "config.toml" if codex_home else home / ".codex" / "config.toml"
 
 
@@ -134,7 +134,7 @@ def agents_change(project: Path, *, remove: bool) -> Change:
 
 
 def plan(gitmem: list[str], *, project: Path | None, home: Path, remove: bool = False) -> list[Change]:
-    folder = (project or Path.cwd()).absolute()
+    folder = Path(caller.absolute(str(project or '.')))
     if not folder.is_dir():
         raise InvalidInputError(f"--project: {folder} is not a folder")
     return [config_change(home, gitmem, remove=remove), agents_change(folder, remove=remove)]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gitmem import caller
 from gitmem.errors import InvalidInputError
 from gitmem.fsio import read_text, remove_file, write_text_atomic
 
@@ -107,7 +108,7 @@ def gitmem_command(root: str | None, *, shared: bool = False) -> list[str]:
     else:
         words = [sys.executable, "-m", "gitmem"]
     if root:
-        words += ["--root", str(Path(root).expanduser().absolute())]
+        words += ["--root", caller.absolute(caller.expanduser(str(root)))]
     return words
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from gitmem import caller
 from gitmem.errors import GitmemError
 from gitmem.integrate.hookio import HookInput, additional_context, parse
 
@@ -28,7 +29,7 @@ def stdin_text() -> str:
     """The hook payload as sent; nothing when a person runs the command at a terminal."""
     import sys
 
-    return "" if sys.stdin.isatty() else sys.stdin.read()
+    return "" if caller.isatty(0) else sys.stdin.read()
 
 
 def answer_hook(stdin_text: str, answer: Answer, root: str | None, workspace: str | None, *,
@@ -50,12 +51,11 @@ def answer_hook(stdin_text: str, answer: Answer, root: str | None, workspace: st
 
 def internal_error(exc: BaseException) -> str:
     """The CLI's line for an unexpected exception (the traceback too under GITMEM_DEBUG)."""
-    import os
     import sys
 
     from gitmem.redaction import internal_error as line
 
-    if os.environ.get("GITMEM_DEBUG"):
+    if caller.env("GITMEM_DEBUG"):
         import traceback
 
         traceback.print_exc(file=sys.stderr)

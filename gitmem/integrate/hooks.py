@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from gitmem import caller
 from gitmem.integrate.hookio import HookInput, additional_context
 
 if TYPE_CHECKING:
@@ -95,6 +96,6 @@ def capture_hook(payload: HookInput, root: str | None, workspace: str | None) ->
 
     subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                      stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True,
-                     cwd=str(payload.folder or store.root))
+                     cwd=str(payload.folder or store.root), env=caller.child_env())
     return f"capture of {payload.transcript_path} started in the background"
 

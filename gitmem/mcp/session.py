@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitmem import caller
 from gitmem.errors import GitmemError
 from gitmem.redaction import internal_error
 
@@ -59,11 +59,11 @@ class Session:
                  cwd: Path | None = None, subagent: bool = False) -> None:
         self.root = root
         self.workspace = workspace
-        self.cwd = (cwd or Path.cwd()).resolve()
-        self.subagent = subagent or os.environ.get("GITMEM_SUBAGENT") == "1"
+        self.cwd = Path(caller.absolute(str(cwd or caller.cwd()))).resolve()
+        self.subagent = subagent or caller.env("GITMEM_SUBAGENT") == "1"
         if self.subagent:
             # The library's own rule (store/txn.py) then refuses every write of this process.
-            os.environ["GITMEM_SUBAGENT"] = "1"
+            caller.set_process_env("GITMEM_SUBAGENT", "1")
         self._store: Store | None = None
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gitmem-mcp")
 
@@ -106,7 +106,7 @@ class Session:
         except GitmemError as exc:
             return Outcome(error=f"gitmem: error: {exc}")
         except Exception as exc:  # noqa: BLE001 - an agent gets one line, never a traceback
-            if os.environ.get("GITMEM_DEBUG"):
+            if caller.env("GITMEM_DEBUG"):
                 import traceback
 
                 traceback.print_exc(file=sys.stderr)

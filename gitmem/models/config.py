@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -13,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from gitmem import caller
 from gitmem.errors import InvalidInputError, NotFoundError
 from gitmem.fsio import file_lock, read_regular_file, write_json_atomic
 from gitmem.redaction import redact
@@ -85,7 +85,7 @@ def check_name(name: str) -> str:
 
 
 def _timeout_from_env() -> float | None:
-    raw = os.environ.get(ENV_TIMEOUT, "").strip()
+    raw = (caller.env(ENV_TIMEOUT) or "").strip()
     if not raw:
         return None
     try:
@@ -99,7 +99,7 @@ def _timeout_from_env() -> float | None:
 
 def load_ladder(root: Path) -> Ladder:
     """GITMEM_MODEL as a one-rung ladder when set, else state/models.json (empty when absent)."""
-    override = os.environ.get(ENV_MODEL, "").strip()
+    override = (caller.env(ENV_MODEL) or "").strip()
     if override:
         rung = Rung(OVERRIDE_NAME, override, _timeout_from_env() or DEFAULT_TIMEOUT)
         return Ladder([rung], override=True)

@@ -9,6 +9,7 @@ import sys
 import time
 from dataclasses import dataclass
 
+from gitmem import caller
 from gitmem.redaction import redact
 
 
@@ -44,6 +45,7 @@ def run_command(command: str, prompt: str, timeout: float) -> CallResult:
         proc = subprocess.Popen(
             command, shell=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, start_new_session=sys.platform != "win32",
+            env=caller.child_env(), cwd=caller.cwd(),
         )
     except OSError as exc:
         return CallResult("error", "", 0.0, len(data), 0, redact(str(exc)))

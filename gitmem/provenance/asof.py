@@ -21,6 +21,7 @@ from datetime import time as day_time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitmem import caller
 from gitmem.errors import NotFoundError
 from gitmem.format import layers as L
 from gitmem.format.freshness import grade_entry, parse_day
@@ -55,14 +56,14 @@ def _moment(text: str) -> datetime | None:
     """The end of a day, or an exact moment, in this machine's time zone."""
     try:
         if len(text) == 10:
-            return datetime.combine(date.fromisoformat(text), day_time(23, 59, 59)).astimezone()
-        return datetime.fromisoformat(text).astimezone()
+            return caller.as_local(datetime.combine(date.fromisoformat(text), day_time(23, 59, 59)))
+        return caller.as_local(datetime.fromisoformat(text))
     except ValueError:
         return None
 
 
 def commit_day(commit: CommitInfo) -> date:
-    return datetime.fromtimestamp(commit.time).date()
+    return caller.local_date(commit.time)
 
 
 def as_of_json(commit: CommitInfo, when: str) -> dict[str, str]:

@@ -18,9 +18,10 @@ import contextlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.errors import GitmemError
 from gitmem.format import layers as L
 from gitmem.format.freshness import parse_day
@@ -188,7 +189,7 @@ def suspicions(item: Bound, commits: list[Commit]) -> list[Suspicion]:
     the day it was verified."""
     out: list[Suspicion] = []
     for commit in commits:
-        day = datetime.fromtimestamp(commit.time).date()
+        day = caller.local_date(commit.time)
         if day <= item.verified:
             continue
         touched = [f for f in commit.files if any(path_matches(p, f) for p in item.paths)]

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from datetime import datetime
 
+from gitmem import caller
 from gitmem.errors import InvalidInputError, NotFoundError, ParseError
 from gitmem.format import layers as L
 from gitmem.format.entry import Entry
@@ -73,7 +73,7 @@ class Change:
 
 
 def commit_date(commit: CommitInfo) -> str:
-    return datetime.fromtimestamp(commit.time).astimezone().isoformat(timespec="seconds")
+    return caller.local_time(commit.time).isoformat(timespec="seconds")
 
 
 def subject(message: str) -> str:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from gitmem import caller
 from gitmem.errors import InvalidInputError
 from gitmem.format.records import conflict_of, dump_record_list, load_record_list
 
@@ -131,7 +132,7 @@ def new_id(taken: set[str]) -> str:
 
 def timestamp(moment: datetime) -> str:
     """ISO 8601 in UTC to the second (`2026-12-02T10:00:00Z`); naive times are local."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return caller.as_local(moment).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_timestamp(value: str) -> datetime | None:
@@ -240,7 +241,7 @@ def age_label(value: str, now: datetime) -> str:
     moment = parse_timestamp(value)
     if moment is None:
         return "unknown"
-    seconds = (now.astimezone(UTC) - moment).total_seconds()
+    seconds = (caller.as_local(now).astimezone(UTC) - moment).total_seconds()
     if seconds < 0:
         return "future"
     return f"{int(seconds // 86400)}d"

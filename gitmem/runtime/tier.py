@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import TYPE_CHECKING
 
+from gitmem import caller
 from gitmem.errors import InvalidInputError, ParseError
 from gitmem.format import layers as L
 from gitmem.format.normalize import Problem
@@ -111,7 +111,7 @@ def hand_edits(store: Store, scope: str, records: RuntimeFile, limits: Limits) -
         changes, problems = projection_changes(base, rendered, disk, limits.item)
         if changes or problems:
             mtime = os.stat(store.path(relpath)).st_mtime
-            when = timestamp(datetime.fromtimestamp(mtime).astimezone())
+            when = timestamp(caller.local_time(mtime))
             found.append(HandEdit(relpath, target, changes, problems, when))
     return found
 

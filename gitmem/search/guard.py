@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from gitmem import caller
 from gitmem.errors import StoreStateError
 from gitmem.search.index import INDEX_DIR, SearchHit, SearchIndex
 
@@ -132,7 +133,7 @@ def repair_inside(folder: Path) -> list[str]:
 def private_folder(root: Path) -> Path:
     """A folder of this user's own for an index of `root` that cannot live in root/index."""
     key = hashlib.sha256(str(root.absolute()).encode("utf-8")).hexdigest()[:16]
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gitmem" / "indexes"
+    cache = Path(caller.env("XDG_CACHE_HOME") or Path(caller.home()) / ".cache") / "gitmem" / "indexes"
     try:
         cache.mkdir(parents=True, exist_ok=True, mode=0o700)
         info = os.lstat(cache)

@@ -23,6 +23,7 @@ from typing import Any
 
 from whoosh.reading import SegmentReader
 
+from gitmem import caller
 from gitmem.errors import LockTimeoutError
 from gitmem.fsio import file_lock
 from gitmem.search.analysis import query_groups
@@ -368,7 +369,7 @@ class SearchIndex:
         """Ranked entries matching `query` (plain words; no query syntax is interpreted);
         `windows`: the store's freshness windows in days by volatility (default: the defaults)."""
         self.refresh()
-        request = SearchRequest(query, scopes, layer, limit, include_all, now or date.today(),
+        request = SearchRequest(query, scopes, layer, limit, include_all, now or caller.today(),
                                 windows)
         if limit < 1 or not query_groups(query):
             return []

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gitmem import caller
 from gitmem.fsio import read_regular_file, read_text, write_text_atomic
 from gitmem.secrets.needles import fold, needles
 
@@ -40,7 +41,7 @@ _VERSION_RE = re.compile(r"""VERSION\s*=\s*['"]([^'"]+)['"]""")
 
 def cache_file() -> Path:
     """$XDG_CACHE_HOME/gitmem/secret-patterns.json (~/.cache/gitmem/... by default)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = caller.env("XDG_CACHE_HOME") or os.path.join(caller.home(), ".cache")
     return Path(base) / "gitmem" / CACHE_NAME
 
 

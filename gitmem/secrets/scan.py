@@ -21,11 +21,12 @@ a plain `git commit` through the pre-commit hook), never a write verb's text.
 from __future__ import annotations
 
 import functools
-import os
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.errors import GitmemError, InvalidInputError
 from gitmem.fsio import read_text
 from gitmem.redaction import known_tokens
@@ -62,7 +63,10 @@ class Finding:
 
 def allowed_by_environment() -> bool:
     """GITMEM_ALLOW_SECRET=1: for hand edits only (hooks cannot take flags)."""
-    return os.environ.get(ALLOW_ENV, "").strip().lower() in ("1", "true", "yes")
+    return (caller.env(ALLOW_ENV) or "").strip().lower() in ("1", "true", "yes")
+
+
+_DETECTING = threading.Lock()
 
 
 @functools.lru_cache(maxsize=1)
@@ -127,7 +131,9 @@ def _detect(numbered: list[tuple[int, str]], *, cache: bool) -> list[tuple[int, 
     from detect_secrets.settings import transient_settings
 
     out = []
-    with transient_settings({"plugins_used": [{"name": name} for name in _plugins()]}):
+    # detect-secrets' settings are the process's: one scan at a time (the warm server runs
+    # calls on several threads), or one call's end would put back settings another still uses.
+    with _DETECTING, transient_settings({"plugins_used": [{"name": name} for name in _plugins()]}):
         for number, line in numbered:
             out += [(number, secret.type) for secret in scan_line(line)]
     if cache:

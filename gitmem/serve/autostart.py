@@ -17,6 +17,7 @@ import fcntl
 import os
 import sys
 
+from gitmem import caller
 from gitmem.serve import wire
 
 START_FILE = os.path.join(wire.STATE_DIR, "serve.start")
@@ -70,7 +71,7 @@ def _spawn(root: str, lock_fd: int) -> int:
     """`python -m gitmem --root ROOT serve --auto`, detached; its pid."""
     log = os.path.join(root, LOG_FILE)
     argv = [sys.executable, "-m", "gitmem", "--root", root, "serve", "--auto"]
-    env = {**os.environ, START_FD_ENV: str(_CHILD_START_FD)}
+    env = {**caller.environ(), START_FD_ENV: str(_CHILD_START_FD)}
     env.pop("GITMEM_VERBOSE", None)
     actions = [
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
@@ -100,7 +101,7 @@ def replace(root: str) -> str:
 def release_start_lock() -> None:
     """In the started server, once it listens: let the next starter through (after this, a call
     that finds no server is one that comes after this server has gone)."""
-    value = os.environ.pop(START_FD_ENV, "")
+    value = caller.pop_process_env(START_FD_ENV)
     if value.isdigit():
         with contextlib.suppress(OSError):
             os.close(int(value))

@@ -16,6 +16,7 @@ import _socket
 import os
 import sys
 
+from gitmem import caller
 from gitmem.serve import wire
 
 # Verbs the server answers. Others (sync, init, new with its editor, hooks...) always run here.
@@ -28,7 +29,7 @@ ACK_TIMEOUT = 3.0
 ANSWER_TIMEOUT = 900.0  # once acknowledged: the server bounds its own waits
 # An agent's hook (`--hook`) waits on the server no longer than this, then answers itself: the
 # agent waits on the hook (before every prompt, for the prompt hook; Claude Code gives it 10 s),
-# and a server busy with a scheduled sync makes the call wait for its turn.
+# and a server on a swamped machine may be slow to answer.
 HOOK_ANSWER_TIMEOUT = 3.0
 
 
@@ -42,7 +43,7 @@ def identity() -> str:
 def _parse(argv: list[str]) -> tuple[str | None, str | None, bool] | None:
     """(--root value, verb, verbose) from the global options; None when they are not plain."""
     root: str | None = None
-    verbose = bool(os.environ.get("GITMEM_VERBOSE"))
+    verbose = bool(caller.env("GITMEM_VERBOSE"))
     index = 0
     while index < len(argv):
         arg = argv[index]
@@ -66,9 +67,9 @@ def _parse(argv: list[str]) -> tuple[str | None, str | None, bool] | None:
 
 def store_root(explicit: str | None, cwd: str) -> str:
     """The store a call would use, found as gitmem.store.paths.locate_root finds it."""
-    chosen = explicit or os.environ.get("GITMEM_ROOT")
+    chosen = explicit or caller.env("GITMEM_ROOT")
     if chosen:
-        return os.path.join(cwd, os.path.expanduser(chosen))
+        return os.path.join(cwd, caller.expanduser(chosen))
     folder = cwd
     while True:
         if os.path.isfile(os.path.join(folder, "memory.json")) and \
@@ -76,7 +77,7 @@ def store_root(explicit: str | None, cwd: str) -> str:
             return folder
         parent = os.path.dirname(folder)
         if parent == folder:
-            return os.path.join(os.path.expanduser("~"), ".gitmem")
+            return os.path.join(caller.home(), ".gitmem")
         folder = parent
 
 
@@ -93,10 +94,10 @@ def _isatty(stream: object) -> bool:
         return False
 
 
-def _mode() -> str:
+def serve_mode() -> str:
     """GITMEM_SERVE: "off" (never ask a server), "manual" (use a running one, never start one),
     anything else: use one and start one when none runs."""
-    value = os.environ.get("GITMEM_SERVE", "").lower()
+    value = (caller.env("GITMEM_SERVE") or "").lower()
     if value in ("0", "off", "no", "false"):
         return "off"
     return "manual" if value == "manual" else "auto"
@@ -104,7 +105,7 @@ def _mode() -> str:
 
 def forward(argv: list[str]) -> int | None:
     """The exit code of the call as the server ran it, or None: run it in this process."""
-    mode = _mode()
+    mode = serve_mode()
     if mode == "off":
         return None
     parsed = _parse(argv)
@@ -112,7 +113,7 @@ def forward(argv: list[str]) -> int | None:
         return None
     explicit, _verb, verbose = parsed
     try:
-        cwd = os.getcwd()
+        cwd = caller.cwd()
     except OSError:
         return None
     root = store_root(explicit, cwd)
@@ -164,7 +165,7 @@ def _exchange(sock: _socket.socket, argv: list[str], cwd: str, verbose: bool) ->
         return None
     request = {
         "op": "run", "protocol": wire.PROTOCOL, "identity": identity(), "argv": argv,
-        "cwd": cwd, "env": dict(os.environ), "stdin": wire.pack(stdin),
+        "cwd": cwd, "env": caller.environ(), "stdin": wire.pack(stdin),
         "tty": [_isatty(sys.stdin), _isatty(sys.stdout), _isatty(sys.stderr)],
     }
     hook, confirmed = "--hook" in argv, False

@@ -1,13 +1,15 @@
-"""The server process: one per store, on state/serve.sock, answering one command at a time.
+"""The server process: one per store, on state/serve.sock, answering many calls at once.
 
 Every connection is first checked to come from the server's own user (the kernel's peer
 credentials); a call is acknowledged as soon as it is read, and a call that may write starts only
 once its client confirms it still waits, so a call whose client gave up or was killed is not run.
 
-Commands and scheduled jobs take turns on one lock (`turn`): a command runs with the client's
-folder and environment, which are the process's own for that time, so two never overlap. A
-command that waits longer than `wait_seconds` for its turn (a long sync) is answered with a
-clear message instead. Whoever connects and goes away mid-request costs the server nothing.
+Each call runs on a thread of its own, for its caller (its folder, environment, time zone and
+streams travel with it: gitmem/caller.py), and the process's own state never changes. So calls
+and scheduled jobs run side by side: reads take no lock of the server's and never wait for a
+write, a sync or a consolidation; writes take the store's lock as every gitmem process does.
+The server only counts what is under way (`under_way`), to stop or leave when idle once all of
+it is done. Whoever connects and goes away mid-request costs the server nothing.
 """
 
 from __future__ import annotations
@@ -18,12 +20,12 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitmem.errors import GitmemError, LockTimeoutError
+from gitmem.errors import GitmemError
 from gitmem.eventlog import log_event
 from gitmem.fsio import FileLock
 from gitmem.serve import state, wire
@@ -32,7 +34,6 @@ from gitmem.store.serverstate import peer_credentials
 
 Runner = Callable[[dict[str, Any]], dict[str, Any]]  # request -> {"code", "stdout", "stderr"}
 JobAction = Callable[[], str]  # runs one scheduled job, returns a one-line result; raises on failure
-WAIT_SECONDS = 30.0
 REQUEST_READ_SECONDS = 30.0
 POLL_SECONDS = 0.5  # how often the accept loop looks whether the store is still there
 CLAIM_WAIT_SECONDS = 15.0  # a server started by a call waits this long for one it replaces
@@ -52,10 +53,9 @@ class Server:
     runner: Runner
     identity: str
     jobs: list[tuple[Job, JobAction]] = field(default_factory=list)
-    wait_seconds: float = WAIT_SECONDS
-    turn: threading.Lock = field(default_factory=threading.Lock)
     stopping: threading.Event = field(default_factory=threading.Event)
-    busy_with: str = ""
+    under_way: int = 0  # calls and jobs running now
+    done: threading.Condition = field(default_factory=threading.Condition)
     requests: int = 0
     refused: int = 0
     idle_seconds: float = 0.0  # > 0: exit after this long without a call (a server started by a call)
@@ -123,14 +123,11 @@ class Server:
                 threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
         finally:
             self.stopping.set()
-            # A command or job under way finishes before the socket goes (bounded: a hung job
+            # Calls and jobs under way finish before the socket goes (bounded: a hung job
             # does not keep a stopped server alive).
-            finished = self.turn.acquire(timeout=60.0)
-            try:
-                self._close(reason, started)
-            finally:
-                if finished:
-                    self.turn.release()
+            with self.done:
+                self.done.wait_for(lambda: self.under_way == 0, timeout=60.0)
+            self._close(reason, started)
 
     def stop(self) -> None:
         self.stopping.set()
@@ -144,10 +141,20 @@ class Server:
         """A server started by a call, with no call for idle_seconds and nothing under way."""
         if self.idle_seconds <= 0 or time.monotonic() - self.last_call < self.idle_seconds:
             return False
-        if not self.turn.acquire(blocking=False):
-            return False
-        self.turn.release()
-        return True
+        with self.done:
+            return self.under_way == 0
+
+    @contextlib.contextmanager
+    def _counted(self) -> Iterator[None]:
+        """One call or job under way for the time of the block."""
+        with self.done:
+            self.under_way += 1
+        try:
+            yield
+        finally:
+            with self.done:
+                self.under_way -= 1
+                self.done.notify_all()
 
     def _store_present(self) -> bool:
         return (self.root / "memory.json").is_file() and (self.root / ".git").exists()
@@ -232,21 +239,12 @@ class Server:
         return None
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Run one call in its turn (or say the server is busy after wait_seconds)."""
-        if not self.turn.acquire(timeout=self.wait_seconds):
-            busy = self.busy_with or "another command"
-            message = (f"gitmem: error: the gitmem server of {self.root} is busy with {busy}; "
-                       f"waited {self.wait_seconds:.0f} s, try again shortly\n")
-            return {"ran": True, "code": LockTimeoutError.exit_code, "stdout": "",
-                    "stderr": message, "pid": os.getpid()}
+        """Run one call now, on the caller's thread, beside whatever else runs."""
         start = time.perf_counter()
-        try:
-            self.busy_with = "a command"
-            self.requests += 1
+        with self._counted():
+            with self.done:
+                self.requests += 1
             reply = self.runner(request)
-        finally:
-            self.busy_with = ""
-            self.turn.release()
         ms = round((time.perf_counter() - start) * 1000, 1)
         return {"ran": True, "pid": os.getpid(), "ms": ms, **reply}
 
@@ -258,17 +256,13 @@ class Server:
             if self.stopping.wait(min(wait, 60.0)) or nxt is None or time.time() < nxt.next_at:
                 continue
             action = next(a for job, a in self.jobs if job is nxt)
-            with self.turn:
-                if self.stopping.is_set() or not self._store_present():
-                    return
-                self.busy_with = f"a scheduled {nxt.name}"
-                try:
-                    self.run_job(nxt, action)
-                finally:
-                    self.busy_with = ""
+            if self.stopping.is_set() or not self._store_present():
+                return
+            with self._counted():
+                self.run_job(nxt, action)
 
     def run_job(self, job: Job, action: JobAction) -> None:
-        """Run one job now (the caller holds the turn), log it and plan its next run."""
+        """Run one job now (beside any calls), log it and plan its next run."""
         start = time.time()
         try:
             result, ok = action(), True

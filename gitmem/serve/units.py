@@ -6,12 +6,12 @@ One per store, named by a hash of the store's path; HOME decides where they go.
 from __future__ import annotations
 
 import hashlib
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from gitmem import caller
 from gitmem.fsio import write_text_atomic
 
 
@@ -30,7 +30,7 @@ def store_hash(root: Path) -> str:
 
 
 def _home() -> Path:
-    return Path(os.environ.get("HOME") or Path.home())
+    return Path(caller.home())
 
 
 def command(root: Path, extra: list[str]) -> list[str]:

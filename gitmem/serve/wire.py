@@ -30,7 +30,6 @@ MARSHAL_VERSION = 4  # the format of every Python since 3.4: client and server m
 SOCKET_NAME = "serve.sock"
 STATE_DIR = "state"
 MAX_FRAME = 64 * 1024 * 1024  # a request or reply larger than this is refused
-_MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux, 104 on macOS
 # Verbs the server answers that only read. The others it answers (remember, forget...) write:
 # the server starts one only once the client has confirmed it still waits for the answer.
 READ_VERBS = frozenset({"search", "show", "list", "context", "status"})
@@ -42,17 +41,11 @@ def socket_path(root: str) -> str:
 
 
 def _at(path: str, action: Callable[[str], T]) -> T:
-    """action(name to bind or connect to): a path too long for a socket address is reached from
-    its own folder (the working directory is put back at once). Not a context manager:
-    contextlib would be one more import for every call."""
-    if len(os.fsencode(path)) <= _MAX_SOCKET_PATH:
-        return action(path)
-    here = os.getcwd()
-    os.chdir(os.path.dirname(path))
-    try:
-        return action(os.path.basename(path))
-    finally:
-        os.chdir(here)
+    """action(name to bind or connect to): a path too long for a socket address is reached
+    through its folder (gitmem/caller.py), the working folder left alone."""
+    from gitmem.caller import by_short_name
+
+    return by_short_name(path, action)
 
 
 def connect(path: str, timeout: float) -> _socket.socket:

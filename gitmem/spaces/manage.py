@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitmem import caller
 from gitmem.errors import GitmemError, InvalidInputError
 from gitmem.spaces.mounts import (
     CLONES_DIR,
@@ -41,7 +42,7 @@ def _place(home: Store, name: str, location: str, branch: str) -> tuple[Path, st
     from gitmem.store.store import Store
     from gitmem.sync.remote import init_store, split_url_secret
 
-    folder = Path(location).expanduser()
+    folder = Path(caller.absolute(caller.expanduser(location)))
     if not looks_like_url(location) and (folder / "memory.json").is_file():
         return folder.resolve(), None
     if not (looks_like_url(location) or _is_bare_repo(folder)):

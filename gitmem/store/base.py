@@ -11,6 +11,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitmem import caller
 from gitmem.errors import (
     GitmemError,
     InvalidInputError,
@@ -32,7 +33,7 @@ from gitmem.fsio import (
 from gitmem.store import gitgate, journal, tree
 from gitmem.store.catalog import Catalog
 from gitmem.store.lastgood import Parse, StandIn, T, read_json_file
-from gitmem.store.lock import store_lock
+from gitmem.store.lock import store_lock, store_lock_if_free
 from gitmem.store.paths import locate_root, missing_store_message
 from gitmem.store.registry import Registry, default_registry, parse_registry
 from gitmem.store.txn import WriteTxn
@@ -54,10 +55,10 @@ class StoreBase:
         cwd: Path | None = None,
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        self.cwd = (cwd or Path.cwd()).absolute()
+        self.cwd = Path(caller.absolute(str(cwd or caller.cwd())))
         self.root, self.root_source = locate_root(root, self.cwd)
         self.workspace_flag = workspace
-        self.clock = clock or datetime.now
+        self.clock = clock or caller.now
         self._git: GitRepo | None = None
         self._catalog: Catalog | None = None
         self._registry: Registry | None = None
@@ -66,6 +67,7 @@ class StoreBase:
         self._lock_depth = 0
         self._locked_at = 0.0  # when this object took the store lock (time.time())
         self.read_only = False  # set when a read found the store not writable for this user
+        self.behind_writer = False  # a read while another holds the store lock: nothing updated
         self.notes: list[str] = []  # one-line notes for the person (e.g. the index lags behind)
         # Uncommitted hand edits this write leaves out (files gitmem cannot parse, memory
         # files with an error): path -> the first problem. A write into one is refused.
@@ -302,19 +304,38 @@ class StoreBase:
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:
-        """The lock for a read that updates derived data (the catalog); a store this user
-        cannot write is read without it, from a catalog in memory."""
+        """The lock for a read that updates derived data (the catalog), when it is free: a
+        read never waits for a write or a sync. While one holds the lock, the read answers from
+        the catalog as the last finished call left it (`behind_writer`), changing nothing. A
+        store this user cannot write is read without it, from a catalog in memory."""
         stack = contextlib.ExitStack()
         if not self._lock_depth and not self.read_only:
             try:
-                stack.enter_context(self.locked())
+                free = stack.enter_context(store_lock_if_free(self.root))
             except (ReadOnlyStoreError, UnsafePathError):  # state/ not writable, or a link
                 self.read_only = True
                 if self._catalog is not None and not isinstance(self._catalog, MemoryCatalog):
                     self._catalog.close()
                     self._catalog = None
+            else:
+                if free:
+                    stack.enter_context(self._held())
+                else:
+                    self.behind_writer = True
+                    stack.callback(setattr, self, "behind_writer", False)
         with stack:
             yield
+
+    @contextlib.contextmanager
+    def _held(self) -> Iterator[None]:
+        """The store lock, just taken by this object: as locked() marks it."""
+        self._lock_depth = 1
+        self._locked_at = time.time()
+        self._registry = None  # another process may have changed it since it was read
+        try:
+            yield
+        finally:
+            self._lock_depth = 0
 
     def _before_git_write(self, head_moves_next: bool) -> bool:
         """Before gitmem writes to the repository: no plain git command that moves HEAD is

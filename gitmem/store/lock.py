@@ -47,6 +47,25 @@ def store_lock(root: Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[No
         lock.release()
 
 
+@contextlib.contextmanager
+def store_lock_if_free(root: Path) -> Iterator[bool]:
+    """The store lock when nobody holds it or waits for it right now (yields True), else
+    nothing (False): for a read, which never waits for a write or a sync."""
+    lock = open_store_lock(root)
+    try:
+        queued = bool(os.listdir(root / QUEUE_DIR))
+    except FileNotFoundError:
+        queued = False
+    if queued or not lock.try_acquire():
+        os.close(lock.fd)
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        lock.release()
+
+
 def _acquire_in_turn(lock: FileLock, queue: Path, timeout: float) -> None:
     """Take the lock once every waiter that came earlier has had it."""
     with contextlib.suppress(FileNotFoundError):

@@ -7,6 +7,7 @@ import re
 import unicodedata
 from pathlib import Path
 
+from gitmem import caller
 from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
 
@@ -24,15 +25,15 @@ def locate_root(explicit: str | os.PathLike[str] | None = None,
                 cwd: Path | None = None) -> tuple[Path, str]:
     """(root, how it was found: "--root", "GITMEM_ROOT", "current folder" or "default")."""
     if explicit:
-        return usable_root(Path(explicit).expanduser().absolute(), "--root"), "--root"
-    env = os.environ.get("GITMEM_ROOT")
+        return usable_root(Path(caller.absolute(caller.expanduser(os.fspath(explicit)))), "--root"), "--root"
+    env = caller.env("GITMEM_ROOT")
     if env:
-        return usable_root(Path(env).expanduser().absolute(), "GITMEM_ROOT"), "GITMEM_ROOT"
-    here = (cwd or Path.cwd()).absolute()
+        return usable_root(Path(caller.absolute(caller.expanduser(env))), "GITMEM_ROOT"), "GITMEM_ROOT"
+    here = Path(caller.absolute(str(cwd or caller.cwd())))
     for folder in (here, *here.parents):
         if (folder / "memory.json").is_file() and (folder / ".git").exists():
             return folder, "current folder"
-    return (Path.home() / ".gitmem").absolute(), "default"
+    return Path(caller.home()) / ".gitmem", "default"
 
 
 def usable_root(root: Path, source: str) -> Path:
@@ -59,7 +60,7 @@ def missing_store_message(root: Path, source: str = "default", cwd: Path | None 
                 f"(`gitmem --root {root} init`)")
     if source == "GITMEM_ROOT":
         return f"no gitmem store at {root} (from GITMEM_ROOT): create one with `gitmem init`"
-    here = (cwd or Path.cwd()).absolute()
+    here = Path(caller.absolute(str(cwd or caller.cwd())))
     return (f"no gitmem store found: looked in {here} and the folders above it, then {root}; "
             "create one with `gitmem init` (or name one with --root or GITMEM_ROOT)")
 

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gitmem.caller import by_short_name
 from gitmem.fsio import pid_alive
 
 STATE_FILE = "state/serve.json"
@@ -58,21 +59,13 @@ def probe(root: Path) -> tuple[bool, int | None]:
         return False, None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(PROBE_SECONDS)
-    here = None
     try:
-        if len(os.fsencode(path)) > 100:  # too long for an address: reach it from its folder
-            here = os.getcwd()
-            os.chdir(os.path.dirname(path))
-            sock.connect(os.path.basename(path))
-        else:
-            sock.connect(path)
+        by_short_name(path, sock.connect)  # a path too long for an address: through its folder
         return True, peer_credentials(sock)[0]
     except OSError:
         return False, None
     finally:
         sock.close()
-        if here is not None:
-            os.chdir(here)
 
 
 def describe(root: Path) -> dict[str, Any]:

@@ -234,8 +234,8 @@ class Store(StoreBase):
         Returns the topic files that changed underneath it (pulls, plain-git commits), so a
         write can regenerate their layer indexes too.
         """
-        if self._look is not None:  # inside catchup.one_look(): caught up at its start
-            return []
+        if self._look is not None or self.behind_writer:  # caught up at one_look's start, or
+            return []  # a read while a writer holds the store: the catalog as it stands
         head = self.git.head_oid()
         changed = self.catch_up_catalog_from(head, self.git.changed_between)
         dirty = [] if clean else self.git.dirty_paths(under=L.SCOPE_ROOTS)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
+from gitmem import caller
 from gitmem.errors import SubagentWriteError
 from gitmem.format.entry import Entry, TopicFile
 
@@ -42,7 +42,7 @@ class Located:
 
 def refuse_subagent(verb: str) -> None:
     """Subagents read memory but never write it (GITMEM_SUBAGENT=1)."""
-    if os.environ.get("GITMEM_SUBAGENT") == "1":
+    if caller.env("GITMEM_SUBAGENT") == "1":
         raise SubagentWriteError(
             f"`gitmem {verb}` refused: subagents do not write memory (GITMEM_SUBAGENT=1); report your findings to your caller instead"
         )

@@ -5,6 +5,11 @@ What is kept is only what a fresh Store would open again; every call still bring
 up to HEAD, absorbs hand edits and checks the index as a new process does. Parts are dropped
 when the store's folder, repository or catalog file is no longer the one they were opened on
 (the store deleted and made again). Off unless `enable()` is called.
+
+Calls run at the same time on threads of their own: a part is lent to one call at a time (each
+call that finds none kept opens its own), and up to MAX_SPARE sets per store are kept, so eight
+calls at once all find warm parts. The stores a call opened are its own (a context variable),
+given back when that call settles.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,8 +25,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gitmem.store.base import StoreBase
 
-_kept: dict[Path, Parts] | None = None
-_adopted: list[StoreBase] = []  # stores of the call under way, given back by settle()
+MAX_SPARE = 8  # sets of parts kept per store (one per call running at the same time)
+_kept: dict[Path, list[Parts]] | None = None
+# The stores of the call under way on this thread, given back by settle().
+_adopted: ContextVar[list[StoreBase] | None] = ContextVar("gitmem_adopted", default=None)
 _guard = threading.Lock()
 
 
@@ -58,8 +66,9 @@ def disable() -> None:
     probecache.disable()
     with _guard:
         kept, _kept = _kept, None
-    for parts in (kept or {}).values():
-        _close(parts)
+    for spares in (kept or {}).values():
+        for parts in spares:
+            _close(parts)
 
 
 def enabled() -> bool:
@@ -85,14 +94,19 @@ def adopt(store: StoreBase) -> None:
     back what it has open when the call ends."""
     if _kept is None:
         return
-    _adopted.append(store)
+    stores = _adopted.get()
+    if stores is None:
+        stores = []
+        _adopted.set(stores)
+    stores.append(store)
     lend(store)
 
 
 def settle() -> None:
     """The call is over: keep the open parts of the stores it opened."""
-    while _adopted:
-        give_back(_adopted.pop(0))
+    stores = _adopted.get()
+    while stores:
+        give_back(stores.pop(0))
 
 
 def lend(store: StoreBase) -> None:
@@ -100,7 +114,8 @@ def lend(store: StoreBase) -> None:
     if _kept is None or store.read_only:
         return
     with _guard:
-        parts = _kept.pop(store.root, None)
+        spares = _kept.get(store.root)
+        parts = spares.pop() if spares else None
     if parts is None:
         return
     if parts.identity != _identity(store.root):
@@ -127,10 +142,11 @@ def give_back(store: StoreBase) -> None:
     if parts.index is not None:
         parts.index._note = lambda _message: None
     with _guard:
-        previous = _kept.pop(store.root, None)
-        _kept[store.root] = parts
-    if previous is not None:
-        _close(previous)
+        spares = _kept.setdefault(store.root, [])
+        spares.append(parts)
+        extra = spares.pop(0) if len(spares) > MAX_SPARE else None
+    if extra is not None:
+        _close(extra)
 
 
 def _close(parts: Parts) -> None:

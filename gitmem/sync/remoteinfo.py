@@ -6,10 +6,10 @@ it tracks, where credentials come from, which transport runs, and the last sync.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitmem import caller
 from gitmem.redaction import TOKEN_ENV, redact
 from gitmem.sync.state import load_sync_state
 from gitmem.sync.tokens import TOKEN_FILE, local_path_of
@@ -28,7 +28,7 @@ def credential_source(root: Path, url: str) -> dict[str, str]:
     if local_path_of(url) is not None:
         return {"kind": "none", "detail": "a path on this machine: no credentials needed"}
     if low.startswith(("http://", "https://")):
-        if os.environ.get(TOKEN_ENV, "").strip():
+        if (caller.env(TOKEN_ENV) or "").strip():
             return {"kind": "env", "detail": f"{TOKEN_ENV} (environment), through gitmem's helper"}
         if (root / TOKEN_FILE).is_file():
             return {"kind": "file", "detail": f"{root / TOKEN_FILE} (mode 600), through gitmem's helper"}

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from gitmem import caller
 from gitmem.errors import InvalidInputError
 from gitmem.redaction import register_secret, strip_credentials
 
@@ -80,7 +81,7 @@ def absolute_remote(url: str, cwd: Path) -> str:
     """A relative local path made absolute against `cwd` (so it works from any folder)."""
     if not is_local_path(url):
         return url
-    return os.path.abspath(os.path.join(cwd, os.path.expanduser(url)))
+    return os.path.abspath(os.path.join(cwd, caller.expanduser(url)))
 
 
 def check_local_remote(url: str) -> None:

@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from gitmem import caller
 from gitmem.errors import ConflictError, GitmemError, NotFoundError
 from gitmem.store import warm
 from gitmem.store.store import Store, open_store
@@ -199,6 +200,6 @@ def build(root: Path, *, port: int, workspace: str | None = None, cwd: Path | No
     """The guarded application for the store at `root`, and its access secrets."""
     access = access or Access(port)
     warm.enable()  # this process serves many requests: keep what each would open again
-    app = Page(root, workspace, cwd or Path.cwd(), access)
+    app = Page(root, workspace, cwd or Path(caller.cwd()), access)
     views.FIRST_COUNT.start(app.open, app.close)
     return Guard(Starlette(routes=routes(app)), access), access

@@ -188,6 +188,10 @@ def test_the_prompt_hook_says_how_to_keep_it_fast(gm: Cli, project: Path) -> Non
     alone = gm("integrate", "claude-code", "--project", str(project), "--prompt-hook")
     assert alone.exit_code == 0
     assert f"gitmem --root {gm.root} serve --install" in alone.stderr
+    # Where the server starts by itself (the hook's first call starts it), nothing is said.
+    starts = gm("integrate", "claude-code", "--project", str(project), "--prompt-hook",
+                env={"GITMEM_SERVE": "auto"})
+    assert starts.exit_code == 0 and "serve" not in starts.stderr
     proc = start_server(gm.root, *QUIET)
     try:
         served = gm("integrate", "claude-code", "--project", str(project), "--prompt-hook")

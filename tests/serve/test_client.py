@@ -68,36 +68,3 @@ def test_the_client_path_loads_no_heavy_library(store: Store) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                           env={**os.environ, "GITMEM_SERVE": "manual"})
     assert done.stdout.strip().splitlines()[-1] == "[]"
-
-
-def test_a_server_from_before_marshal_frames_can_still_be_stopped(tmp_path: Path) -> None:
-    """A protocol-1 server (JSON frames) drops the frames of today; ping and stop reach it."""
-    import json
-    import threading
-
-    from gitmem.serve.control import ping
-
-    (tmp_path / "state").mkdir()
-    server = wire.bind(wire.socket_path(str(tmp_path)))
-    asked: list[object] = []
-
-    def answer_in_json() -> None:
-        for _ in range(2):  # the marshal frame it cannot read, then the JSON one
-            conn, _ = server.accept()
-            with conn:
-                size = int.from_bytes(wire.read_exactly(conn, 4), "big")
-                try:
-                    asked.append(json.loads(wire.read_exactly(conn, size)))
-                except ValueError:
-                    continue
-                data = json.dumps({"ran": False, "reason": "ping", "pid": 42}).encode()
-                conn.sendall(len(data).to_bytes(4, "big") + data)
-
-    thread = threading.Thread(target=answer_in_json)
-    thread.start()
-    try:
-        assert ping(tmp_path) == {"ran": False, "reason": "ping", "pid": 42}
-    finally:
-        thread.join(timeout=10)
-        server.close()
-    assert asked == [{"op": "ping"}]

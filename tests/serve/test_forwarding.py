@@ -6,6 +6,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from gitmem.store.store import Store
 from servers import wait_for_server
 from support import git, run_gitmem
@@ -130,9 +132,12 @@ def test_agent_hooks_get_their_payload_through_the_server(served: Path) -> None:
     assert "5433" in hooked.stdout
 
 
-def test_every_write_verb_prints_the_same_through_the_server(tmp_path: Path) -> None:
-    """The same writes on two new stores, one through its server and one in-process: the same
-    output, exit codes and ids (the root's path aside), then the same status."""
+@pytest.mark.parametrize("zone", [None, "Pacific/Kiritimati", "Etc/GMT+12"])
+def test_every_verb_prints_the_same_through_the_server(tmp_path: Path, zone: str | None) -> None:
+    """The same calls (writes and reads, with --json and without, from a workspace, with input,
+    in the caller's time zone) on two new stores, one through its server and one in-process:
+    the same output, exit codes and ids (the root's path aside), the same commit times' offsets,
+    then the same status."""
     from gitmem.store.store import Store as Fresh
     from servers import QUIET, start_server, stop
 
@@ -157,19 +162,29 @@ def test_every_write_verb_prints_the_same_through_the_server(tmp_path: Path) -> 
         (["working", "--activity", "Looked at the cart"], None),
         (["remember", "x", "--layer", "nonsense"], None),
         (["forget", "global-sem-9999"], None),
-        (["list", "--json"], None), (["show", "global-sem-0001", "--json"], None),
-        (["context"], None),
+        (["remember", "Deploys run at noon", "--layer", "semantic", "--json"], None),
+        (["verify", "global-sem-0001", "--json"], None),
+        (["state", "Test", "make test", "--json"], None),
+        (["working", "--activity", "Read the deploy notes", "--json"], None),
+        (["search", "staging port"], None), (["search", "deploys noon", "--json"], None),
+        (["search", "--limit", "oops", "x"], None),
+        (["list"], None), (["list", "--json"], None), (["show", "global-sem-0001", "--json"], None),
+        (["show", "global-sem-0001"], None), (["context"], None), (["context", "--json"], None),
+        (["context", "--cwd", "."], None), (["context", "--cwd", "no-such-folder"], None),
     ]
+    tz = {"TZ": zone} if zone else {}
     proc = start_server(roots[0], *QUIET)
     try:
         for args, stdin in calls:
-            served = run_gitmem("-v", "--root", str(roots[0]), *args, cwd=repo, input_text=stdin)
+            served = run_gitmem("-v", "--root", str(roots[0]), *args, cwd=repo, input_text=stdin, env=tz)
             assert ANSWERED in served.stderr, (args, served.stderr)
-            alone = run_gitmem("--root", str(roots[1]), *args, cwd=repo, input_text=stdin, env=OFF)
+            alone = run_gitmem("--root", str(roots[1]), *args, cwd=repo, input_text=stdin, env={**tz, **OFF})
             err = "\n".join(line for line in served.stderr.splitlines() if ANSWERED not in line)
             same = [text.replace(str(roots[0]), "ROOT") for text in (served.stdout, err.strip())]
             assert (served.returncode, same) == (
                 alone.returncode, [t.replace(str(roots[1]), "ROOT") for t in (alone.stdout, alone.stderr.strip())]), args
+        offsets = [git(root, "log", "--format=%ad", "--date=format:%z") for root in roots]
+        assert offsets[0] == offsets[1]
         statuses = []
         for root, env in ((roots[0], None), (roots[1], OFF)):
             data = json.loads(run_gitmem("--root", str(root), "status", "--json", cwd=repo, env=env).stdout)

@@ -88,8 +88,8 @@ def test_of_two_servers_started_at_once_exactly_one_serves(store: Store) -> None
 
 @pytest.fixture
 def in_thread(store: Store) -> Iterator[Server]:
-    """A server in this process (so a test can hold its turn as a scheduled job does)."""
-    server = Server(store.root, make_runner(cli), identity(), wait_seconds=1.0)
+    """A server in this process (so a test can hold the store's lock while it serves)."""
+    server = Server(store.root, make_runner(cli), identity())
     server.claim()
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -100,18 +100,26 @@ def in_thread(store: Store) -> Iterator[Server]:
         thread.join(timeout=20)
 
 
-def test_a_call_during_a_long_sync_waits_then_is_told(in_thread: Server) -> None:
+def test_a_read_during_a_write_answers_and_the_write_waits_its_turn(in_thread: Server) -> None:
+    """While a writer (here: this test) holds the store lock, a read through the server is
+    answered at once from the store as it stands; a write waits for the lock, then lands."""
+    from gitmem.store.lock import store_lock
+
     root = in_thread.root
-    with in_thread.turn:
-        in_thread.busy_with = "a scheduled sync"
-        told = run_gitmem("--root", str(root), "search", "anything")
-        in_thread.busy_with = ""
-    assert told.returncode == 3
-    assert "busy with a scheduled sync" in told.stderr and "try again" in told.stderr
-    in_thread.turn.acquire()
-    threading.Timer(0.4, in_thread.turn.release).start()
-    waited = run_gitmem("-v", "--root", str(root), "remember", "Written after the sync", "--layer", "semantic")
-    assert waited.returncode == 0 and ANSWERED in waited.stderr, waited.stderr
+    assert run_gitmem("--root", str(root), "remember", "Staging listens on port 5433",
+                      "--layer", "semantic", env={"GITMEM_SERVE": "off"}).returncode == 0
+    with store_lock(root):
+        writer = subprocess.Popen([sys.executable, "-m", "gitmem", "-v", "--root", str(root), "remember",
+                                   "Written after the lock", "--layer", "semantic"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        read = run_gitmem("-v", "--root", str(root), "search", "staging port")
+        assert read.returncode == 0 and ANSWERED in read.stderr, read.stderr
+        assert "5433" in read.stdout
+        assert writer.poll() is None  # it cannot have written: the lock is still held here
+    out, err = writer.communicate(timeout=60)
+    assert writer.returncode == 0 and ANSWERED in err, err
+    assert out.startswith("global-sem-")
+    assert "Written after the lock" in run_gitmem("--root", str(root), "search", "written lock").stdout
 
 
 def test_stop_ends_the_server(store: Store) -> None:
