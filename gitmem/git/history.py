@@ -112,20 +112,21 @@ def list_files_at(repo: pygit2.Repository, rev: str, under: str = "") -> list[st
         tree = sub
     return sorted(walk_tree(tree, prefix))
 
-def log(repo: pygit2.Repository, limit: int = 20, path: str | None = None) -> list[CommitInfo]:
-    """Newest-first commits reachable from HEAD, optionally only those that changed `path`."""
+def log(repo: pygit2.Repository, limit: int = 20, path: str | tuple[str, ...] | None = None) -> list[CommitInfo]:
+    """Newest-first commits reachable from HEAD, optionally only those that changed `path` (or
+    any of several paths, as `git log A B` lists them)."""
     if repo.head_is_unborn or limit <= 0:
         return []
-    target = None if path is None else clean_path(path)
+    targets = None if path is None else tuple(clean_path(p) for p in ((path,) if isinstance(path, str) else path))
     out: list[CommitInfo] = []
     for commit in repo.walk(resolve_commit(repo, "HEAD").id, _LOG_ORDER):
-        if target is not None:
-            mine = entry_id(commit.tree, target)
-            # Like git log PATH: keep a commit only if it differs from every parent there.
+        if targets is not None:
+            mine = tuple(entry_id(commit.tree, t) for t in targets)
+            # Like git log PATH...: keep a commit only if it differs from every parent there.
             if commit.parents:
-                if any(entry_id(p.tree, target) == mine for p in commit.parents):
+                if any(tuple(entry_id(p.tree, t) for t in targets) == mine for p in commit.parents):
                     continue
-            elif mine is None:
+            elif all(oid is None for oid in mine):
                 continue
         out.append(commit_info(commit))
         if len(out) >= limit:

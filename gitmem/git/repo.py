@@ -252,8 +252,9 @@ class GitRepo(RemoteOps):
         """One commit: message, author, parents and the machine gitmem made it on."""
         return history.commit_info(self._commit(rev))
 
-    def log(self, limit: int = 20, path: str | None = None) -> list[CommitInfo]:
-        """Newest-first commits reachable from HEAD, optionally only those that changed `path`."""
+    def log(self, limit: int = 20, path: str | tuple[str, ...] | None = None) -> list[CommitInfo]:
+        """Newest-first commits reachable from HEAD, optionally only those that changed `path`
+        (or any of several)."""
         return history.log(self._repo, limit, path)
 
     def walk(self, rev: str = "HEAD") -> Iterator[CommitInfo]:

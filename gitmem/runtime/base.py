@@ -10,7 +10,9 @@ so a fresh clone answers it exactly as the machine that wrote the file:
 - when the projection at HEAD is such a rendering (of its own records, or of the records of a
   commit further back: a projection left behind), that text is the base;
 - when it is not (a hand edit committed as it was, by plain git or by a write that committed
-  pending files first), the base is the newest rendering before it;
+  pending files first), the base is the newest rendering before it, looked for among the commits
+  that changed either file (the commit that made a hand-edited projection a rendering again may
+  have changed memories.json alone);
 - when history holds no rendering at all, there is no base: every line the records do not
   explain is an addition, and no record is taken away (nothing is lost on a guess).
 
@@ -55,17 +57,15 @@ def edit_base(head: Pair, history: Iterable[Pair], target: str) -> str | None:
     projection, newest first, read lazily and only while needed."""
     if is_rendering(head, target):
         return head[1] or ""
-    current = head[1] or ""
-    newest: str | None = None
+    # The history holds every commit that changed the records or the projection, so its newest
+    # rendering is the last text gitmem wrote: the projection at HEAD equals it when it was left
+    # behind, and differs when a hand edit was committed as it was after it. (An older rendering
+    # that happens to equal HEAD's text says nothing: a person emptying the file is not a
+    # projection from before the first item.)
     for pair in history:
-        if not is_rendering(pair, target):
-            continue
-        text = pair[1] or ""
-        if text == current:
-            return text  # HEAD's projection is an older rendering: behind its records
-        if newest is None:
-            newest = text
-    return newest
+        if is_rendering(pair, target):
+            return pair[1] or ""
+    return None
 
 
 def projection_changes(base: str | None, rendered: str, edited: str,

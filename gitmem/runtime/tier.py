@@ -117,8 +117,9 @@ def hand_edits(store: Store, scope: str, records: RuntimeFile, limits: Limits) -
 
 
 def committed_pairs(store: Store, scope: str, target: str) -> tuple[Pair, Iterator[Pair]]:
-    """(memories.json, projection) at HEAD, and at each commit that changed the projection,
-    newest first (read lazily)."""
+    """(memories.json, projection) at HEAD, and at each commit that changed either, newest first
+    (read lazily). A commit that changed only memories.json can be the one that made the
+    projection a rendering again (a write that imported a hand edit the commit before it held)."""
     json_path, relpath = records_path(scope), projection_path(scope, target)
     if not store.git.head_oid():
         return (None, None), iter(())
@@ -128,7 +129,7 @@ def committed_pairs(store: Store, scope: str, target: str) -> tuple[Pair, Iterat
         return None if data is None else data.decode("utf-8", errors="replace")
 
     def older() -> Iterator[Pair]:
-        for info in store.git.log(limit=HISTORY_DEPTH, path=relpath):
+        for info in store.git.log(limit=HISTORY_DEPTH, path=(json_path, relpath)):
             yield at(info.oid, json_path), at(info.oid, relpath)
 
     return (at("HEAD", json_path), at("HEAD", relpath)), older()
