@@ -141,7 +141,7 @@ class StoreBase:
     def read_json(self, relpath: str, parse: Parse[T], empty: Callable[[], T]) -> T:
         """A JSON file of the store, parsed; when it does not parse, git's last good version,
         noted once in `notes` and kept in `stand_ins` (`status` and `check` report it)."""
-        value, stand_in = read_json_file(self.root, self._git_if_any(), relpath, parse, empty)
+        value, stand_in = read_json_file(self.root, self._git_if_any, relpath, parse, empty)
         if stand_in is None:
             self.stand_ins.pop(relpath, None)
         elif self.stand_ins.get(relpath) != stand_in:

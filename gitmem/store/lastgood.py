@@ -69,10 +69,11 @@ def _reason(exc: Exception, relpath: str) -> str:
     return text if text.startswith(relpath) else f"{relpath}: {text}"
 
 
-def read_json_file(root: Path, git: GitRepo | None, relpath: str, parse: Parse[T],
+def read_json_file(root: Path, git: Callable[[], GitRepo | None], relpath: str, parse: Parse[T],
                    empty: Callable[[], T]) -> tuple[T, StandIn | None]:
     """The file's value (`empty()` when it is absent); when it does not parse, the last good
-    version from git with a StandIn saying so (`empty()` when git holds none)."""
+    version from git with a StandIn saying so (`empty()` when git holds none). `git` is called
+    only then: a read of a well-formed file never opens the repository (pygit2 costs start-up)."""
     try:
         return parse(read_memory_text(root, relpath)), None
     except FileNotFoundError:
@@ -81,7 +82,8 @@ def read_json_file(root: Path, git: GitRepo | None, relpath: str, parse: Parse[T
         if isinstance(exc, ParseError) and exc.path != relpath:
             raise
         problem = _reason(exc, relpath)
-    found = last_good(git, relpath, parse) if git is not None else None
+    repo = git()
+    found = last_good(repo, relpath, parse) if repo is not None else None
     if found is None:
         return empty(), StandIn(relpath, problem, None)
     return found[0], StandIn(relpath, problem, found[1])

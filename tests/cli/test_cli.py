@@ -232,12 +232,18 @@ def test_a_hint_in_a_hand_edit_does_not_stop_a_write(gm: Cli) -> None:
     assert "hint: global/semantic/hand.md:1: bad Importance 'urgent'" in check.stdout
 
 
-def test_broken_memory_json_is_exit_2(gm: Cli) -> None:
+def test_broken_memory_json_is_reported_and_never_committed(gm: Cli) -> None:
+    """A broken memory.json stops no write: gitmem reads the last good version from git, says so,
+    and leaves the broken file out of every commit until it is fixed (decision 0030)."""
     (gm.root / "memory.json").write_text("{not json")
     result = gm("remember", "x", "-l", "semantic")
-    assert result.exit_code == 2
-    assert "memory.json is not valid JSON" in result.stderr
-    assert not (gm.root / "global/semantic").exists()
+    assert result.exit_code == 0, result.output
+    assert "memory.json is not valid JSON" in result.stderr and "gitmem reads the version committed" in result.stderr
+    assert "memory.json" not in git(gm.root, "show", "--name-only", "--format=", "HEAD")
+    assert git(gm.root, "status", "--porcelain").strip() == "M memory.json"
+    assert (gm.root / "memory.json").read_text() == "{not json"
+    check = gm("check")
+    assert check.exit_code == 2 and "memory.json:1: memory.json is not valid JSON" in check.stdout
 
 
 def test_unknown_id_is_exit_1(gm: Cli) -> None:
