@@ -10,7 +10,7 @@ from pathlib import Path
 
 from gitmem.serve.control import ping
 
-QUIET = ["--sync-every", "0", "--history-every", "0", "--consolidate-every", "0"]
+QUIET = ["--sync-every", "0", "--history-every", "0", "--consolidate-every", "0", "--refresh-every", "0"]
 
 
 def start_server(root: Path, *extra: str, wait: bool = True) -> subprocess.Popen[str]:

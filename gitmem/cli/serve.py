@@ -92,6 +92,9 @@ def _minutes(value: float) -> float:
               help="Record new commits of known code repositories this often (0: never).")
 @click.option("--consolidate-every", type=float, default=60.0, show_default=True, metavar="MINUTES",
               help="Consolidate pending digests this often when a model is configured (0: never).")
+@click.option("--refresh-every", type=float, default=None, metavar="MINUTES",
+              help="Run the freshness pass over stale and expired entries this often when a model "
+                   "is configured (0: never; default: the setting serve.refreshMinutes, 1440).")
 # Calls no longer wait for a job's turn; the option stays so unit files written before still start.
 @click.option("--wait", type=float, default=None, hidden=True)
 @click.option("--idle-minutes", type=float, default=None, metavar="MINUTES",
@@ -102,10 +105,10 @@ def _minutes(value: float) -> float:
 @json_option
 @click.pass_context
 def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_every: float,
-          history_every: float, consolidate_every: float, wait: float | None, idle_minutes: float | None,
-          auto: bool, as_json: bool) -> None:
+          history_every: float, consolidate_every: float, refresh_every: float | None, wait: float | None,
+          idle_minutes: float | None, auto: bool, as_json: bool) -> None:
     """Keep this store warm: answer gitmem calls over state/serve.sock (this user only) and run
-    the scheduled sync, history ingest and consolidation. Runs until stopped.
+    the scheduled sync, history ingest, consolidation and freshness pass. Runs until stopped.
 
     A call that finds no server starts one by itself (GITMEM_SERVE=off or the setting
     serve.autoStart false turn that off); that one runs no schedule and exits after
@@ -117,8 +120,9 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
         _stop(root, as_json)
         return
     if install or uninstall:
+        refresh = [] if refresh_every is None else [f"--refresh-every={refresh_every:g}"]
         _units(root, install, [f"--sync-every={sync_every:g}", f"--history-every={history_every:g}",
-                               f"--consolidate-every={consolidate_every:g}"],
+                               f"--consolidate-every={consolidate_every:g}", *refresh],
                as_json)
         return
     from gitmem.serve import jobs
@@ -128,20 +132,23 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
     from gitmem.store.store import open_store
 
     store = open_store(root)  # refuses a folder that holds no store, as every verb does
-    from gitmem.store.settings import serve_idle_minutes
+    from gitmem.store.settings import serve_idle_minutes, serve_refresh_minutes
 
     idle_setting = serve_idle_minutes(store.registry)
+    if refresh_every is None:
+        refresh_every = serve_refresh_minutes(store.registry)
     store.close()
     if auto:
         caller.move_process(str(store.root))  # the folder it was started in may go away
         idle_minutes = idle_minutes if idle_minutes is not None else float(idle_setting)
-        sync_every = history_every = consolidate_every = 0.0
+        sync_every = history_every = consolidate_every = refresh_every = 0.0
     group = ctx.find_root().command
     assert isinstance(group, click.Group)
     server = Server(store.root, make_runner(group), identity(), jobs=[
         (Job("sync", _minutes(sync_every)), lambda: jobs.sync_job(store.root)),
         (Job("history", _minutes(history_every)), lambda: jobs.history_job(store.root)),
         (Job("consolidate", _minutes(consolidate_every)), lambda: jobs.consolidate_job(store.root)),
+        (Job("refresh", _minutes(refresh_every)), lambda: jobs.refresh_job(store.root)),
     ], idle_seconds=_minutes(idle_minutes or 0.0), auto_started=auto)
     from gitmem.serve.autostart import release_start_lock
     from gitmem.serve.server import CLAIM_WAIT_SECONDS

@@ -1,4 +1,5 @@
-"""The scheduled jobs, as library calls: sync, history ingest, consolidation of pending digests.
+"""The scheduled jobs, as library calls: sync, history ingest, consolidation of pending digests,
+the freshness pass over stale and expired entries.
 
 Each returns a one-line result (what the server logs and shows in `gitmem status`) and raises
 when the run failed, so the schedule backs off. A job with nothing to do says so and succeeds.
@@ -86,3 +87,26 @@ def consolidate_job(root: Path) -> str:
     if report.parse_failed:
         raise RuntimeError("the model's reply could not be used; the digests stay pending")
     return f"{report.result}: {len(report.consolidated)} digest(s), {len(report.entries)} entr(y/ies)"
+
+
+def refresh_job(root: Path) -> str:
+    """`gitmem refresh` when a model is configured: stale and expired entries are kept, updated
+    or forgotten by the model ladder (one commit). Without a model it skips: the list is for a
+    person to read (`gitmem refresh`), and a server has nobody to show it to."""
+    from gitmem.consolidate.refresh import refresh
+    from gitmem.models.config import load_ladder
+
+    if not load_ladder(root).rungs:
+        return "skipped: no model configured (`gitmem models add`)"
+    store = open_store(root, cwd=root)
+    try:
+        report = refresh(store)
+    finally:
+        store.close()
+    if report.result == "parse-failed":
+        raise RuntimeError(f"the model's reply could not be used; kept in {report.failed_file}")
+    if report.result == "nothing-stale":
+        return "nothing stale"
+    return (f"{report.result}: kept {len(report.kept)}, updated {len(report.updated)}, "
+            f"forgot {len(report.forgotten)} of {len(report.candidates)} stale entr"
+            f"{'y' if len(report.candidates) == 1 else 'ies'}")

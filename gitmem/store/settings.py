@@ -18,6 +18,7 @@ CONSOLIDATE_DEFAULTS: dict[str, int] = {"batchSize": 10, "maxPromptBytes": 48_00
                                         "maxAttempts": 3, "keepDigests": 50}
 DEFAULT_CONTEXT_MAX_CHARS = int(DEFAULT_SETTINGS["contextMaxChars"])
 DEFAULT_IDLE_MINUTES = 30.0
+DEFAULT_REFRESH_MINUTES = 1440.0  # the freshness pass of the warm server: daily
 MIN_CONTEXT_MAX_CHARS = 200
 
 
@@ -81,3 +82,12 @@ def serve_auto_start(registry: Registry) -> bool:
     `false` turns it off (as the thin client reads it, without the store: serve/autostart.py)."""
     raw = registry.setting("serve")
     return not isinstance(raw, dict) or raw.get("autoStart", True) is not False
+
+
+def serve_refresh_minutes(registry: Registry) -> float:
+    """settings.serve.refreshMinutes: how often the warm server runs the freshness pass (stale
+    and expired entries to the model ladder); 0 = never. `gitmem serve --refresh-every` overrides."""
+    value = _group(registry, "serve").get("refreshMinutes", DEFAULT_REFRESH_MINUTES)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise InvalidInputError("memory.json settings.serve.refreshMinutes must be a number of minutes >= 0")
+    return float(value)

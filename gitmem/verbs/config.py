@@ -125,6 +125,12 @@ def _serve_idle(registry: Registry) -> float:
     return serve_idle_minutes(registry)
 
 
+def _serve_refresh(registry: Registry) -> float:
+    from gitmem.store.settings import serve_refresh_minutes
+
+    return serve_refresh_minutes(registry)
+
+
 def _serve_auto(registry: Registry) -> bool:
     from gitmem.store.settings import serve_auto_start
 
@@ -181,6 +187,8 @@ SETTINGS: tuple[Setting, ...] = (
             _serve_auto),
     Setting("serve.idleMinutes", SHARED, "number", "a number of minutes >= 0 (0: never)",
             "idle minutes before a self-started server exits", _serve_idle),
+    Setting("serve.refreshMinutes", SHARED, "number", "a number of minutes >= 0 (0: never)",
+            "how often the warm server runs the freshness pass (`gitmem refresh`)", _serve_refresh),
     Setting("git.remote", SHARED, "text", "a git URL or the path of a git repository (a token in it is moved out)",
             "the remote `gitmem sync` uses", lambda r: r.git.get("remote")),
     Setting("git.branch", SHARED, "text", "a git branch name (needs git.remote)", "the branch `gitmem sync` uses",
