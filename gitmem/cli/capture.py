@@ -78,17 +78,24 @@ def _capture_text(report: CaptureReport) -> str:
 @click.option("--no-model", is_flag=True, help="Keep clipped notes even when a model is configured.")
 @click.option("--min-signal", type=int, help="Characters of signal below which the model is skipped (default 400).")
 @hook_option
+@click.option("--turn", is_flag=True, help="With --hook, at a turn's end (a Stop hook): at most once "
+              "every capture.turnMinutes minutes (default 10) per session.")
 @json_option
 @workspace_option
 @click.pass_context
 def capture(ctx: click.Context, transcript: str | None, fmt: str | None, no_model: bool,
-            min_signal: int | None, hook: bool, as_json: bool) -> None:
+            min_signal: int | None, hook: bool, turn: bool, as_json: bool) -> None:
     """Read what is new in a session TRANSCRIPT and keep its durable part as a digest
-    (`--hook`: the transcript a PreCompact or SessionEnd hook names, captured in the background)."""
+    (`--hook`: the transcript a PreCompact, SessionEnd or, with --turn, Stop hook names, captured
+    in the background)."""
+    if turn and not hook:
+        raise click.UsageError("--turn goes with --hook")
     if hook:
+        from functools import partial
+
         from gitmem.integrate.hooks import capture_hook
 
-        run_hook(ctx, capture_hook, error_exit=1)
+        run_hook(ctx, partial(capture_hook, turn=turn), error_exit=1)
         return
     if transcript is None:
         raise click.UsageError("missing argument TRANSCRIPT")

@@ -89,8 +89,8 @@ def integrate() -> None:
 def claude_code(ctx: click.Context, project: str | None, user: bool, prompt_hook: bool, remove: bool,
                 dry_run: bool, as_json: bool) -> None:
     """The gitmem MCP server in .mcp.json (or ~/.claude.json) and the hooks in
-    .claude/settings.json: context card at session start, subagent card, capture on compaction
-    and at session end."""
+    .claude/settings.json: context card at session start, subagent card, capture on compaction,
+    at session end and (at most every capture.turnMinutes) at a turn's end."""
     from gitmem.integrate.claude import plan
 
     if user and project:

@@ -43,6 +43,7 @@ HOOKS = (
     Hook("SubagentStart", ("context", "--hook", "--subagent")),
     Hook("PreCompact", ("capture", "--hook")),
     Hook("SessionEnd", ("capture", "--hook")),
+    Hook("Stop", ("capture", "--hook", "--turn")),  # throttled per session: capture.turnMinutes
 )
 PROMPT_HOOK = Hook("UserPromptSubmit", ("search", "--hook"), PROMPT_TIMEOUT)
 ALL_EVENTS = tuple(h.event for h in (*HOOKS, PROMPT_HOOK))

@@ -75,15 +75,28 @@ def search_hook(payload: HookInput, root: str | None, workspace: str | None) -> 
     return additional_context(payload.event or "UserPromptSubmit", "\n".join(lines))
 
 
-def capture_hook(payload: HookInput, root: str | None, workspace: str | None) -> str:
+def capture_hook(payload: HookInput, root: str | None, workspace: str | None, *,
+                 turn: bool = False) -> str:
     """Start the capture of the session's transcript in a detached process; returns at once.
-    Returns a one-line description of what was started (or why nothing was)."""
+    Returns a one-line description of what was started (or why nothing was). With `turn` (a
+    turn's end), only when the session's last capture is capture.turnMinutes old (integrate/turns.py)."""
+    import time
+
     from gitmem.errors import InvalidInputError
+    from gitmem.integrate import sessionlog, turns
+    from gitmem.store.settings import capture_turn_minutes
 
     if not payload.transcript_path:
         raise InvalidInputError("--hook: the hook payload names no transcript_path")
     store = open_for(payload, root, workspace)  # resolved here: a missing store is said now
+    minutes = capture_turn_minutes(store.registry) if turn else 0.0
     store.close()
+    session, now = sessionlog.session_key(payload.session_id, payload.transcript_path), time.time()
+    if turn:
+        decision = turns.turn_due(store.root, session, minutes, now)
+        if not decision.due:
+            return decision.skipped_line(now)
+    turns.mark_started(store.root, session, payload.transcript_path, now)
     args = [sys.executable, "-m", "gitmem.integrate.capturejob", "--root", str(store.root),
             "--transcript", payload.transcript_path]
     if payload.folder is not None:

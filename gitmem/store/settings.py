@@ -19,6 +19,7 @@ CONSOLIDATE_DEFAULTS: dict[str, int] = {"batchSize": 10, "maxPromptBytes": 48_00
 DEFAULT_CONTEXT_MAX_CHARS = int(DEFAULT_SETTINGS["contextMaxChars"])
 DEFAULT_IDLE_MINUTES = 30.0
 DEFAULT_REFRESH_MINUTES = 1440.0  # the freshness pass of the warm server: daily
+DEFAULT_TURN_MINUTES = 10.0  # a session is captured at a turn's end at most this often
 MIN_CONTEXT_MAX_CHARS = 200
 
 
@@ -87,7 +88,18 @@ def serve_auto_start(registry: Registry) -> bool:
 def serve_refresh_minutes(registry: Registry) -> float:
     """settings.serve.refreshMinutes: how often the warm server runs the freshness pass (stale
     and expired entries to the model ladder); 0 = never. `gitmem serve --refresh-every` overrides."""
-    value = _group(registry, "serve").get("refreshMinutes", DEFAULT_REFRESH_MINUTES)
+    return _minutes(registry, "serve", "refreshMinutes", DEFAULT_REFRESH_MINUTES)
+
+
+def _minutes(registry: Registry, group: str, name: str, default: float) -> float:
+    """settings.GROUP.NAME as a number of minutes >= 0."""
+    value = _group(registry, group).get(name, default)
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise InvalidInputError("memory.json settings.serve.refreshMinutes must be a number of minutes >= 0")
+        raise InvalidInputError(f"memory.json settings.{group}.{name} must be a number of minutes >= 0")
     return float(value)
+
+
+def capture_turn_minutes(registry: Registry) -> float:
+    """settings.capture.turnMinutes: the least time between two captures of one session at its
+    turns' ends (the Stop hook); 0 = every turn."""
+    return _minutes(registry, "capture", "turnMinutes", DEFAULT_TURN_MINUTES)

@@ -131,6 +131,12 @@ def _serve_refresh(registry: Registry) -> float:
     return serve_refresh_minutes(registry)
 
 
+def _turn_minutes(registry: Registry) -> float:
+    from gitmem.store.settings import capture_turn_minutes
+
+    return capture_turn_minutes(registry)
+
+
 def _serve_auto(registry: Registry) -> bool:
     from gitmem.store.settings import serve_auto_start
 
@@ -173,6 +179,8 @@ SETTINGS: tuple[Setting, ...] = (
             _capture("min_signal")),
     Setting("capture.summaryMaxAttempts", SHARED, "number", _COUNT1, "summary attempts before notes are kept",
             _capture("attempts")),
+    Setting("capture.turnMinutes", SHARED, "number", "a number of minutes >= 0 (0: every turn)",
+            "least minutes between two captures of a session at its turns' ends", _turn_minutes),
     Setting("consolidate.batchSize", SHARED, "number", _COUNT1, "digests per consolidation pass",
             _consolidate("batchSize")),
     Setting("consolidate.maxPromptBytes", SHARED, "number", _COUNT1, "bytes of one consolidation prompt",
