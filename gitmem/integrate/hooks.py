@@ -18,6 +18,7 @@ from gitmem.integrate.hookio import HookInput, additional_context
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
+    from gitmem.verbs.context import Card
 
 PROMPT_HITS = 3
 SNIPPET_CHARS = 240
@@ -53,26 +54,71 @@ def context_hook(payload: HookInput, root: str | None, workspace: str | None, *,
 
     with opened(payload, root, workspace) as store:
         card = card_for(store, cwd=payload.folder, subagent=subagent)
+        text = card.text.rstrip("\n")
+        if not subagent and payload.session_id:  # a subagent's payload names its caller's session
+            text = _recorded(store, payload, card, text)
     default = "SubagentStart" if subagent else "SessionStart"
-    return additional_context(payload.event or default, card.text.rstrip("\n"))
+    return additional_context(payload.event or default, text)
+
+
+def _recorded(store: Store, payload: HookInput, card: Card, text: str) -> str:
+    """Record the card injected into the session; after a compaction, the card says which of
+    its sections changed since the session's last one (integrate/reinject.py)."""
+    from gitmem.integrate import reinject
+
+    if payload.source == "compact":
+        note = reinject.compact_note(reinject.changes_since(card, reinject.last_card(store.root, payload.session_id)))
+        if note:
+            head, _, rest = text.partition("\n\n")
+            text = f"{head}\n\n{note}\n\n{rest}"
+    reinject.record_card(store.root, payload.session_id, card)
+    return text
 
 
 def search_hook(payload: HookInput, root: str | None, workspace: str | None) -> str:
-    """The hook output carrying the few entries most relevant to the prompt ('' when none)."""
+    """The hook output carrying the few entries most relevant to the prompt, and what changed in
+    the card when the cadence context.refreshMinutes is due ('' when neither has anything)."""
     from gitmem.verbs.search import search
 
-    if not payload.prompt.strip():
-        return ""
     with opened(payload, root, workspace) as store:
-        hits = search(store, payload.prompt, limit=PROMPT_HITS)
-    if not hits:
+        hits = search(store, payload.prompt, limit=PROMPT_HITS) if payload.prompt.strip() else []
+        changed = _card_changes(store, payload)
+    parts = [changed] if changed else []
+    if hits:
+        lines = ["gitmem entries that may bear on this prompt (verify before relying on them):"]
+        for hit in hits:
+            snippet = " ".join(str(hit["snippet"]).split())[:SNIPPET_CHARS]
+            lines.append(f"- {hit['title']} ({hit.get('ref') or hit['id']}, {hit['path']}:{hit['line']},"
+                         f" {hit['freshness']}): {snippet}")
+        parts.append("\n".join(lines))
+    if not parts:
         return ""
-    lines = ["gitmem entries that may bear on this prompt (verify before relying on them):"]
-    for hit in hits:
-        snippet = " ".join(str(hit["snippet"]).split())[:SNIPPET_CHARS]
-        lines.append(f"- {hit['title']} ({hit.get('ref') or hit['id']}, {hit['path']}:{hit['line']},"
-                     f" {hit['freshness']}): {snippet}")
-    return additional_context(payload.event or "UserPromptSubmit", "\n".join(lines))
+    return additional_context(payload.event or "UserPromptSubmit", "\n\n".join(parts))
+
+
+def _card_changes(store: Store, payload: HookInput) -> str:
+    """What changed in the session's card since its last one, when the cadence is due (else '');
+    the first prompt of a session whose card was never recorded records it."""
+    import time
+
+    from gitmem.errors import GitmemError
+    from gitmem.integrate import reinject
+    from gitmem.store.settings import context_refresh_minutes
+    from gitmem.verbs.context import card_for
+
+    try:
+        minutes = context_refresh_minutes(store.registry)
+    except GitmemError:
+        return ""  # a bad value never costs the prompt its entries; `gitmem config list` shows it
+    if minutes <= 0 or not payload.session_id:
+        return ""
+    record, now = reinject.last_card(store.root, payload.session_id), time.time()
+    if record and not reinject.due(record, minutes, now):
+        return ""
+    card = card_for(store, cwd=payload.folder)
+    reinject.record_card(store.root, payload.session_id, card, now)
+    changes = reinject.changes_since(card, record)
+    return "" if not record or changes.empty else reinject.changes_text(card, changes)
 
 
 def capture_hook(payload: HookInput, root: str | None, workspace: str | None, *,

@@ -103,3 +103,9 @@ def capture_turn_minutes(registry: Registry) -> float:
     """settings.capture.turnMinutes: the least time between two captures of one session at its
     turns' ends (the Stop hook); 0 = every turn."""
     return _minutes(registry, "capture", "turnMinutes", DEFAULT_TURN_MINUTES)
+
+
+def context_refresh_minutes(registry: Registry) -> float:
+    """settings.context.refreshMinutes: how often the prompt hook hands a session what changed in
+    its context card since its last one; 0 (the default) = never."""
+    return _minutes(registry, "context", "refreshMinutes", 0.0)

@@ -119,6 +119,12 @@ def _context(registry: Registry) -> int:
     return context_max_chars(registry)
 
 
+def _context_refresh(registry: Registry) -> float:
+    from gitmem.store.settings import context_refresh_minutes
+
+    return context_refresh_minutes(registry)
+
+
 def _serve_idle(registry: Registry) -> float:
     from gitmem.store.settings import serve_idle_minutes
 
@@ -156,6 +162,8 @@ SETTINGS: tuple[Setting, ...] = (
             _freshness("volatile")),
     Setting("contextMaxChars", SHARED, "number", "a whole number of characters >= 200",
             "the context card's budget", _context),
+    Setting("context.refreshMinutes", SHARED, "number", "a number of minutes >= 0 (0: never)",
+            "how often the prompt hook hands a session what changed in its card", _context_refresh),
     Setting("working.activityMaxItems", SHARED, "number", _COUNT1, "notes kept in Recent activity",
             _working("activityMaxItems")),
     Setting("working.activityMaxChars", SHARED, "number", _COUNT1, "characters kept in Recent activity",
