@@ -65,7 +65,7 @@ ALLOWED: dict[str, set[str]] = {
     "serve": {"store", "sync", "history", "consolidate", "capture", "models", "observe"},
     "integrate": {"verbs", "store", "capture", "observe"},
     "mcp": {"verbs", "store", "sync", "format", "capture", "history", "runtime", "documents",
-            "spaces", "secrets"},
+            "spaces", "secrets", "consolidate", "provenance"},
     # web/: the local page, a thin adapter over the same library functions as the CLI.
     "web": {"verbs", "store", "sync", "format", "runtime", "documents", "provenance", "spaces",
             "secrets", "models", "capture"},

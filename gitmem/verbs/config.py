@@ -65,6 +65,15 @@ class SettingValue:
         return asdict(self)
 
 
+def _stored(name: str) -> Reader:
+    """The reader `name` of gitmem/store/settings.py."""
+    def read(registry: Registry) -> Any:
+        from gitmem.store import settings
+
+        return getattr(settings, name)(registry)
+    return read
+
+
 def _freshness(name: str) -> Reader:
     def read(registry: Registry) -> int:
         check_freshness(registry.setting("freshness") or {})
@@ -113,40 +122,10 @@ def _working(name: str) -> Reader:
     return read
 
 
-def _context(registry: Registry) -> int:
-    from gitmem.store.settings import context_max_chars
-
-    return context_max_chars(registry)
 
 
-def _context_refresh(registry: Registry) -> float:
-    from gitmem.store.settings import context_refresh_minutes
-
-    return context_refresh_minutes(registry)
 
 
-def _serve_idle(registry: Registry) -> float:
-    from gitmem.store.settings import serve_idle_minutes
-
-    return serve_idle_minutes(registry)
-
-
-def _serve_refresh(registry: Registry) -> float:
-    from gitmem.store.settings import serve_refresh_minutes
-
-    return serve_refresh_minutes(registry)
-
-
-def _turn_minutes(registry: Registry) -> float:
-    from gitmem.store.settings import capture_turn_minutes
-
-    return capture_turn_minutes(registry)
-
-
-def _serve_auto(registry: Registry) -> bool:
-    from gitmem.store.settings import serve_auto_start
-
-    return serve_auto_start(registry)
 
 
 _DAYS = "a whole number of days from 1 to 100000"
@@ -161,9 +140,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("freshness.volatile", SHARED, "number", _DAYS, "freshness window of volatile entries",
             _freshness("volatile")),
     Setting("contextMaxChars", SHARED, "number", "a whole number of characters >= 200",
-            "the context card's budget", _context),
+            "the context card's budget", _stored("context_max_chars")),
     Setting("context.refreshMinutes", SHARED, "number", "a number of minutes >= 0 (0: never)",
-            "how often the prompt hook hands a session what changed in its card", _context_refresh),
+            "how often the prompt hook hands a session what changed in its card", _stored("context_refresh_minutes")),
     Setting("working.activityMaxItems", SHARED, "number", _COUNT1, "notes kept in Recent activity",
             _working("activityMaxItems")),
     Setting("working.activityMaxChars", SHARED, "number", _COUNT1, "characters kept in Recent activity",
@@ -188,7 +167,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("capture.summaryMaxAttempts", SHARED, "number", _COUNT1, "summary attempts before notes are kept",
             _capture("attempts")),
     Setting("capture.turnMinutes", SHARED, "number", "a number of minutes >= 0 (0: every turn)",
-            "least minutes between two captures of a session at its turns' ends", _turn_minutes),
+            "least minutes between two captures of a session at its turns' ends", _stored("capture_turn_minutes")),
     Setting("consolidate.batchSize", SHARED, "number", _COUNT1, "digests per consolidation pass",
             _consolidate("batchSize")),
     Setting("consolidate.maxPromptBytes", SHARED, "number", _COUNT1, "bytes of one consolidation prompt",
@@ -200,11 +179,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("consolidate.keepDigests", SHARED, "number", _COUNT1, "settled digests kept",
             _consolidate("keepDigests")),
     Setting("serve.autoStart", SHARED, "bool", "true or false", "start the warm server on first use",
-            _serve_auto),
+            _stored("serve_auto_start")),
     Setting("serve.idleMinutes", SHARED, "number", "a number of minutes >= 0 (0: never)",
-            "idle minutes before a self-started server exits", _serve_idle),
+            "idle minutes before a self-started server exits", _stored("serve_idle_minutes")),
     Setting("serve.refreshMinutes", SHARED, "number", "a number of minutes >= 0 (0: never)",
-            "how often the warm server runs the freshness pass (`gitmem refresh`)", _serve_refresh),
+            "how often the warm server runs the freshness pass (`gitmem refresh`)", _stored("serve_refresh_minutes")),
     Setting("git.remote", SHARED, "text", "a git URL or the path of a git repository (a token in it is moved out)",
             "the remote `gitmem sync` uses", lambda r: r.git.get("remote")),
     Setting("git.branch", SHARED, "text", "a git branch name (needs git.remote)", "the branch `gitmem sync` uses",
