@@ -66,7 +66,7 @@ def start_server(root: Path) -> subprocess.Popen[bytes]:
     from gitmem.serve.control import ping
 
     proc = subprocess.Popen([*GITMEM, "--root", str(root), "serve", "--sync-every", "0",
-                             "--history-every", "0", "--consolidate-every", "0"],
+                             "--history-every", "0", "--consolidate-every", "0", "--refresh-every", "0"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while ping(root) is None:

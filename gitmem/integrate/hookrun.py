@@ -1,9 +1,10 @@
 """Running a hook answer: payload in, (stdout, stderr, exit code) out, the same for the CLI and
-for the quick path `gitmem search --hook` takes around the CLI.
+for the quick path `gitmem search --hook` and `gitmem capture --hook --turn` take around the CLI.
 
-The prompt hook runs before every prompt the person sends, so its process start matters: the
-quick path answers `gitmem [--root R] [--workspace K] search --hook` without loading the
-command-line layer (click and every command module, about a third of its start-up).
+The prompt hook runs before every prompt the person sends and the Stop hook after every turn, so
+their process start matters: the quick path answers `gitmem [--root R] [--workspace K] search
+--hook` (and `capture --hook --turn`) without loading the command-line layer (click and every
+command module, about a third of its start-up).
 """
 
 from __future__ import annotations
@@ -62,9 +63,13 @@ def internal_error(exc: BaseException) -> str:
     return line(exc)
 
 
-def quick_argv(argv: list[str]) -> tuple[str | None, str | None] | None:
-    """(root, workspace) when `argv` is exactly `[--root R] [--workspace K] search --hook`
-    (global options before the verb, as integrate writes it); None for anything else."""
+QUICK = {("search", "--hook"): "prompt", ("capture", "--hook", "--turn"): "turn"}
+
+
+def quick_argv(argv: list[str]) -> tuple[str | None, str | None, str] | None:
+    """(root, workspace, which hook) when `argv` is exactly `[--root R] [--workspace K] search
+    --hook` or `... capture --hook --turn` (global options before the verb, as integrate writes
+    it); None for anything else."""
     root = workspace = None
     rest = list(argv)
     while len(rest) > 2 and rest[0] in ("--root", "--workspace", "-w"):
@@ -73,20 +78,26 @@ def quick_argv(argv: list[str]) -> tuple[str | None, str | None] | None:
         else:
             workspace = rest[1]
         rest = rest[2:]
-    return (root, workspace) if rest == ["search", "--hook"] else None
+    kind = QUICK.get(tuple(rest))
+    return (root, workspace, kind) if kind else None
 
 
-def run_quick(root: str | None, workspace: str | None) -> int:
-    """The prompt hook without the command-line layer: read stdin, print, return the exit code
-    (0 whatever happens: the agent's prompt is never held back by its memory)."""
+def run_quick(root: str | None, workspace: str | None, kind: str = "prompt") -> int:
+    """The prompt hook (or a turn's end) without the command-line layer: read stdin, print,
+    return the exit code (0 for the prompt whatever happens: the agent's prompt is never held
+    back by its memory; 1 for a capture that could not start, as `capture --hook` exits)."""
     import sys
 
+    error_exit = 1 if kind == "turn" else 0
     try:
-        from gitmem.integrate.hooks import search_hook
+        from functools import partial
 
-        reply = answer_hook(stdin_text(), search_hook, root, workspace)
+        from gitmem.integrate.hooks import capture_hook, search_hook
+
+        answer: Answer = partial(capture_hook, turn=True) if kind == "turn" else search_hook
+        reply = answer_hook(stdin_text(), answer, root, workspace, error_exit=error_exit)
     except Exception as exc:  # noqa: BLE001 - reading stdin, an import: see answer_hook
-        reply = HookReply("", internal_error(exc), 0)
+        reply = HookReply("", internal_error(exc), error_exit)
     if reply.stdout:
         print(reply.stdout)
     if reply.stderr:

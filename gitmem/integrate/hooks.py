@@ -134,10 +134,14 @@ def capture_hook(payload: HookInput, root: str | None, workspace: str | None, *,
 
     if not payload.transcript_path:
         raise InvalidInputError("--hook: the hook payload names no transcript_path")
+    now = time.time()
+    skipped = turns.throttled(payload, root, now) if turn else None
+    if skipped is not None:
+        return skipped  # the common case at a turn's end: decided without opening the store
     store = open_for(payload, root, workspace)  # resolved here: a missing store is said now
     minutes = capture_turn_minutes(store.registry) if turn else 0.0
     store.close()
-    session, now = sessionlog.session_key(payload.session_id, payload.transcript_path), time.time()
+    session = sessionlog.session_key(payload.session_id, payload.transcript_path)
     if turn:
         decision = turns.turn_due(store.root, session, minutes, now)
         if not decision.due:

@@ -137,8 +137,10 @@ def _wait_for(probe, seconds: float = 60.0):
 def test_the_quick_path_answers_as_the_command_line_does(store: Store, gm: Cli, project: Path) -> None:
     from gitmem.integrate.hookrun import quick_argv
 
-    assert quick_argv(["--root", "/s", "search", "--hook"]) == ("/s", None)
-    assert quick_argv(["-w", "k", "search", "--hook"]) == (None, "k")
+    assert quick_argv(["--root", "/s", "search", "--hook"]) == ("/s", None, "prompt")
+    assert quick_argv(["-w", "k", "search", "--hook"]) == (None, "k", "prompt")
+    assert quick_argv(["--root", "/s", "capture", "--hook", "--turn"]) == ("/s", None, "turn")
+    assert quick_argv(["capture", "--hook"]) is None
     assert quick_argv(["search", "--hook", "--json"]) is None
     assert quick_argv(["search", "deploy"]) is None
     gm("remember", "The VPN must be up before running the deploy script.", "--layer", "procedural")

@@ -130,3 +130,22 @@ def test_the_setting_is_validated_and_turn_needs_hook(store: Store) -> None:
     assert shown["value"] == 10 and shown["explicit"] is False
     alone = run_gitmem("--root", root, "capture", "--turn", "x.jsonl")
     assert alone.returncode == 2 and "--turn goes with --hook" in alone.stderr
+
+
+def test_the_quick_path_and_the_command_line_throttle_alike(store: Store, project: Path, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from gitmem.cli import cli
+
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text((FIXTURES / "transcripts" / "claude-code.jsonl").read_text(encoding="utf-8"))
+    assert turn_end(store, project, transcript).endswith("started in the background")  # the quick path
+    quick = turn_end(store, project, transcript)
+    through_click = CliRunner().invoke(cli, ["--root", str(store.root), "capture", "--hook", "--turn"],
+                                       input=stop_payload(project, transcript))
+    assert quick.startswith("capture skipped") and through_click.stdout.strip() == quick
+    wait_for_captures(store.root, 1)
+    # A memory.json that does not parse: the quick decision steps aside, the store's own
+    # reading (its last good version from git) decides, and the turn is still throttled.
+    (store.root / "memory.json").write_text("{ not json")
+    assert turn_end(store, project, transcript).startswith("capture skipped")
