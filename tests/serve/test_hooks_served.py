@@ -68,3 +68,22 @@ def test_a_hook_answered_by_the_server_loads_no_heavy_module(served: Path) -> No
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                           input=prompt("which port does staging listen on?", served))
     assert done.stderr.strip().splitlines()[-1] == "0 []"
+
+
+def test_the_card_s_changes_reach_a_long_session_through_the_server(served: Path) -> None:
+    root = str(served)
+    assert run_gitmem("--root", root, "config", "set", "context.refreshMinutes", "5").returncode == 0
+    start = json.dumps({"hook_event_name": "SessionStart", "session_id": "s1", "cwd": root,
+                        "source": "startup"})
+    card = run_gitmem("-v", "--root", root, "context", "--hook", input_text=start)
+    assert ANSWERED in card.stderr and card.returncode == 0
+    assert run_gitmem("--root", root, "remember", "Another session learned: staging needs the VPN",
+                      "--layer", "learnings").returncode == 0
+    record_file = served / "state" / "injections.json"
+    records = json.loads(record_file.read_text())
+    records["s1"]["at"] -= 6 * 60  # six minutes on
+    record_file.write_text(json.dumps(records))
+    changed = run_gitmem("-v", "--root", root, "search", "--hook", input_text=prompt("hello there", served))
+    assert ANSWERED in changed.stderr and changed.returncode == 0
+    text = json.loads(changed.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "changed since this session's card" in text and "staging needs the VPN" in text
