@@ -1,7 +1,8 @@
 """MCP tools that close the memory loop without a shell: workspaces and associate (which project
 a session is in), consolidate and refresh (digests into entries, stale entries re-judged), resolve
-(settle what a sync left in conflict), relate / related (typed links) and why (where an entry
-comes from). Each calls the library function its CLI verb calls; the ones that write are refused
+(settle what a sync left in conflict), relate / related (typed links), why and revert (where an
+entry comes from, and its earlier text back), list (a layer's entries) and check (the files
+against the format rules). Each calls the library function its CLI verb calls; the ones that write are refused
 for a subagent before anything runs."""
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ def register(server: MCPServer, session: Session) -> None:
     _workspace_tools(server, session)
     _model_tools(server, session)
     _link_tools(server, session)
+    _history_tools(server, session)
 
 
 def _workspace_tools(server: MCPServer, session: Session) -> None:
@@ -160,3 +162,55 @@ def _link_tools(server: MCPServer, session: Session) -> None:
         from gitmem.provenance.why import why as explain
 
         return reply(await session.call(lambda store: explain(store, entry_id)))
+
+
+def _history_tools(server: MCPServer, session: Session) -> None:
+    @server.tool(name="revert", description=(
+        "Bring an entry of this store back as it was: at `to` (a date YYYY-MM-DD or a git "
+        "revision), else before its last change; one commit. For a wrong update or a forget made "
+        "by mistake; `why` shows its versions." + NOT_FOR_SUBAGENTS))
+    async def revert(entry_id: EntryId, to: Annotated[str | None, Field(description=(
+            "The version to bring back (default: the previous one)."))] = None) -> CallToolResult:
+        from gitmem.verbs.revert import revert as do_revert
+
+        def work(store: Store) -> dict[str, Any]:
+            result = do_revert(store, entry_id, to=to)
+            return {"id": result.id, "path": result.path, "changed": result.changed, "note": result.note}
+
+        return reply(await session.call(work, verb="revert"))
+
+    @server.tool(name="list", description=(
+        "The entries of the store and its active spaces (id, title, freshness, path), in file "
+        "order, optionally of one layer and scope: every decision in force, say. Use search to "
+        "find something; list to see all of a layer."))
+    async def list_(
+        layer: Annotated[str | None, Field(description=(
+            "Only this layer: semantic, episodic, procedural, learnings, decisions, codebase, "
+            "history, state, working."))] = None,
+        scope: Annotated[Literal["global", "workspace"] | None, Field(description=(
+            "global, or the current workspace (default: every scope)."))] = None,
+        include_all: Annotated[bool, Field(description=(
+            "Include forgotten, superseded and expired entries."))] = False,
+    ) -> CallToolResult:
+        from gitmem.verbs.reads import list_entries
+
+        def work(store: Store) -> list[dict[str, Any]]:
+            scopes = None if scope is None else [store.scope_for(scope)]
+            rows = list_entries(store, layer=layer, scopes=scopes, include_all=include_all)
+            return [{k: r.get(k) for k in ("ref", "id", "title", "layer", "scope", "topic", "path", "line",
+                                            "status", "freshness", "label")} for r in rows]
+
+        return reply(await session.call(work))
+
+    @server.tool(name="check", description=(
+        "Check every memory file against the format rules (read only): errors and hints, each "
+        "with its file and line. After editing memory files by hand, or when status reports "
+        "problems."))
+    async def check() -> CallToolResult:
+        from gitmem.verbs.check import check_tree
+
+        def work(store: Store) -> dict[str, Any]:
+            report = check_tree(store)  # without fix: a read (fixing is a person's `gitmem check --fix`)
+            return {"errors": [str(p) for p in report.errors], "hints": [str(p) for p in report.hints]}
+
+        return reply(await session.call(work))

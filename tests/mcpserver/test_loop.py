@@ -22,6 +22,7 @@ LOOP_WRITES = {
     "consolidate": {},
     "resolve": {"target": "global-sem-0001", "how": "ours"},
     "relate": {"entry_id": "global-sem-0001", "kind": "semantic", "other": "global-sem-0002"},
+    "revert": {"entry_id": "global-sem-0001"},
 }
 
 
@@ -96,6 +97,29 @@ def test_relate_related_and_why(world) -> None:
     assert origin["created"]["message"].startswith("remember") and origin["path"] == cause["path"]
     missing = client.call("why", {"entry_id": "global-epi-9999"})
     assert missing.is_error and _text(missing).startswith("gitmem: error: ")
+
+
+def test_list_check_and_revert(world) -> None:
+    client = world.client
+    made = client.ok("decision", {"statement": "Ship on Tuesdays", "rationale": "QA is in on Mondays"})
+    rows = client.ok("list", {"layer": "decisions"})["results"]
+    assert [r["title"] for r in rows] == ["Ship on Tuesdays"] and rows[0]["id"] == made["id"]
+    assert client.ok("list", {"layer": "decisions", "scope": "workspace"})["results"] == []
+    fact = client.ok("remember", {"text": "The build cache lives in /var/cache/build", "layer": "semantic",
+                                  "topic": "build"})
+    client.ok("remember", {"text": "The build cache lives in /srv/cache/build", "layer": "semantic",
+                           "topic": "build", "supersedes": fact["id"]})
+    assert client.ok("show", {"entry_id": fact["id"]})["status"] == "superseded"
+    back = client.ok("revert", {"entry_id": fact["id"]})
+    assert back["changed"] is True and client.ok("show", {"entry_id": fact["id"]})["status"] == "live"
+    assert client.ok("check") == {"errors": [], "hints": []}
+    topic = world.root / fact["path"]
+    topic.write_text(topic.read_text() + "\n<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n")
+    try:
+        found = client.ok("check")
+        assert found["errors"] and fact["path"] in found["errors"][0]
+    finally:
+        git(world.root, "checkout", "--", fact["path"])
 
 
 def test_a_sync_conflict_is_settled_with_resolve(world, tmp_path: Path) -> None:

@@ -13,10 +13,10 @@ TOOLS = {"search", "show", "remember", "forget", "verify", "decision", "codebase
          "state", "working", "status", "sync", "conflicts", "history", "capture", "runtime_add",
          "runtime_replace", "runtime_remove", "runtime_show", "doc_add", "doc_show", "doc_search",
          "batch", "workspaces", "associate", "consolidate", "refresh", "resolve", "relate", "related",
-         "why"}
+         "why", "revert", "list", "check"}
 WRITES = {"remember", "forget", "verify", "decision", "codebase", "state", "working", "sync",
           "history", "capture", "runtime_add", "runtime_replace", "runtime_remove", "doc_add",
-          "batch", "associate", "consolidate", "refresh", "resolve", "relate"}
+          "batch", "associate", "consolidate", "refresh", "resolve", "relate", "revert"}
 
 
 def _text(result) -> str:
@@ -30,7 +30,8 @@ def test_every_tool_is_listed_with_typed_inputs_and_the_rules(world) -> None:
     for name in WRITES:
         assert "ubagent" in tools[name].description, name  # a subagent must not call it
     # Operations on the store, not facts written: no "writing nothing" rule for them.
-    for name in WRITES - {"sync", "history", "capture", "associate", "consolidate", "refresh", "resolve"}:
+    for name in WRITES - {"sync", "history", "capture", "associate", "consolidate", "refresh", "resolve",
+                                 "revert"}:
         assert "writing nothing is a correct outcome" in tools[name].description.lower(), name
     remember = tools["remember"].input_schema
     assert set(remember["required"]) == {"text", "layer"}
