@@ -8,13 +8,15 @@ Two moments inject it again:
 - every `context.refreshMinutes` minutes (0, the default: never) through the prompt hook: only
   the lines that are new since the session's last card, and how many of its lines went.
 
-A line is recorded as a short hash of its section and text, never the text itself. Italic lines
-(`_..._`: the card's own remarks, such as how long ago working memory was updated) are not
-compared: they change with the clock, not with memory."""
+A line is recorded as a short hash of its section and text, never the text itself. What changes
+with the clock and not with memory is left out of the comparison: italic lines (`_..._`, the
+card's own remarks, such as how long ago working memory was updated) and the ages in brackets
+(`[STALE 40d]`, a runtime item's `created=14d`)."""
 
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,8 +52,18 @@ class CardChanges:
         return [s.name for s in self.sections]
 
 
+_BRACKETS = re.compile(r"\[[^\]\n]*\]")
+_DAYS = re.compile(r"\b\d+d\b")
+
+
+def _steady(line: str) -> str:
+    """The line without the ages in its brackets (`[STALE 40d]`, `[...; updated=2d]`): they grow
+    with the clock, and a card a day older has not changed."""
+    return _BRACKETS.sub(lambda m: _DAYS.sub("#d", m.group()), line)
+
+
 def _line_hash(section: str, line: str) -> str:
-    return hashlib.sha256(f"{section}\n{line}".encode()).hexdigest()[:16]
+    return hashlib.sha256(f"{section}\n{_steady(line)}".encode()).hexdigest()[:16]
 
 
 def _compared(line: str) -> bool:

@@ -128,3 +128,21 @@ def test_without_the_setting_or_a_recorded_card_nothing_is_handed_over(store: St
     assert SESSION in json.loads((store.root / INJECTIONS_FILE).read_text())
     refused = gm("config", "set", "context.refreshMinutes", "-1")
     assert refused.exit_code != 0 and "context.refreshMinutes cannot be -1" in refused.output
+
+
+def test_ages_growing_with_the_clock_are_not_changes() -> None:
+    from gitmem.integrate.reinject import changes_since, fingerprint
+    from gitmem.verbs.context import Card, Section
+
+    def card(*lines: str) -> Card:
+        return Card("acme-api", [Section("Runtime memory", list(lines)),
+                                 Section("Learnings", ["- Deploys freeze on Fridays [STALE 40d] (acme-api-lrn-0001)"])])
+
+    before = card("- [importance=high; created=14d; updated=2d]\n  Prefers short answers")
+    record = {"at": 1.0, "sections": fingerprint(before)}
+    later = card("- [importance=high; created=16d; updated=4d]\n  Prefers short answers")
+    later.sections[1].lines = ["- Deploys freeze on Fridays [STALE 42d] (acme-api-lrn-0001)"]
+    assert changes_since(later, record).empty
+    edited = card("- [importance=high; created=16d; updated=0d]\n  Prefers answers with the command first")
+    changes = changes_since(edited, record)
+    assert changes.names() == ["Runtime memory"] and changes.sections[0].removed == 1
