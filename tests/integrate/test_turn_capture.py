@@ -149,3 +149,21 @@ def test_the_quick_path_and_the_command_line_throttle_alike(store: Store, projec
     # reading (its last good version from git) decides, and the turn is still throttled.
     (store.root / "memory.json").write_text("{ not json")
     assert turn_end(store, project, transcript).startswith("capture skipped")
+
+
+def test_the_written_stop_command_captures_as_claude_code_runs_it(gm: Cli, store: Store, project: Path,
+                                                                   tmp_path: Path) -> None:
+    import subprocess
+
+    assert gm("integrate", "claude-code", "--project", str(project)).exit_code == 0
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    [command] = [h["command"] for g in settings["hooks"]["Stop"] for h in g["hooks"]]
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text((FIXTURES / "transcripts" / "claude-code.jsonl").read_text(encoding="utf-8"))
+    done = subprocess.run(command, shell=True, input=stop_payload(project, transcript), capture_output=True,
+                          text=True, cwd=project, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip().endswith("started in the background"), done.stderr
+    assert wait_for_captures(store.root, 1)[0]["session"] == SESSION
+    again = subprocess.run(command, shell=True, input=stop_payload(project, transcript), capture_output=True,
+                           text=True, cwd=project, timeout=60)
+    assert again.returncode == 0 and again.stdout.startswith("capture skipped")
