@@ -27,6 +27,7 @@ from gitmem.imports.model import (
     display_path,
     malformed,
     read_source_text,
+    real_path,
 )
 from gitmem.imports.sections import split_front_matter
 
@@ -71,7 +72,7 @@ def read_note(path: Path, project: Path, context: ReadContext) -> SourceFile:
     shown = display_path(path, project, context.home)
     text = read_source_text(path, shown)
     meta, rest, start = split_front_matter(text, shown)
-    relative = path.resolve().relative_to(project.resolve()).with_suffix("").as_posix()
+    relative = real_path(path).relative_to(real_path(project)).with_suffix("").as_posix()
     folder = relative.rpartition("/")[0] or project.name  # a folder of notes is one topic
     title = str(meta.get("title") or path.stem).strip() or path.stem
     permalink = str(meta.get("permalink") or "").strip()

@@ -9,9 +9,10 @@ gate, updates of what an earlier import made, links, and one commit (docs/decisi
 - Text a live entry of the same scope and layer already holds is not written twice (`duplicate`).
 - A source file holding a likely secret refuses the whole import, naming file and line, unless
   --allow-secret; a file a source cannot read refuses it too. Either way nothing is written.
-- The source is read twice: a first pass checks every file, chooses every Id and learns every
-  name a link may use; the second writes, each entry with its links resolved. A dry run is the
-  first pass alone. Everything one import writes is one commit.
+- The source is read once: a first pass checks every file, chooses every Id, decides every
+  action and learns every name a link may use, leaving its plan in a spool on disk; the second
+  replays the plan and writes, each entry with its links resolved. A dry run is the first pass
+  alone. Everything one import writes is one commit.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from gitmem.format.safetext import clean_text, safe_text
 from gitmem.format.wording import guess_layer
 from gitmem.imports.hot import HotWriter
 from gitmem.imports.model import Action, ImportReport, Note, SourceFile
+from gitmem.imports.spool import FileDone, Hot, Spool, Write
 from gitmem.imports.writer import Pending, TopicWriter
 from gitmem.secrets.scan import find_secrets, refusal
 from gitmem.store.paths import sanitize_workspace_key, topic_slug
@@ -55,22 +57,27 @@ def import_digest(title: str, body: str) -> str:
 
 
 class Importer:
-    """One pass over the source files a reader yields (see the module text)."""
+    """One pass (see the module text): over the source files a reader yields (a dry run, or the
+    first pass when it has a spool to leave its plan in), or over that plan (the writing pass)."""
 
     def __init__(self, store: Store, options: ImportOptions, txn: WriteTxn | None,
-                 titles: dict[str, str] | None = None) -> None:
-        self.store, self.options, self.txn = store, options, txn
+                 titles: dict[str, str] | None = None, spool: Spool | None = None) -> None:
+        self.store, self.options, self.txn, self.spool = store, options, txn, spool
         self.report = ImportReport(options.tool, options.dry_run)
         self.prefix = f"import:{options.tool}:"
         self.final = titles is not None  # the writing pass: every name is known
         self.titles: dict[str, str] = dict(titles or {})
         self.writer = TopicWriter(store, txn)
-        self.known = self._known_entries()
+        self.known = {} if self.final else self._known_entries()
         self.taken: dict[tuple[str, str], int] = {}
         self.seen: dict[tuple[str, str, str], str] = {}
         self.links: list[tuple[str, str, str, str]] = []  # id, type, name, source (first pass)
         self.scopes: dict[Path | None, str] = {}
-        self.hot = HotWriter(store, txn, self.prefix, self.report)
+        self.slugs: dict[str, str] = {}
+        # The first pass checks the hot items (budgets, sizes) but the writing pass adds them, in
+        # order, so its own account is the one reported.
+        hot_report = ImportReport(options.tool, options.dry_run) if spool is not None else self.report
+        self.hot = HotWriter(store, txn, self.prefix, hot_report)
         self.today = store.today().isoformat()
 
     # -- what earlier imports made -----------------------------------------------------------
@@ -97,6 +104,8 @@ class Importer:
     # -- one source file ---------------------------------------------------------------------
     def add_file(self, source: SourceFile) -> None:
         self.report.files += 1
+        if self.spool is not None:
+            self.spool.put(FileDone())
         if not self.final and not self.options.allow_secret:
             found = find_secrets(source.text, path=source.path)
             if found:
@@ -106,7 +115,10 @@ class Importer:
         for note in source.notes:
             self._plan(source, note)
         if source.items:
-            self.hot.add(source, self._scope_of(source, "global"))
+            scope = self._scope_of(source, "global")
+            self.hot.add(source, scope)
+            if self.spool is not None:
+                self.spool.put(Hot(source, scope))
 
     def _scope_of(self, source: SourceFile, wanted: str) -> str:
         if (self.options.scope or wanted) == "global":
@@ -147,7 +159,7 @@ class Importer:
         if found is not None:
             self._plan_update(found, note, title, body, digest, where)
             return
-        relpath = L.topic_path(scope, layer, topic_slug(note.topic))
+        relpath = L.topic_path(scope, layer, self._slug(note.topic))
         hit = self._duplicate(scope, layer, body or title)
         if hit:
             self._act("duplicate", hit, relpath, where, title)
@@ -164,8 +176,8 @@ class Importer:
         self.known[origin] = (relpath, new_id)
         self._act("added", new_id, relpath, where, title)
         self._names(note, new_id, where)
-        entry = self._linked(Entry(title=title, body=body, fields=fields), note, where, relpath)
-        self.writer.add(relpath, Pending(note.topic, entry, None))
+        self._write(relpath, Pending(note.topic, Entry(title=title, body=body, fields=fields), None),
+                    note, where, changed=True)
 
     def _plan_update(self, found: tuple[str, str], note: Note, title: str, body: str, digest: str,
                      where: str) -> None:
@@ -189,9 +201,18 @@ class Importer:
         else:
             self._act("updated", entry_id, relpath, where, title)
             changed = entry.with_body(body, title).with_fields(Import_hash=digest, Verified=self.today)
-        changed = self._linked(changed, note, where, relpath)
-        if changed is not entry:
-            self.writer.add(relpath, Pending(note.topic, changed, entry_id))
+        self._write(relpath, Pending(note.topic, changed, entry_id), note, where, changed=changed is not entry)
+
+    def _write(self, relpath: str, pending: Pending, note: Note, where: str, *, changed: bool) -> None:
+        """Leave an entry for the writing pass (a dry run writes nothing)."""
+        if self.spool is not None and (changed or note.links):
+            self.spool.put(Write(relpath, pending, note.links, where, changed))
+
+    def _slug(self, topic: str) -> str:
+        slug = self.slugs.get(topic)
+        if slug is None:
+            slug = self.slugs[topic] = topic_slug(topic)
+        return slug
 
     def _duplicate(self, scope: str, layer: str, text: str) -> str | None:
         digest = text_hash(text)
@@ -202,12 +223,17 @@ class Importer:
 
     def _next_id(self, scope: str, layer: str) -> str:
         key = (scope, layer)
-        number = max(self.taken.get(key, 0), self.store.catalog.max_number(scope, layer)) + 1
+        if key not in self.taken:  # nothing is written before the writing pass: ask once
+            self.taken[key] = self.store.catalog.max_number(scope, layer)
+        number = self.taken[key] + 1
         self.taken[key] = number
         return L.format_id(scope, layer, number)
 
     def _act(self, action: str, entry_id: str | None, relpath: str, where: str, title: str) -> None:
-        self.report.actions.append(Action(action, entry_id, relpath, where, title))
+        if self.spool is not None:
+            self.spool.put(Action(action, entry_id, relpath, where, title))
+        else:
+            self.report.actions.append(Action(action, entry_id, relpath, where, title))
 
     # -- links -------------------------------------------------------------------------------
     def _names(self, note: Note, entry_id: str, where: str) -> None:
@@ -217,12 +243,12 @@ class Importer:
             for kind, name in note.links:
                 self.links.append((entry_id, kind, name, where))
 
-    def _linked(self, entry: Entry, note: Note, where: str, relpath: str) -> Entry:
+    def _linked(self, entry: Entry, links: tuple[tuple[str, str], ...], where: str, relpath: str) -> Entry:
         """The entry with the links its note records (writing pass: every name is known)."""
-        if not self.final or not note.links or entry.id is None:
+        if not self.final or not links or entry.id is None:
             return entry
         value = entry.get("Related")
-        for kind, name in note.links:
+        for kind, name in links:
             kind = kind if kind in RELATION_TYPES else "semantic"
             target = self.titles.get(normalize_text(name))
             if target is None:
@@ -251,7 +277,25 @@ class Importer:
             self.add_file(source)
             if progress is not None:
                 progress(self.report.files)
+
+    def replay(self, spool: Spool) -> None:
+        """The writing pass: the first pass's plan, in its order, each entry with its links."""
+        for record in spool.replay():
+            if isinstance(record, Action):
+                self.report.actions.append(record)
+            elif isinstance(record, FileDone):
+                self.report.files += 1
+            elif isinstance(record, Hot):
+                self.hot.add(record.source, record.scope)
+            else:
+                self._replay_write(record)
         self.writer.flush()
+
+    def _replay_write(self, record: Write) -> None:
+        pending = record.pending
+        entry = self._linked(pending.entry, record.links, record.where, record.relpath)
+        if record.changed or entry is not pending.entry:
+            self.writer.add(record.relpath, Pending(pending.topic, entry, pending.replaces))
 
 
 def run_import(store: Store, options: ImportOptions, read: Callable[[], Iterable[SourceFile]],
@@ -265,12 +309,13 @@ def run_import(store: Store, options: ImportOptions, read: Callable[[], Iterable
         first.planned_links()
         return first.report
     with store.writing("import") as txn:
-        first = Importer(store, options, None)
-        first.run(read(), None)
-        titles = first.titles
-        del first  # its report and links are not needed for writing: memory for the second pass
-        second = Importer(store, options, txn, titles=titles)
-        second.run(read(), progress)
+        with Spool() as spool:
+            first = Importer(store, options, None, spool=spool)
+            first.run(read(), progress)
+            titles = first.titles
+            del first  # what it decided is in the spool: memory for the writing pass
+            second = Importer(store, options, txn, titles=titles)
+            second.replay(spool)
         counts = second.report.counts()
         summary = ", ".join(f"{n} {what}" for what, n in sorted(counts.items()))
         txn.message = f"import: {options.tool} ({summary or 'nothing'})" if txn.touched else ""

@@ -14,7 +14,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gitmem import caller
-from gitmem.imports.model import ReadContext, SourceFile, display_path, malformed, read_source_text
+from gitmem.imports.model import (
+    ReadContext,
+    SourceFile,
+    display_path,
+    malformed,
+    read_source_text,
+    real_path,
+)
 from gitmem.imports.sections import notes_of, split_front_matter
 
 SUFFIXES = (".md", ".markdown")
@@ -39,9 +46,8 @@ def read_note_file(path: Path, folder: Path, context: ReadContext, *, scope: str
     shown = display_path(path, folder, context.home)
     text = read_source_text(path, shown)
     meta, rest, start = split_front_matter(text, shown)
-    resolved = path.resolve()
-    relative = resolved.relative_to(folder.resolve()) if resolved.is_relative_to(folder.resolve()) \
-        else Path(path.name)
+    resolved, real_folder = real_path(path), real_path(folder)
+    relative = resolved.relative_to(real_folder) if resolved.is_relative_to(real_folder) else Path(path.name)
     title = str(meta.get("title") or meta.get("name") or path.stem)
     layer = meta.get("layer") if isinstance(meta.get("layer"), str) else None
     if layer is None and layers and isinstance(meta.get("type"), str):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -97,10 +98,23 @@ def malformed(path: str, line: int, reason: str) -> InvalidInputError:
     return InvalidInputError(f"cannot import {path}:{line}: {reason}; nothing was written")
 
 
+@lru_cache(maxsize=256)
+def _real_folder(folder: Path) -> Path:
+    return folder.resolve()
+
+
+def real_path(path: Path) -> Path:
+    """`path.resolve()`, with each folder resolved once: an import reads thousands of files from
+    a few folders, and resolving walks every part of the path."""
+    if path.is_symlink() or not path.is_absolute() or path.name in ("", ".."):
+        return path.resolve()
+    return _real_folder(path.parent) / path.name
+
+
 def display_path(path: Path, base: Path, home: Path) -> str:
     """A source file as provenance names it: relative to the imported folder, else to ~."""
-    resolved = path.resolve()
-    for root, prefix in ((base.resolve(), ""), (home.resolve(), "~/")):
+    resolved = real_path(path)
+    for root, prefix in ((_real_folder(base), ""), (_real_folder(home), "~/")):
         try:
             return prefix + resolved.relative_to(root).as_posix()
         except ValueError:

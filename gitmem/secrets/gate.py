@@ -26,7 +26,9 @@ import importlib.util
 import json
 import os
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +71,22 @@ def candidate_lines(folded: list[str], whole: str, pins: tuple[str, ...] | None)
     present = [pin for pin in pins if pin in whole]
     if not present:
         return []
-    return [i for i, line in enumerate(folded) if any(pin in line for pin in present)]
+    # Find the needles in the whole text and map each place to its line: every line holding a
+    # needle is found (a needle spanning lines would add a line, never lose one).
+    starts = _line_starts(whole)
+    found: set[int] = set()
+    for pin in present:
+        at = whole.find(pin)
+        while at != -1:
+            found.add(bisect_right(starts, at) - 1)
+            at = whole.find(pin, at + 1)
+    return sorted(found)
+
+
+@functools.lru_cache(maxsize=8)
+def _line_starts(whole: str) -> list[int]:
+    """Where each line of the joined text starts (one list for every pattern's look-up)."""
+    return [0, *accumulate(len(line) + 1 for line in whole.split("\n"))][:-1] or [0]
 
 
 @dataclass(frozen=True)
