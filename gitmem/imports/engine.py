@@ -30,7 +30,7 @@ from gitmem.format.safetext import clean_text, safe_text
 from gitmem.format.wording import guess_layer
 from gitmem.imports.hot import HotWriter
 from gitmem.imports.model import Action, ImportReport, Note, SourceFile
-from gitmem.imports.spool import FileDone, Hot, Spool, Write
+from gitmem.imports.spool import FileDone, Hot, Relink, Spool, Write
 from gitmem.imports.writer import Pending, TopicWriter
 from gitmem.secrets.scan import find_secrets, refusal
 from gitmem.store.paths import sanitize_workspace_key, topic_slug
@@ -49,6 +49,19 @@ class ImportOptions:
     scope: str | None = None  # forced: global | workspace
     layer: str | None = None  # forced layer
     allow_secret: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """An entry an earlier import of this tool made, as much as a later import needs of it."""
+
+    relpath: str
+    id: str
+    recorded: str  # its Import-hash
+    current: str  # the digest of its text now (differs from `recorded`: a person edited it)
+    forgotten: bool
+    related: str
+    fresh: bool = False  # made by this import: a second note from the same place is not written
 
 
 def import_digest(title: str, body: str) -> str:
@@ -81,9 +94,9 @@ class Importer:
         self.today = store.today().isoformat()
 
     # -- what earlier imports made -----------------------------------------------------------
-    def _known_entries(self) -> dict[str, tuple[str, str]]:
-        """Source value -> (file, id) of every entry an earlier import of this tool made."""
-        known: dict[str, tuple[str, str]] = {}
+    def _known_entries(self) -> dict[str, Known]:
+        """Source value -> every entry an earlier import of this tool made."""
+        known: dict[str, Known] = {}
         for relpath in self.store.all_topic_files():
             try:
                 if self.prefix not in self.store.path(relpath).read_text(encoding="utf-8"):
@@ -94,7 +107,9 @@ class Importer:
             for entry in document.entries if document else []:
                 source = entry.get("Source")
                 if source.startswith(self.prefix) and entry.id:
-                    known[source] = (relpath, entry.id)
+                    known[source] = Known(relpath, entry.id, entry.get("Import-hash"),
+                                          import_digest(entry.title, entry.body), entry.is_forgotten,
+                                          entry.get("Related"))
                     self._name(entry.title, entry.id)
         return known
 
@@ -173,35 +188,34 @@ class Importer:
                   **{k: v for k, v in note.fields.items() if k not in ("Importance", "Created")},
                   "Source": origin, "Import-hash": digest}
         self.seen[(scope, layer, text_hash(body or title))] = new_id
-        self.known[origin] = (relpath, new_id)
+        self.known[origin] = Known(relpath, new_id, digest, digest, False, "", fresh=True)
         self._act("added", new_id, relpath, where, title)
         self._names(note, new_id, where)
         self._write(relpath, Pending(note.topic, Entry(title=title, body=body, fields=fields), None),
                     note, where, changed=True)
 
-    def _plan_update(self, found: tuple[str, str], note: Note, title: str, body: str, digest: str,
+    def _plan_update(self, found: Known, note: Note, title: str, body: str, digest: str,
                      where: str) -> None:
-        relpath, entry_id = found
+        relpath, entry_id = found.relpath, found.id
+        if found.fresh:
+            return
+        self._names(note, entry_id, where)
+        if found.forgotten:
+            self._act("forgotten", entry_id, relpath, where, title)
+            return
+        if found.recorded == digest or found.current != found.recorded:
+            self._act("unchanged" if found.recorded == digest else "kept-edit", entry_id, relpath, where, title)
+            if self.spool is not None and note.links:
+                self.spool.put(Relink(relpath, note.topic, entry_id, found.related, note.links, where))
+            return
         document = self.writer.document(relpath)
         index = document.find(entry_id) if document else None
         if document is None or index is None:
             return  # moved or deleted by a person since: not brought back
-        entry = document.entries[index]
-        self._names(note, entry_id, where)
-        recorded = entry.get("Import-hash")
-        if entry.is_forgotten:
-            self._act("forgotten", entry_id, relpath, where, title)
-            return
-        if recorded == digest:
-            self._act("unchanged", entry_id, relpath, where, title)
-            changed = entry
-        elif import_digest(entry.title, entry.body) != recorded:
-            self._act("kept-edit", entry_id, relpath, where, title)
-            changed = entry
-        else:
-            self._act("updated", entry_id, relpath, where, title)
-            changed = entry.with_body(body, title).with_fields(Import_hash=digest, Verified=self.today)
-        self._write(relpath, Pending(note.topic, changed, entry_id), note, where, changed=changed is not entry)
+        self._act("updated", entry_id, relpath, where, title)
+        changed = document.entries[index].with_body(body, title).with_fields(Import_hash=digest,
+                                                                             Verified=self.today)
+        self._write(relpath, Pending(note.topic, changed, entry_id), note, where, changed=True)
 
     def _write(self, relpath: str, pending: Pending, note: Note, where: str, *, changed: bool) -> None:
         """Leave an entry for the writing pass (a dry run writes nothing)."""
@@ -247,18 +261,23 @@ class Importer:
         """The entry with the links its note records (writing pass: every name is known)."""
         if not self.final or not links or entry.id is None:
             return entry
-        value = entry.get("Related")
+        value = self._related(entry.id, entry.get("Related"), links, where, relpath)
+        return entry if value == entry.get("Related") else entry.with_fields(Related=value)
+
+    def _related(self, entry_id: str, value: str, links: tuple[tuple[str, str], ...], where: str,
+                 relpath: str) -> str:
+        """An entry's Related value with its note's links added (each reported)."""
         for kind, name in links:
             kind = kind if kind in RELATION_TYPES else "semantic"
             target = self.titles.get(normalize_text(name))
             if target is None:
-                self._act("unlinked", entry.id, relpath, where, f"{kind}: {name} (no such note)")
-            elif target != entry.id:
+                self._act("unlinked", entry_id, relpath, where, f"{kind}: {name} (no such note)")
+            elif target != entry_id:
                 added = add_relation(value, kind, target)
                 if added is not None:
                     value = added
-                    self._act("linked", entry.id, relpath, f"{kind}:{target}", "")
-        return entry if value == entry.get("Related") else entry.with_fields(Related=value)
+                    self._act("linked", entry_id, relpath, f"{kind}:{target}", "")
+        return value
 
     def planned_links(self) -> None:
         """The first pass's account of the links (what a dry run reports)."""
@@ -287,9 +306,21 @@ class Importer:
                 self.report.files += 1
             elif isinstance(record, Hot):
                 self.hot.add(record.source, record.scope)
+            elif isinstance(record, Relink):
+                self._replay_relink(record)
             else:
                 self._replay_write(record)
         self.writer.flush()
+
+    def _replay_relink(self, record: Relink) -> None:
+        value = self._related(record.id, record.related, record.links, record.where, record.relpath)
+        if value == record.related:
+            return
+        document = self.writer.document(record.relpath)
+        index = document.find(record.id) if document else None
+        if document is not None and index is not None:
+            entry = document.entries[index].with_fields(Related=value)
+            self.writer.add(record.relpath, Pending(record.topic, entry, record.id))
 
     def _replay_write(self, record: Write) -> None:
         pending = record.pending

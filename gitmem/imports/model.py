@@ -51,7 +51,7 @@ class SourceFile:
     skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, why) left out, reported
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # an import of 10,000 notes keeps ~90,000 of them
 class Action:
     """What the import did (or would do) with one note, item or link."""
 

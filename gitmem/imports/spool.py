@@ -32,6 +32,19 @@ class Write:
 
 
 @dataclass(frozen=True)
+class Relink:
+    """An entry an earlier import made, unchanged: only its links may need adding. Its file is
+    read in the writing pass only when one does."""
+
+    relpath: str
+    topic: str
+    id: str
+    related: str
+    links: tuple[tuple[str, str], ...]
+    where: str
+
+
+@dataclass(frozen=True)
 class Hot:
     """A source file's runtime-tier items, added in the writing pass (they see each other there)."""
 
@@ -44,7 +57,7 @@ class FileDone:
     """One source file read (the report's file count)."""
 
 
-Record = Action | Write | Hot | FileDone
+Record = Action | Write | Relink | Hot | FileDone
 
 
 class Spool:
