@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,22 @@ from support import git, run_gitmem
 
 OFF = {"GITMEM_SERVE": "off"}
 ANSWERED = "answered by the gitmem server"
+STAMP = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2})?)?")
+
+
+def clock_apart(text: str) -> tuple[str, list[datetime]]:
+    """The text with its timestamps taken out, and the timestamps."""
+    stamps = [datetime.fromisoformat(found.replace(" ", "T")) for found in STAMP.findall(text)]
+    return STAMP.sub("<time>", text), stamps
+
+
+def same_but_the_clock(served: str, alone: str) -> bool:
+    """Equal texts, except that a timestamp may have moved on by the minute or the day that passed
+    between the two calls (a time zone mistake moves it by hours, and is caught)."""
+    (left, early), (right, late) = clock_apart(served), clock_apart(alone)
+    return left == right and len(early) == len(late) and all(
+        timedelta(0) <= b - a <= timedelta(days=1 if len(s) == 10 else 0, minutes=2)
+        for a, b, s in zip(early, late, STAMP.findall(served), strict=True))
 
 
 def both(root: Path, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
@@ -181,8 +199,10 @@ def test_every_verb_prints_the_same_through_the_server(tmp_path: Path, zone: str
             alone = run_gitmem("--root", str(roots[1]), *args, cwd=repo, input_text=stdin, env={**tz, **OFF})
             err = "\n".join(line for line in served.stderr.splitlines() if ANSWERED not in line)
             same = [text.replace(str(roots[0]), "ROOT") for text in (served.stdout, err.strip())]
-            assert (served.returncode, same) == (
-                alone.returncode, [t.replace(str(roots[1]), "ROOT") for t in (alone.stdout, alone.stderr.strip())]), args
+            other = [t.replace(str(roots[1]), "ROOT") for t in (alone.stdout, alone.stderr.strip())]
+            assert served.returncode == alone.returncode, args
+            # each call runs on the served store and then on the other: a minute may turn between them
+            assert all(same_but_the_clock(a, b) for a, b in zip(same, other, strict=True)), (args, same, other)
         offsets = [git(root, "log", "--format=%ad", "--date=format:%z") for root in roots]
         assert offsets[0] == offsets[1]
         statuses = []
@@ -193,3 +213,11 @@ def test_every_verb_prints_the_same_through_the_server(tmp_path: Path, zone: str
         assert statuses[0] == statuses[1]
     finally:
         stop(proc)
+
+
+def test_the_comparison_forgives_a_minute_turning_but_not_a_time_zone() -> None:
+    assert same_but_the_clock("- 2026-12-05 01:25 — Read", "- 2026-12-05 01:26 — Read")
+    assert same_but_the_clock("(2026-12-04)", "(2026-12-05)")
+    assert not same_but_the_clock("- 2026-12-05 01:25 — Read", "- 2026-12-05 13:25 — Read")
+    assert not same_but_the_clock("- 2026-12-05 01:25 — Read", "- 2026-12-05 01:25 — Wrote")
+    assert not same_but_the_clock("(2026-12-05)", "(2026-12-04)")
