@@ -26,10 +26,16 @@ def machine_name() -> str:
     return _UNSAFE.sub("-", raw).strip("-")[:64] or "localhost"
 
 
+_TRAILER_LINE = re.compile(r"^[A-Za-z][A-Za-z0-9-]*: \S")
+
+
 def with_machine(message: str) -> str:
-    """`message` with this machine's trailer (once; an existing one is replaced)."""
+    """`message` with this machine's trailer (once; an existing one is replaced), in the
+    message's trailer block when it ends with one (git reads only the last paragraph's)."""
     body = _TRAILER_RE.sub("", message).rstrip("\n")
-    return f"{body}\n\n{TRAILER}: {machine_name()}\n"
+    paragraphs = body.split("\n\n")
+    joined = len(paragraphs) > 1 and all(_TRAILER_LINE.match(line) for line in paragraphs[-1].splitlines())
+    return f"{body}{chr(10) if joined else chr(10) * 2}{TRAILER}: {machine_name()}\n"
 
 
 def split_machine(message: str) -> tuple[str, str | None]:

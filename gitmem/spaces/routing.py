@@ -6,8 +6,13 @@ Two kinds of rules, both explicit (nothing is inferred from prose):
   `{"space": "ops", "keyword": "kubernetes"}` — every condition given must hold;
 - a space's own keywords (its memory.json "spaces.keywords", part of its description of what
   belongs there): a write whose title, text or topic holds one of them goes there.
-Only active spaces take part. No rule matching: the store itself. Rules pointing at one space:
-that space. Rules pointing at several: refused with the choices, never guessed.
+Only active spaces take part. Rules pointing at one space: that space. Rules pointing at several:
+refused with the choices, never guessed. No rule matching: the store itself while no other space
+is active; with other spaces active, the default space (settings.spaces.default), and without one
+the write is refused with the choices, as with several rules.
+
+Where a write went and why is recorded in the commit that makes it, in the store it went to: a
+`Routed:` trailer naming the reason and the store that routed it (see Target.trailer).
 """
 
 from __future__ import annotations
@@ -61,6 +66,12 @@ class Target:
     home: bool
     reason: str
     activate: bool = False
+
+    def trailer(self, root_store: Store) -> str:
+        """The commit trailer recording the routing decision ('' when spaces played no part)."""
+        if not self.reason or (self.home and not load_mounts(root_store.root)):
+            return ""
+        return f"Routed: {self.reason}; from the store {home_name(root_store)!r}"
 
     def finish(self, root_store: Store) -> str:
         """Activate a space a write went to (as the write made it a space in use); the note."""
@@ -131,8 +142,9 @@ def _space_target(home: Store, mount: Mount, reason: str, *, explicit: bool) -> 
 
 
 def choose(home: Store, *, space: str | None, layer: str, topic: str | None, text: str,
-           verb: str = "remember") -> Target:
-    """The target of a new entry (see the module docstring for the rules)."""
+           verb: str = "remember", home_unless_routed: bool = False) -> Target:
+    """The target of a new entry (see the module docstring for the rules);
+    `home_unless_routed`: no rule matching means the store itself (a batch writes there)."""
     refuse_subagent(verb)  # before any lookup: a subagent's write is refused as such
     mounts = load_mounts(home.root)
     if space is not None:
@@ -156,7 +168,9 @@ def choose(home: Store, *, space: str | None, layer: str, topic: str | None, tex
         if mount.active:
             hits.setdefault(rule.space, []).append(rule)
     if not hits:
-        return Target(home_name(home), home, True, "no routing rule matched")
+        if home_unless_routed:
+            return Target(home_name(home), home, True, "no routing rule matched")
+        return _unrouted(home, mounts)
     if len(hits) > 1:
         choices = "; ".join(f"{name} ({rules[0].describe()})" for name, rules in sorted(hits.items()))
         raise InvalidInputError(
@@ -164,6 +178,39 @@ def choose(home: Store, *, space: str | None, layer: str, topic: str | None, tex
         )
     name, rules = next(iter(hits.items()))
     return _space_target(home, mounts[name], rules[0].describe(), explicit=False)
+
+
+def _unrouted(home: Store, mounts: dict[str, Mount]) -> Target:
+    """No rule chose: the store when it is the only active space, else the default space, else
+    the writer must choose (nothing is guessed)."""
+    from gitmem.store.settings import default_space
+
+    active = sorted(name for name, mount in mounts.items() if mount.active)
+    if not active:
+        return Target(home_name(home), home, True, "no routing rule matched")
+    wanted = default_space(home.registry)
+    if wanted is None:
+        choices = ", ".join([f"{HOME} (this store)", *(_described(home, mounts[n]) for n in active)])
+        raise InvalidInputError(
+            f"no routing rule chooses a space for this write and {len(active) + 1} spaces are active:"
+            f" {choices}; pass --space NAME, or set a default with `gitmem config set spaces.default NAME`"
+        )
+    if is_home(home, wanted):
+        return Target(home_name(home), home, True, "the default space (settings.spaces.default)")
+    if wanted not in mounts:
+        raise InvalidInputError(
+            f"settings.spaces.default names space {wanted!r}, which is not mounted on this machine:"
+            f" mount it, change the default, or pass --space NAME"
+        )
+    return _space_target(home, mounts[wanted], "the default space (settings.spaces.default)", explicit=True)
+
+
+def _described(home: Store, mount: Mount) -> str:
+    try:
+        description = identity(open_mount(home, mount)).description
+    except GitmemError:
+        description = ""
+    return f"{mount.name} ({description})" if description else mount.name
 
 
 def add_rule(home: Store, rule: Rule) -> list[dict[str, Any]]:

@@ -74,6 +74,8 @@ class StoreBase:
         self.held: dict[str, Problem] = {}
         # Store JSON files that do not parse, read from git's last good version (lastgood.py).
         self.stand_ins: dict[str, StandIn] = {}
+        # A line the commits end their message with while set (verbs/routed.py: where a write went).
+        self.commit_trailer = ""
 
     # -- lifecycle ---------------------------------------------------------------------------
     def exists(self) -> bool:

@@ -109,3 +109,14 @@ def context_refresh_minutes(registry: Registry) -> float:
     """settings.context.refreshMinutes: how often the prompt hook hands a session what changed in
     its context card since its last one; 0 (the default) = never."""
     return _minutes(registry, "context", "refreshMinutes", 0.0)
+
+
+def default_space(registry: Registry) -> str | None:
+    """settings.spaces.default: where a new entry goes when spaces are mounted and no routing
+    rule chooses (a space name, or "home"); None (the default): the writer must choose."""
+    value = _group(registry, "spaces").get("default")
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInputError("memory.json settings.spaces.default must be a space name (or home)")
+    return value.strip()

@@ -133,6 +133,8 @@ class Store(StoreBase):
         self.refresh_system_doc(txn)
         self.keep_marks(txn)
         message = txn.message or f"{txn.verb}"
+        if self.commit_trailer:
+            message = f"{message.rstrip()}\n\n{self.commit_trailer}"
         oid = self.git.commit_paths(txn.touched, message)
         self.catalog.set_meta("head", self.git.head_oid())
         self._clear_journal()

@@ -158,7 +158,7 @@ def _home_only(home: Store, layer: str, topic: str | None, text: str) -> None:
     """Refuse an item the routing rules would send to another space (a batch is one store)."""
     from gitmem.verbs.routed import route_write
 
-    target = route_write(home, None, layer, topic, text)
+    target = route_write(home, None, layer, topic, text, home_unless_routed=True)
     if not target.home:
         raise InvalidInputError(f"routed to space {target.name}: a batch writes to one store; "
                                 "write this one on its own (`gitmem remember --space ...`)")

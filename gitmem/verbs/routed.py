@@ -39,7 +39,7 @@ def remember(home: Store, text: str, layer: str, *, space: str | None = None,
     extra = paths_field(paths) if paths else None
     target = route_write(home, space, layer, options.get("topic"),
                          f"{options.get('title') or ''}\n{text}")
-    return _report(home, target, write(target.store, text, layer, extra_fields=extra, **options))
+    return _report(home, target, lambda store: write(store, text, layer, extra_fields=extra, **options))
 
 
 def decision(home: Store, statement: str, *, rationale: str, space: str | None = None,
@@ -49,7 +49,7 @@ def decision(home: Store, statement: str, *, rationale: str, space: str | None =
 
     target = route_write(home, space, "decisions", options.get("topic"),
                          f"{statement}\n{options.get('context') or ''}\n{rationale}")
-    return _report(home, target, write(target.store, statement, rationale=rationale, **options))
+    return _report(home, target, lambda store: write(store, statement, rationale=rationale, **options))
 
 
 def codebase(home: Store, topic: str, text: str, *, space: str | None = None,
@@ -58,7 +58,7 @@ def codebase(home: Store, topic: str, text: str, *, space: str | None = None,
     from gitmem.verbs.entries import codebase as write
 
     target = route_write(home, space, "codebase", topic, text)
-    return _report(home, target, write(target.store, topic, text, **options))
+    return _report(home, target, lambda store: write(store, topic, text, **options))
 
 
 def entry_write(home: Store, ref: str, space: str | None,
@@ -82,19 +82,28 @@ def verify(home: Store, ref: str, *, space: str | None = None) -> Routed:
     return entry_write(home, ref, space, write)
 
 
-def route_write(home: Store, space: str | None, layer: str, topic: str | None, text: str) -> Target:
+def route_write(home: Store, space: str | None, layer: str, topic: str | None, text: str, *,
+                home_unless_routed: bool = False) -> Target:
     """Where a new entry goes: `space` when named, else the routing rules."""
     from gitmem.spaces.routing import choose
 
     verb = VERB_OF_LAYER.get(layer, "remember")
-    return choose(home, space=space, layer=layer, topic=topic, text=text, verb=verb)
+    return choose(home, space=space, layer=layer, topic=topic, text=text, verb=verb,
+                  home_unless_routed=home_unless_routed)
 
 
-def _report(home: Store, target: Target, result: WriteResult) -> Routed:
-    """A space the write went to that was inactive becomes active; the note says where it went
-    whenever spaces are mounted or it left the store."""
+def _report(home: Store, target: Target, write: Callable[[Store], WriteResult]) -> Routed:
+    """Write into the target store, its commit recording where the write went and why; a space
+    the write went to that was inactive becomes active; the note says where it went whenever
+    spaces are mounted or it left the store."""
     from gitmem.spaces.mounts import load_mounts
 
+    store, before = target.store, target.store.commit_trailer
+    store.commit_trailer = target.trailer(home)
+    try:
+        result = write(store)
+    finally:
+        store.commit_trailer = before
     note = target.finish(home) if (target.reason or not target.home) else ""
     if note and target.home and not load_mounts(home.root):
         note = ""

@@ -97,22 +97,59 @@ def test_an_inactive_space_is_not_read_and_naming_it_is_refused(two: tuple[Cli, 
     assert personal("search", "tuesdays").exit_code == 1
 
 
-def test_writes_go_home_unless_a_space_is_named_or_a_rule_routes_them(two: tuple[Cli, Cli]) -> None:
+def last_message(root: Path) -> str:
+    return git(root, "log", "-1", "--format=%B").strip()
+
+
+def test_with_two_spaces_active_an_unrouted_write_asks_for_a_space(two: tuple[Cli, Cli]) -> None:
+    personal, team = two
+    mount(personal, team, "--description", "Team conventions")
+    heads = (commit_count(personal.root), commit_count(team.root))
+    refused = personal("remember", "My editor is helix", "-l", "semantic")
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert "2 spaces are active: home (this store), team (Team conventions)" in refused.stderr
+    assert "--space NAME" in refused.stderr and "spaces.default" in refused.stderr
+    assert (commit_count(personal.root), commit_count(team.root)) == heads  # nothing written
+
+    assert personal("config", "set", "spaces.default", "home").exit_code == 0
+    home_write = personal("remember", "My editor is helix", "-l", "semantic")
+    assert home_write.stdout.strip() == "global-sem-0003", home_write.output
+    assert "written to space home (the default space (settings.spaces.default))" in home_write.stderr
+    assert commit_count(team.root) == heads[1]
+    assert "Routed: the default space (settings.spaces.default); from the store 'home'" in \
+        last_message(personal.root)
+
+    assert personal("config", "set", "spaces.default", "team").exit_code == 0
+    team_write = personal("remember", "Standups are at 9:30", "-l", "episodic", "--json")
+    assert json.loads(team_write.stdout)["space"] == "team"
+    assert ("Routed: the default space (settings.spaces.default);"
+            " from the store 'home'") in last_message(team.root)
+
+    assert personal("config", "set", "spaces.default", "ops").exit_code == 0
+    unmounted = personal("remember", "Pagers rotate weekly", "-l", "semantic")
+    assert unmounted.exit_code == 2 and "names space 'ops', which is not mounted" in unmounted.stderr
+
+    # With the other space inactive, the store is the only active space: no question to ask.
+    assert personal("config", "unset", "spaces.default").exit_code == 0
+    assert personal("space", "deactivate", "team").exit_code == 0
+    alone = personal("remember", "Pagers rotate weekly", "-l", "semantic")
+    assert alone.exit_code == 0 and "no routing rule matched" in alone.stderr
+    assert "Routed: no routing rule matched" in last_message(personal.root)
+
+
+def test_writes_go_where_a_space_is_named_or_a_rule_routes_them(two: tuple[Cli, Cli]) -> None:
     personal, team = two
     mount(personal, team, "--keyword", "release")
-    before = commit_count(team.root)
-    home_write = personal("remember", "My editor is helix", "-l", "semantic")
-    assert home_write.stdout.strip() == "global-sem-0003"
-    assert "written to space home (no routing rule matched)" in home_write.stderr
-    assert commit_count(team.root) == before
 
     named = personal("remember", "Standup is at 9:30", "-l", "episodic", "--space", "team", "--json")
     data = json.loads(named.stdout)
     assert data["space"] == "team" and data["id"] == "global-epi-0001"
     assert (team.root / "global/episodic/general.md").is_file()
+    assert "Routed: --space; from the store 'home'" in last_message(team.root)
 
     keyword = personal("remember", "The release checklist lives in docs/release.md", "-l", "procedural")
     assert "keywords of space team: keyword 'release'" in keyword.stderr
+    assert "Routed: keywords of space team: keyword 'release'; from the store 'home'" in last_message(team.root)
     assert team.json("show", keyword.stdout.strip())["title"].startswith("The release checklist")
 
     assert personal("space", "route", "team", "--layer", "decisions").exit_code == 0
@@ -256,3 +293,14 @@ def test_subagents_do_not_change_spaces(two: tuple[Cli, Cli]) -> None:
         result = personal(*args, env=env)
         assert result.exit_code == 2 and "subagents do not write memory" in result.stderr, args
     assert personal("search", "tuesdays", env=env).exit_code == 0  # reading is fine
+
+
+def test_a_batch_writes_to_the_store_itself_while_other_spaces_are_active(two: tuple[Cli, Cli]) -> None:
+    from support import run_gitmem
+
+    personal, team = two
+    mount(personal, team)
+    line = json.dumps({"op": "remember", "text": "My shell is fish", "layer": "semantic"})
+    done = run_gitmem("--root", str(personal.root), "batch", input_text=line + "\n")
+    assert done.returncode == 0, done.stderr
+    assert personal.json("show", "global-sem-0003")["title"] == "My shell is fish"
