@@ -9,7 +9,9 @@ headers, ...) are left to it, except where its pattern is narrower than the form
 tokens longer than 36 characters, GitLab's other prefixes, Stripe test keys, Slack's xoxe-,
 passwords in URLs with a `!` or `$`). A rule is a regular expression and, where the shape alone
 is not enough, a check of the value (it must look made up: a digit or symbol among letters, or
-random-looking), so that prose, commit hashes, UUIDs and Ids pass. Every rule's match (its `secret` group when it has one) is
+random-looking), so that prose, commit hashes, UUIDs and Ids pass. A prefix that names one
+vendor's tokens takes a range of lengths, not the one length of today's format: a token cut short
+by a partial copy, or one of a format that grew, is still a secret. Every rule's match (its `secret` group when it has one) is
 both what the write gate refuses and what the output masks: one set of rules for both.
 """
 
@@ -89,6 +91,12 @@ def random_looking(value: str) -> bool:
     return entropy(value) >= 3.5
 
 
+def mixed_case(value: str) -> bool:
+    """A generated token of letters (digits optional): both cases, high entropy."""
+    return (any(c.isupper() for c in value) and any(c.islower() for c in value)
+            and entropy(value) >= 3.5)
+
+
 def base64_key(value: str) -> bool:
     """A 40-character AWS secret access key: upper and lower case letters and digits mixed."""
     return (any(c.isupper() for c in value) and any(c.islower() for c in value)
@@ -105,12 +113,12 @@ _ASSIGN = r"""["']?\s*(?::=|=>|[:=])\s*["']?"""
 _AWS_SECRET_NAME = r"(?:aws[_ .-]?)?secret(?:[_ .-]?(?:access[_ .-]?)?key)?"
 
 RULES: tuple[Rule, ...] = (
-    _rule("GitHub Fine-Grained Token", r"\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}" + _END),
+    _rule("GitHub Fine-Grained Token", r"\bgithub_pat_[A-Za-z0-9_]{30,255}" + _END, random_looking),
     _rule("GitHub Token", r"\bgh[pousr]_[A-Za-z0-9]{36,255}" + _END),
     _rule("Anthropic API Key", r"\bsk-ant-(?:api|admin|sid)\d{2}-[A-Za-z0-9_-]{80,}" + _END),
     _rule("OpenAI Token", r"\bsk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}" + _END,
           random_looking),
-    _rule("Google API Key", r"\bAIza[0-9A-Za-z_-]{35}" + _END),
+    _rule("Google API Key", r"\bAIza[0-9A-Za-z_-]{30,64}" + _END, random_looking),
     _rule("Google OAuth Client Secret", r"\bGOCSPX-[A-Za-z0-9_-]{28}" + _END),
     _rule("AWS Secret Access Key",
           r"(?i:" + _AWS_SECRET_NAME + r")[\"']?(?:\s*(?::=|=>|[:=]|\bis\b|\bof\b)\s*|[\s\"',]{1,4})"
@@ -122,9 +130,9 @@ RULES: tuple[Rule, ...] = (
     _rule("Slack Token", r"\bxox[abposer]-[A-Za-z0-9-]{10,}" + _END),
     _rule("Slack Webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}"),
     _rule("Stripe Access Key", r"\b[rs]k_(?:live|test|prod)_[A-Za-z0-9]{16,}" + _END),
-    _rule("npm Token", r"\bnpm_[A-Za-z0-9]{36}" + _END),
+    _rule("npm Token", r"\bnpm_[A-Za-z0-9]{30,64}" + _END, random_looking),
     _rule("PyPI Token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}" + _END),
-    _rule("Hugging Face Token", r"\bhf_[A-Za-z0-9]{34}" + _END),
+    _rule("Hugging Face Token", r"\bhf_[A-Za-z0-9]{30,64}" + _END, mixed_case),
     _rule("Databricks Token", r"\bdapi[a-h0-9]{32}(?:-\d)?" + _END),
     _rule("DigitalOcean Token", r"\bdo[opr]_v1_[a-f0-9]{64}" + _END),
     _rule("Shopify Token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _END),
