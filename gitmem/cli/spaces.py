@@ -11,7 +11,8 @@ from gitmem.cli.options import LAYER_HELP, emit, get_store, json_option
 
 
 def _row(info: dict[str, Any]) -> str:
-    state = "home" if info["home"] else ("active" if info["active"] else "inactive")
+    state = ("home" if info["active"] else "home, not read") if info["home"] else (
+        "active" if info["active"] else "inactive")
     if info["status"] != "ok":
         state += f", {info['status']}"
     own = f" (calls itself {info['own_name']})" if info.get("own_name") not in (None, info["name"]) else ""
@@ -40,15 +41,23 @@ def space() -> None:
               help="A routing keyword of the space: writes mentioning it go there (repeatable).")
 @click.option("--inactive", is_flag=True, help="Mount it switched off (not read until activated).")
 @click.option("--branch", default="main", show_default=True, help="Branch to clone from a URL.")
+@click.option("--create", is_flag=True,
+              help="Create a new store at PATH when it is missing or an empty folder (asked on a terminal).")
 @json_option
 @click.pass_context
 def space_add(ctx: click.Context, name: str, location: str, description: str | None,
-              keywords: tuple[str, ...], inactive: bool, branch: str, as_json: bool) -> None:
+              keywords: tuple[str, ...], inactive: bool, branch: str, create: bool, as_json: bool) -> None:
     """Mount the gitmem store at PATH, or clone one from URL, as space NAME (on this machine)."""
-    from gitmem.spaces.manage import add_space
+    import sys
 
-    info = add_space(get_store(ctx), name, location, description=description,
-                     keywords=list(keywords), inactive=inactive, branch=branch)
+    from gitmem.spaces.manage import add_space, can_create
+
+    store = get_store(ctx)
+    if not create and can_create(location) and sys.stdin.isatty() and not as_json:
+        create = click.confirm(f"{location} holds no gitmem store: create one there?", default=False,
+                               err=True)
+    info = add_space(store, name, location, description=description,
+                     keywords=list(keywords), inactive=inactive, branch=branch, create=create)
     emit(info, as_json, lambda: _row(info))
 
 
@@ -61,6 +70,38 @@ def space_list(ctx: click.Context, as_json: bool) -> None:
 
     rows = list_spaces(get_store(ctx))
     emit(rows, as_json, lambda: "\n".join(_row(r) for r in rows))
+
+
+@space.command(name="discover")
+@click.argument("folders", nargs=-1, metavar="[FOLDER]...")
+@click.option("--add", "mount", is_flag=True, help="Mount every store found (switched off: activate the ones you want).")
+@json_option
+@click.pass_context
+def space_discover(ctx: click.Context, folders: tuple[str, ...], mount: bool, as_json: bool) -> None:
+    """Find gitmem stores on this machine (in FOLDERs, or the usual places) not yet mounted."""
+    from gitmem.spaces.discover import discover
+    from gitmem.spaces.manage import add_space
+
+    store = get_store(ctx)
+    found = discover(store, list(folders) or None)
+    rows = [f.as_json() for f in found]
+    if mount:
+        for row in rows:
+            if not row["mounted"]:
+                add_space(store, row["name"], row["path"], inactive=True)
+                row["mounted"] = row["added"] = True
+
+    def text() -> str:
+        if not rows:
+            return "no other gitmem store found"
+        lines = [f"{r['name']}  {r['path']}" + (f"  ({r['description']})" if r["description"] else "")
+                 + ("  [mounted now, inactive]" if r.get("added") else "  [mounted]" if r["mounted"] else "")
+                 for r in rows]
+        if not mount and any(not r["mounted"] for r in rows):
+            lines.append("mount one with `gitmem space add NAME PATH`, or all (switched off) with --add")
+        return "\n".join(lines)
+
+    emit(rows, as_json, text)
 
 
 @space.command(name="activate")

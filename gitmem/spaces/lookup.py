@@ -81,7 +81,7 @@ def resolve_ref(home: Store, ref: str, *, space: str | None = None,
         pass
     found = []
     targets, _problems = reading_targets(home)
-    for name, store in targets[1:]:
+    for name, store in (t for t in targets if t[1] is not home):
         try:
             found.append((Ref(name, store, entry_id, False), store.locate(entry_id)))
         except NotFoundError:

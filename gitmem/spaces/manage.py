@@ -15,10 +15,12 @@ from gitmem.spaces.mounts import (
     check_name,
     get_mount,
     home_name,
+    home_reads,
     identity,
     load_mounts,
     open_mount,
     save_mounts,
+    set_home_reads,
 )
 from gitmem.spaces.routing import stored_rules
 from gitmem.store.txn import refuse_subagent
@@ -37,7 +39,16 @@ def _is_bare_repo(path: Path) -> bool:
     return path.is_dir() and (path / "HEAD").is_file() and (path / "objects").is_dir()
 
 
-def _place(home: Store, name: str, location: str, branch: str) -> tuple[Path, str | None]:
+def can_create(location: str) -> bool:
+    """Whether a store could be created at `location`: a path that is missing or an empty folder."""
+    if looks_like_url(location):
+        return False
+    folder = Path(caller.absolute(caller.expanduser(location)))
+    return not folder.exists() or (folder.is_dir() and not any(folder.iterdir()))
+
+
+def _place(home: Store, name: str, location: str, branch: str,
+           create: bool) -> tuple[Path, str | None]:
     """(folder of the store, the clean URL it was cloned from or None)."""
     from gitmem.store.store import Store
     from gitmem.sync.remote import init_store, split_url_secret
@@ -45,7 +56,14 @@ def _place(home: Store, name: str, location: str, branch: str) -> tuple[Path, st
     folder = Path(caller.absolute(caller.expanduser(location)))
     if not looks_like_url(location) and (folder / "memory.json").is_file():
         return folder.resolve(), None
+    if create and can_create(location):
+        init_store(Store(folder, cwd=home.cwd), remote=None, branch=branch)
+        return folder.resolve(), None
     if not (looks_like_url(location) or _is_bare_repo(folder)):
+        if can_create(location):
+            raise InvalidInputError(
+                f"{location} holds no gitmem store: add --create to make a new one there"
+            )
         if folder.is_dir():
             raise InvalidInputError(
                 f"{location} is not a gitmem store: create one with `gitmem --root {location} init`"
@@ -61,8 +79,9 @@ def _place(home: Store, name: str, location: str, branch: str) -> tuple[Path, st
 
 def add_space(home: Store, name: str, location: str, *, description: str | None = None,
               keywords: list[str] | None = None, inactive: bool = False,
-              branch: str = "main") -> dict[str, Any]:
-    """Mount a store by path, or clone it from a URL into state/spaces/NAME, and mount it."""
+              branch: str = "main", create: bool = False) -> dict[str, Any]:
+    """Mount a store by path, or clone it from a URL into state/spaces/NAME, and mount it;
+    `create`: a missing or empty folder becomes a new store first."""
     refuse_subagent("space add")
     home.require()
     check_name(name)
@@ -71,7 +90,7 @@ def add_space(home: Store, name: str, location: str, *, description: str | None 
     mounts = load_mounts(home.root)
     if name in mounts:
         raise InvalidInputError(f"space {name!r} is already mounted at {mounts[name].path}")
-    folder, url = _place(home, name, location, branch)
+    folder, url = _place(home, name, location, branch, create)
     if folder == home.root.resolve():
         raise InvalidInputError("a store cannot mount itself as a space")
     for other in mounts.values():
@@ -109,7 +128,12 @@ def describe_space(space: Store, name: str, description: str | None, keywords: l
 
 
 def set_active(home: Store, name: str, active: bool) -> dict[str, Any]:
+    """Switch a space on or off for reads; `home` (or the store's own name): the store itself."""
     refuse_subagent("space activate" if active else "space deactivate")
+    if name in (HOME, home_name(home)):
+        with home.locked():
+            set_home_reads(home.root, active)
+        return list_spaces(home)[0]
     with home.locked():
         mounts = load_mounts(home.root)
         mount = get_mount(home, name)
@@ -148,7 +172,7 @@ def list_spaces(home: Store) -> list[dict[str, Any]]:
     home.require()
     own = identity(home)
     rows: list[dict[str, Any]] = [{
-        "name": own.name, "path": str(home.root), "active": True, "url": None, "added": "",
+        "name": own.name, "path": str(home.root), "active": home_reads(home.root), "url": None, "added": "",
         "home": True, "status": "ok", "own_name": own.name, "description": own.description,
         "keywords": list(own.keywords), "routes": [],
     }]

@@ -80,7 +80,7 @@ def is_home(store: Store, name: str | None) -> bool:
 
 
 # -- the machine-local list ------------------------------------------------------------------
-def load_mounts(root: Path) -> dict[str, Mount]:
+def _load(root: Path) -> dict[str, Any]:
     path = root / MOUNTS_FILE
     try:
         data = json.loads(read_regular_file(path).decode("utf-8"))
@@ -88,7 +88,25 @@ def load_mounts(root: Path) -> dict[str, Mount]:
         return {}
     except (OSError, ValueError):
         raise StoreStateError(f"{path} is not valid JSON: fix it by hand or remove it and add the spaces again") from None
-    spaces = data.get("spaces") if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def home_reads(root: Path) -> bool:
+    """Whether the store itself is read by searches, lists and the card (`space deactivate home`
+    switches that off on this machine; writes and reads naming an entry go on)."""
+    record = _load(root).get("home")
+    return not (isinstance(record, dict) and record.get("active") is False)
+
+
+def set_home_reads(root: Path, active: bool) -> None:
+    data = _load(root)
+    write_json_atomic(root / MOUNTS_FILE, {**data, "version": 1, "home": {"active": active},
+                                           "spaces": data.get("spaces") or {}})
+
+
+def load_mounts(root: Path) -> dict[str, Mount]:
+    data = _load(root)
+    spaces = data.get("spaces")
     if not isinstance(spaces, dict):
         return {}
     out = {}
@@ -100,8 +118,10 @@ def load_mounts(root: Path) -> dict[str, Mount]:
 
 
 def save_mounts(root: Path, mounts: dict[str, Mount]) -> None:
-    data = {"version": 1, "spaces": {name: {k: v for k, v in m.as_json().items() if k != "name"}
-                                     for name, m in sorted(mounts.items())}}
+    data: dict[str, Any] = {"version": 1, "spaces": {
+        name: {k: v for k, v in m.as_json().items() if k != "name"} for name, m in sorted(mounts.items())}}
+    if not home_reads(root):
+        data["home"] = {"active": False}
     write_json_atomic(root / MOUNTS_FILE, data)
 
 
@@ -147,6 +167,8 @@ def inactive_error(name: str) -> InvalidInputError:
 def open_for_read(home: Store, name: str) -> Store:
     """A space named for a read; inactive ones are refused with the way out."""
     if is_home(home, name):
+        if not home_reads(home.root):
+            raise inactive_error(HOME)
         return home
     mount = get_mount(home, name)
     if not mount.active:
@@ -154,16 +176,17 @@ def open_for_read(home: Store, name: str) -> Store:
     return open_mount(home, mount)
 
 
-def reading_targets(home: Store, space: str | None = None,
+def reading_targets(home: Store, space: str | None = None, *, every: bool = False,
                     ) -> tuple[list[tuple[str, Store]], list[tuple[str, str]]]:
-    """The stores a read covers: the named one, or the store itself and every active space.
+    """The stores a read covers: the named one, or the store itself (unless its reads are
+    switched off; `every`: always) and every active space.
 
     Returns (targets, problems): a mounted space that cannot be opened is reported as
     (name, reason), not fatal.
     """
     if space is not None:
         return [(home_name(home) if is_home(home, space) else space, open_for_read(home, space))], []
-    targets: list[tuple[str, Store]] = [(home_name(home), home)]
+    targets: list[tuple[str, Store]] = [(home_name(home), home)] if every or home_reads(home.root) else []
     problems: list[tuple[str, str]] = []
     for mount in load_mounts(home.root).values():
         if not mount.active:

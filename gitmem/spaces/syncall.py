@@ -33,7 +33,7 @@ class SpaceSync:
 def sync_all(home: Store, progress: Callable[[str], None] | None = None) -> list[SpaceSync]:
     from gitmem.sync.run import sync
 
-    targets, problems = reading_targets(home)
+    targets, problems = reading_targets(home, every=True)
     out = [SpaceSync(name, "failed", error=reason, exit_code=2) for name, reason in problems]
     for name, store in targets:
         if not store.git.remote_url("origin"):

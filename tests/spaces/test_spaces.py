@@ -254,12 +254,12 @@ def test_bad_space_input_is_refused(two: tuple[Cli, Cli], tmp_path: Path) -> Non
         (("space", "add", "Team!", str(team.root)), "invalid space name"),
         (("space", "add", "home", str(team.root)), "names this store itself"),
         (("space", "add", "self", str(personal.root)), "cannot mount itself"),
-        (("space", "add", "nowhere", str(tmp_path / "missing")), "neither a gitmem store"),
+        (("space", "add", "nowhere", str(tmp_path / "missing")), "holds no gitmem store: add --create"),
         (("space", "activate", "ghost"), "no space named 'ghost'"),
         (("search", "x", "--space", "ghost"), "no space named 'ghost'"),
     ]
     (tmp_path / "plain").mkdir()
-    cases.append((("space", "add", "plain", str(tmp_path / "plain")), "is not a gitmem store"))
+    cases.append((("space", "add", "plain", str(tmp_path / "plain")), "holds no gitmem store: add --create"))
     for args, message in cases:
         result = personal(*args)
         assert result.exit_code != 0, args
@@ -304,3 +304,57 @@ def test_a_batch_writes_to_the_store_itself_while_other_spaces_are_active(two: t
     done = run_gitmem("--root", str(personal.root), "batch", input_text=line + "\n")
     assert done.returncode == 0, done.stderr
     assert personal.json("show", "global-sem-0003")["title"] == "My shell is fish"
+
+
+def test_space_add_creates_a_store_in_a_missing_or_empty_folder_when_asked(two: tuple[Cli, Cli],
+                                                                            tmp_path: Path) -> None:
+    personal, _team = two
+    target = tmp_path / "experiments"
+    refused = personal("space", "add", "lab", str(target))
+    assert refused.exit_code == 2 and "add --create" in refused.stderr and not target.exists()
+    made = personal("space", "add", "lab", str(target), "--create", "-d", "Experiments", "--inactive")
+    assert made.exit_code == 0, made.output
+    assert (target / "memory.json").is_file() and git(target, "log", "--oneline").strip()
+    assert [r["name"] for r in personal.json("space", "list")] == ["home", "lab"]
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("not a store\n")
+    busy = personal("space", "add", "notes", str(tmp_path / "notes"), "--create")
+    assert busy.exit_code == 2 and "is not a gitmem store" in busy.stderr
+    assert (tmp_path / "notes").iterdir() and not (tmp_path / "notes" / "memory.json").exists()
+
+
+def test_space_discover_finds_stores_in_the_usual_places_and_mounts_them_switched_off(
+        two: tuple[Cli, Cli], tmp_path: Path) -> None:
+    personal, team = two
+    user = tmp_path / "user"
+    for store in (user / ".gitmem", user / "work" / "ops-memory"):
+        assert Cli(store, CliRunner())("init").exit_code == 0
+    (user / "work" / "ops-memory" / "nested").mkdir()
+    mount(personal, team)
+    env = {"HOME": str(user)}
+    found = json.loads(personal("space", "discover", "--json", env=env).stdout)
+    by_path = {Path(f["path"]).name: f for f in found}
+    assert set(by_path) == {".gitmem", "ops-memory", "team"}  # the store itself is never listed
+    assert by_path["team"]["mounted"] is True and by_path["ops-memory"]["name"] == "ops-memory"
+    added = personal("space", "discover", "--add", env=env)
+    assert added.exit_code == 0 and "[mounted now, inactive]" in added.stdout
+    listed = {r["name"]: r["active"] for r in personal.json("space", "list")}
+    assert listed == {"home": True, "team": True, "gitmem": False, "ops-memory": False}
+    assert personal("space", "discover", str(tmp_path / "nothing-here")).stdout.strip() == \
+        "no other gitmem store found"
+
+
+def test_the_store_itself_can_be_left_out_of_reads(two: tuple[Cli, Cli]) -> None:
+    personal, team = two
+    mount(personal, team)
+    assert personal("space", "deactivate", "home").exit_code == 0
+    assert personal.json("space", "list")[0]["active"] is False
+    assert {h["space"] for h in personal.json("search", "postgres")} == {"team"}
+    assert {r["space"] for r in personal.json("list")} == {"team"}
+    refused = personal("search", "postgres", "--space", "home")
+    assert refused.exit_code == 2 and "space 'home' is inactive" in refused.stderr
+    assert personal.json("show", "global-sem-0001")["space"] == "home"  # named by its Id: shown
+    written = personal("remember", "My editor is helix", "-l", "semantic", "--space", "home")
+    assert written.exit_code == 0 and (personal.root / "global/semantic/general.md").is_file()
+    assert personal("space", "activate", "home").exit_code == 0
+    assert {h["space"] for h in personal.json("search", "postgres")} == {"home", "team"}
