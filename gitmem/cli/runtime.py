@@ -1,4 +1,4 @@
-"""CLI verbs for the hot runtime memory: `gitmem runtime add | replace | remove | resolve | show`."""
+"""CLI verbs for the hot runtime memory: `gitmem runtime add | replace | archive | remove | resolve | show`."""
 
 from __future__ import annotations
 
@@ -53,17 +53,34 @@ def add_cmd(ctx: click.Context, text: str, target: str, importance: str, branche
 @click.argument("old")
 @click.argument("new")
 @_target_option("memory")
+@click.option("--make-room", is_flag=True,
+              help="When NEW would overflow the file, move its least important items into the layers.")
 @allow_secret_option
 @_scope_option
 @json_option
 @click.pass_context
-def replace_cmd(ctx: click.Context, old: str, new: str, target: str, allow_secret: bool, scope: str,
-                as_json: bool) -> None:
+def replace_cmd(ctx: click.Context, old: str, new: str, target: str, make_room: bool, allow_secret: bool,
+                scope: str, as_json: bool) -> None:
     """Replace the item OLD designates (its id, its whole text, or a unique part) by NEW."""
     from gitmem.runtime.verbs import replace_item
 
     result = replace_item(get_store(ctx), old, new, target=target, scope=scope,
-                          allow_secret=allow_secret)
+                          allow_secret=allow_secret, make_room=make_room)
+    emit(result.as_json(), as_json, result.text)
+
+
+@runtime.command(name="archive")
+@click.argument("old")
+@_target_option("memory")
+@_scope_option
+@json_option
+@click.pass_context
+def archive_cmd(ctx: click.Context, old: str, target: str, scope: str, as_json: bool) -> None:
+    """Move the item OLD designates out of the hot file now: a memory item into its scope's
+    layers, a user item to USER.archive.md, with where it came from."""
+    from gitmem.runtime.verbs import archive_item
+
+    result = archive_item(get_store(ctx), old, target=target, scope=scope)
     emit(result.as_json(), as_json, result.text)
 
 
@@ -105,7 +122,7 @@ def resolve_cmd(ctx: click.Context, item_id: str, keep: str, as_json: bool) -> N
 @click.pass_context
 def show_cmd(ctx: click.Context, target: str | None, scope: str | None, as_json: bool) -> None:
     """Items with their metadata, and how full each file is."""
-    from gitmem.runtime.verbs import show
+    from gitmem.runtime.reads import show
 
     data = show(get_store(ctx), target=target, scope=scope)
 

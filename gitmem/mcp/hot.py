@@ -57,14 +57,28 @@ def register(server: MCPServer, session: Session) -> None:
         "part; nothing changes when none or several match)." + rules.WRITE_RULES))
     async def runtime_replace(old: Old, new: Annotated[str, Field(description="The new text.")],
                               target: Target = "memory", scope: Scope = "global",
+                              make_room: Annotated[bool, Field(description=(
+                                  "When the new text would overflow the file, move its least "
+                                  "important items into the layers instead of refusing."))] = False,
                               allow_secret: AllowSecret = False) -> CallToolResult:
         from gitmem.runtime.verbs import replace_item
 
         def work(store: Store) -> dict[str, Any]:
             return replace_item(store, old, new, target=target, scope=scope,
-                                allow_secret=allow_secret).as_json()
+                                allow_secret=allow_secret, make_room=make_room).as_json()
 
         return reply(await session.call(work, verb="runtime replace"))
+
+    @server.tool(name="runtime_archive", description=(
+        "Move one hot-memory item out of USER.md / MEMORY.md now, keeping it: a memory item into "
+        "its scope's layers, a user item to USER.archive.md." + rules.WRITE_RULES))
+    async def runtime_archive(old: Old, target: Target = "memory",
+                              scope: Scope = "global") -> CallToolResult:
+        from gitmem.runtime.verbs import archive_item
+
+        return reply(await session.call(
+            lambda store: archive_item(store, old, target=target, scope=scope).as_json(),
+            verb="runtime archive"))
 
     @server.tool(name="runtime_remove", description=(
         "Remove one hot-memory item that is wrong or no longer needed." + rules.WRITE_RULES))
@@ -84,7 +98,7 @@ def register(server: MCPServer, session: Session) -> None:
         scope: Annotated[Literal["global", "workspace"] | None, Field(description=(
             "Only this scope (default: global and the current workspace)."))] = None,
     ) -> CallToolResult:
-        from gitmem.runtime.verbs import show
+        from gitmem.runtime.reads import show
 
         return reply(await session.call(lambda store: show(store, target=target, scope=scope)))
 

@@ -131,3 +131,9 @@ class Archiver:
                      f"updated {item.updated_at or '?'}; archived {moment}): {item.content}\n")
         self.store.write_file(self.txn, relpath, text)
         return Moved(items[0], relpath)
+
+
+def move_out(store: Store, txn: WriteTxn, scope: str, leaving: list[Item], moment: str) -> list[Moved]:
+    """Move these items out of their hot file (into the layers, or an archive list), in `txn`."""
+    archiver = Archiver(store, txn, scope, store.today().isoformat())
+    return [archiver.move(item, moment) for item in leaving]

@@ -15,13 +15,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import InvalidInputError, NotFoundError
 from gitmem.format import layers as L
 from gitmem.format.records import conflict_origins
-from gitmem.runtime.archive import Archiver, Moved
+from gitmem.runtime.archive import Moved, move_out
 from gitmem.runtime.budget import Limits, plan_overflow, size_of
 from gitmem.runtime.edits import find_one
 from gitmem.runtime.model import (
@@ -33,7 +32,6 @@ from gitmem.runtime.model import (
     check_branches,
     check_choice,
     check_content,
-    metadata_line,
     new_id,
     normalize_content,
     timestamp,
@@ -41,15 +39,12 @@ from gitmem.runtime.model import (
 )
 from gitmem.runtime.settle import Origins, settle
 from gitmem.runtime.tier import (
-    effective_records,
     hand_edits,
     limits_of,
-    projection_path,
     read_records,
     records_path,
     refuse_problems,
     scopes_with_runtime,
-    targets_of,
     with_hand_edits,
     write_scope,
 )
@@ -194,8 +189,7 @@ def add(store: Store, text: str, *, target: str = "memory", importance: str = "n
         item = Item(new_id(records.ids()), content, target, importance, now, now, cleaned)
         name = f"{key} {PROJECTIONS[target]}"
         leaving = plan_overflow(records.of(target), item, limit, name)
-        archiver = Archiver(store, txn, key, store.today().isoformat())
-        moved = [archiver.move(old, now) for old in leaving]
+        moved = move_out(store, txn, key, leaving, now)
         gone = {old.id for old in leaving}
         records = RuntimeFile([i for i in records.items if i.id not in gone] + [item], records.extra)
         summary = "".join(f"\n- moved {m.describe()}" for m in moved)
@@ -206,8 +200,10 @@ def add(store: Store, text: str, *, target: str = "memory", importance: str = "n
 
 def replace_item(store: Store, old: str, new: str, *, target: str = "memory",
                  scope: str = "global", workspace: str | None = None,
-                 allow_secret: bool = False) -> RuntimeResult:
-    """Replace the whole item OLD designates; a replace that would overflow fails."""
+                 allow_secret: bool = False, make_room: bool = False) -> RuntimeResult:
+    """Replace the whole item OLD designates. A replace that would overflow is refused, naming
+    the items an add would move out; `make_room` moves them into the layers (archive.py), as an
+    add does, in the same commit."""
     limits = limits_of(store)
     content = check_content(new, limits.item)
     refuse_secrets(content, "runtime memory text", allow=allow_secret)
@@ -228,13 +224,22 @@ def replace_item(store: Store, old: str, new: str, *, target: str = "memory",
                           extra={k: v for k, v in found.extra.items() if k != "conflict"})
         items = [updated if i.id == found.id else i for i in records.items]
         before, after = size_of(records.of(target)), size_of([i for i in items if i.target == target])
+        moved: list[Moved] = []
         if after > limit and after > before:
-            raise InvalidInputError(
-                f"refused: {key} {PROJECTIONS[target]} would be {after} bytes, over its budget of "
-                f"{limit}; a replace never moves items out: remove or shorten items first; nothing changed")
+            others = [i for i in records.of(target) if i.id != found.id]
+            leaving = plan_overflow(others, updated, limit, f"{key} {PROJECTIONS[target]}")
+            if not make_room:
+                raise InvalidInputError(
+                    f"refused: {key} {PROJECTIONS[target]} would be {after} bytes, over its budget of "
+                    f"{limit}; make room with --make-room (moves {', '.join(i.id for i in leaving)} into "
+                    f"the layers, as an add would), or remove or shorten items first; nothing changed")
+            moved = move_out(store, txn, key, leaving, updated.updated_at)
+            items = [i for i in items if i not in leaving]
+            after = size_of([i for i in items if i.target == target])
         records = RuntimeFile(items, records.extra)
-        _commit(store, txn, key, records, f"runtime replace: {found.id} ({target}, {key})", imported)
-        return RuntimeResult("replaced", key, target, updated, True, imported=imported,
+        summary = "".join(f"\n- moved {m.describe()}" for m in moved)
+        _commit(store, txn, key, records, f"runtime replace: {found.id} ({target}, {key}){summary}", imported)
+        return RuntimeResult("replaced", key, target, updated, True, moved=moved, imported=imported,
                              size=after, limit=limit)
 
 
@@ -261,11 +266,11 @@ def archive_item(store: Store, old: str, *, target: str = "memory", scope: str =
     with _writing(store, "runtime archive", limits, lambda: [key]) as txn:
         records, imported = _load(store, key, limits)
         found = find_one(records.of(target), old, target)
-        moved = Archiver(store, txn, key, store.today().isoformat()).move(found, _now(store))
+        moved = move_out(store, txn, key, [found], _now(store))
         records = RuntimeFile([i for i in records.items if i.id != found.id], records.extra)
         _commit(store, txn, key, records, f"runtime archive: {found.id} ({target}, {key})\n"
-                f"- moved {moved.describe()}", imported)
-        return RuntimeResult("archived", key, target, found, True, moved=[moved], imported=imported,
+                f"- moved {moved[0].describe()}", imported)
+        return RuntimeResult("archived", key, target, found, True, moved=moved, imported=imported,
                              size=size_of(records.of(target)), limit=limits.of(target))
 
 
@@ -341,67 +346,3 @@ def import_all(store: Store, txn: WriteTxn) -> list[str]:
             continue
         done += import_hand_edits(store, txn, key, limits)
     return done
-
-
-# -- reading ----------------------------------------------------------------------------------
-def show(store: Store, *, target: str | None = None, scope: str | None = None,
-         workspace: str | None = None, cwd: Path | None = None) -> dict[str, Any]:
-    """Items per scope and target with their budgets, as JSON-ready data."""
-    from gitmem.runtime.branches import current_branch, visible
-
-    store.require()
-    if target is not None:
-        check_choice(target, TARGETS, "target")
-    limits = limits_of(store)
-    keys = _show_scopes(store, scope, workspace)
-    branch = current_branch(cwd or store.cwd)
-    now = store.now()
-    out: dict[str, Any] = {"branch": branch, "scopes": []}
-    for key in keys:
-        records, notes = effective_records(store, key, limits)
-        for wanted in targets_of(key):
-            if target is not None and wanted != target:
-                continue
-            items = records.of(wanted)
-            out["scopes"].append({
-                "scope": key, "target": wanted, "path": projection_path(key, wanted),
-                "bytes": size_of(items), "limit": limits.of(wanted), "notes": notes,
-                "items": [{**i.as_json(), "visible": visible(i, branch), "meta": metadata_line(i, now)}
-                          for i in items],
-            })
-    return out
-
-
-def _show_scopes(store: Store, scope: str | None, workspace: str | None) -> list[str]:
-    if scope == "global":
-        return [L.GLOBAL]
-    if scope == "workspace" or workspace:
-        return [store.resolve_workspace(workspace)]
-    keys = [L.GLOBAL]
-    with contextlib.suppress(InvalidInputError):
-        keys.append(store.resolve_workspace(workspace))
-    return keys
-
-
-def snapshot(store: Store, scopes: list[str], cwd: Path | None = None) -> tuple[list[tuple[str, Item]], list[str]]:
-    """(scope, item) pairs the context card shows (user items first, branch-filtered), and notes."""
-    from gitmem.runtime.branches import current_branch, visible
-
-    try:
-        limits = limits_of(store)
-    except InvalidInputError:
-        limits = Limits()
-    branch = current_branch(cwd or store.cwd)
-    users: list[tuple[str, Item]] = []
-    memories: list[tuple[str, Item]] = []
-    notes: list[str] = []
-    for key in sorted(dict.fromkeys(scopes), key=lambda k: k == L.GLOBAL):
-        try:
-            records, problems = effective_records(store, key, limits)
-        except InvalidInputError as exc:
-            notes.append(str(exc))
-            continue
-        notes += problems
-        users += [(key, i) for i in records.of("user")]
-        memories += [(key, i) for i in records.of("memory") if visible(i, branch)]
-    return users + memories, notes

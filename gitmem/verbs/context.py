@@ -80,7 +80,7 @@ def runtime_section(store: Store, workspace: str | None, scopes: list[str]) -> S
     """The hot runtime memory: USER.md items first, then MEMORY.md items visible on the
     workspace's branch, each under its metadata line (ages in whole days)."""
     from gitmem.runtime.model import metadata_line
-    from gitmem.runtime.verbs import snapshot
+    from gitmem.runtime.reads import snapshot
 
     pairs, notes = snapshot(store, scopes)
     if not pairs and not notes:

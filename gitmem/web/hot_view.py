@@ -58,7 +58,7 @@ def _add_form(block: dict[str, Any], csrf: str, n: int) -> str:
 def hot(store: Store, csrf: str) -> str:
     """Every hot file of every scope with its budget and items; then the documents."""
     from gitmem.documents.verbs import list_documents
-    from gitmem.runtime.verbs import show as runtime_show
+    from gitmem.runtime.reads import show as runtime_show
 
     data = runtime_show(store)
     parts = []

@@ -11,11 +11,11 @@ from support import git, run_gitmem
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
 TOOLS = {"search", "show", "remember", "forget", "verify", "decision", "codebase", "context",
          "state", "working", "status", "sync", "conflicts", "history", "capture", "runtime_add",
-         "runtime_replace", "runtime_remove", "runtime_show", "doc_add", "doc_show", "doc_search",
+         "runtime_replace", "runtime_archive", "runtime_remove", "runtime_show", "doc_add", "doc_show", "doc_search",
          "batch", "workspaces", "associate", "consolidate", "refresh", "resolve", "relate", "related",
          "why", "revert", "list", "check"}
 WRITES = {"remember", "forget", "verify", "decision", "codebase", "state", "working", "sync",
-          "history", "capture", "runtime_add", "runtime_replace", "runtime_remove", "doc_add",
+          "history", "capture", "runtime_add", "runtime_replace", "runtime_archive", "runtime_remove", "doc_add",
           "batch", "associate", "consolidate", "refresh", "resolve", "relate", "revert"}
 
 

@@ -126,7 +126,40 @@ def test_replace_that_would_overflow_fails_with_nothing_changed(gm: Cli) -> None
     state = snapshot(gm.root)
     result = gm("runtime", "replace", "bbbb", "c" * 70)
     assert result.exit_code == 2 and "over its budget of 100" in result.stderr
+    low = next(str(r["id"]) for r in records(gm.root) if str(r["content"]).startswith("a"))
+    assert f"--make-room (moves {low} into the layers" in result.stderr
     assert snapshot(gm.root) == state
+
+
+def test_replace_with_make_room_moves_the_least_important_items_out_in_one_commit(gm: Cli) -> None:
+    set_budgets(gm.root, memoryLimitBytes=100)
+    gm("runtime", "add", "The staging database listens on port 5433", "--importance", "low")
+    gm("runtime", "add", "b" * 40)
+    before = commit_count(gm.root)
+    done = gm("runtime", "replace", "bbbb", "Deploys run from the release branch, never from main "
+              "(checked by CI)", "--make-room", "--json")
+    assert done.exit_code == 0, done.output
+    data = json.loads(done.stdout)
+    assert data["action"] == "replaced" and [m["entry"] for m in data["moved"]] == ["global-sem-0001"]
+    assert commit_count(gm.root) == before + 1
+    assert contents(gm.root) == ["Deploys run from the release branch, never from main (checked by CI)"]
+    assert gm.json("show", "global-sem-0001")["title"].startswith("The staging database")  # type: ignore[index]
+
+
+def test_archive_moves_one_item_out_on_demand_with_its_provenance(gm: Cli) -> None:
+    gm("runtime", "add", "Lesson learned: run the linter before pushing")
+    gm("runtime", "add", "Prefers tabs", "--target", "user")
+    item = str(records(gm.root)[0]["id"])
+    before = commit_count(gm.root)
+    done = gm("runtime", "archive", "linter")
+    assert done.exit_code == 0, done.output
+    assert "global-lrn-0001" in done.stdout and commit_count(gm.root) == before + 1
+    assert gm.json("show", "global-lrn-0001")["fields"]["Source"] == f"runtime:{item}"  # type: ignore[index]
+    assert "linter" not in (gm.root / MEMORY).read_text()
+    user = gm("runtime", "archive", "tabs", "--target", "user")
+    assert user.exit_code == 0 and "Prefers tabs" in (gm.root / "global/runtime/USER.archive.md").read_text()
+    missing = gm("runtime", "archive", "nothing like this")
+    assert missing.exit_code == 2 and commit_count(gm.root) == before + 2
 
 
 # -- overflow -----------------------------------------------------------------------------------
