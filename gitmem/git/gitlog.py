@@ -60,6 +60,11 @@ def commits_since(repo: Path, since: date) -> list[Commit]:
     return _log(repo, [f"--since={since.isoformat()} 00:00:00", "HEAD", "--"], None)
 
 
+def commits_after(repo: Path, anchor: str) -> list[Commit]:
+    """Commits reachable from HEAD and not from `anchor`, newest first, with their files."""
+    return _log(repo, [f"{anchor}..HEAD", "--"], None)
+
+
 def _log(repo: Path, args: list[str], data: bytes | None) -> list[Commit]:
     out = run(repo, ["-c", "core.quotePath=false", "log", "--no-renames", "--name-only", _FORMAT,
                      *args], data=data, env=code_env())

@@ -3,13 +3,17 @@ was last verified.
 
 An entry names its code with `**Paths:** src/api/, src/db/schema.py` (paths in its workspace's
 repository); a codebase entry without Paths uses its topic when the topic names a file or folder
-of the repository. A commit of that repository made on a later day than the entry's Verified day
-and touching one of those paths makes the entry suspect; `gitmem verify ID` clears it.
+of the repository. When such an entry is written or verified where the repository is known, the
+repository's HEAD is recorded with it (`**Code-Commit:**`): every later commit (in HEAD and not in
+that one) touching one of its paths makes the entry suspect, even minutes later the same day. An
+entry without a Code-Commit, or whose Code-Commit this clone does not have, falls back to days: a
+commit made on a later day than its Verified day. `gitmem verify ID` clears the mark.
 
-Cost: one `git log --since` per workspace repository per call (search, show, card), cached in
-state/code-changes.json by the repository's HEAD, so an unchanged repository costs a
-`git rev-parse HEAD`. Where the workspace's repository is not known on this machine (no
-`gitmem associate`, not the current directory's repository), no entry is suspect.
+Cost: one `git log --since` per workspace repository per call (search, show, card), plus one
+`git log ANCHOR..HEAD` per distinct Code-Commit, cached in state/code-changes.json by the
+repository's HEAD, so an unchanged repository costs a `git rev-parse HEAD`. Where the workspace's
+repository is not known on this machine (no `gitmem associate`, not the current directory's
+repository), no entry is suspect.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from gitmem.format.freshness import parse_day
 from gitmem.format.references import parse_paths, path_matches
 from gitmem.fsio import read_regular_file, write_json_atomic
 from gitmem.git import workrepo
-from gitmem.git.gitlog import Commit, commits_since
+from gitmem.git.gitlog import Commit, commits_after, commits_since
 
 CACHE_FILE = "state/code-changes.json"
 MAX_NAMED = 10  # commits named per suspect entry
@@ -45,6 +49,8 @@ class Suspicion:
 
     def text(self) -> str:
         more = f" (and {self.more_files} more file(s))" if self.more_files else ""
+        if self.days <= 0:
+            return f"{self.file}{more} changed in {self.commit}, after this was verified"
         unit = "day" if self.days == 1 else "days"
         return f"{self.file}{more} changed in {self.commit}, {self.days} {unit} after this was verified"
 
@@ -57,6 +63,7 @@ class Bound:
     scope: str
     paths: tuple[str, ...]
     verified: date
+    anchor: str = ""  # the repository's HEAD when it was written or verified (Code-Commit)
 
 
 def entry_paths(fields: dict[str, str], layer: str, topic: str, repo: Path | None) -> list[str]:
@@ -132,7 +139,15 @@ class CodeWatch:
         verified = parse_day(fields.get("Verified", "")) or parse_day(fields.get("Created", ""))
         if not paths or verified is None:
             return None
-        return Bound(key, scope, tuple(paths), verified)
+        return Bound(key, scope, tuple(paths), verified, fields.get("Code-Commit", "").strip())
+
+    def anchor(self, scope: str, layer: str, topic: str, fields: dict[str, str]) -> str | None:
+        """What a write or verify records as Code-Commit: the HEAD of the workspace's repository
+        when the entry is bound to its code, else None (no anchor: the day rule applies)."""
+        repo = self.repo_for(scope)
+        if repo is None or not entry_paths(fields, layer, topic, repo):
+            return None
+        return workrepo.head(repo)
 
     # -- the check ----------------------------------------------------------------------------
     def check(self, items: Iterable[Bound]) -> dict[object, list[Suspicion]]:
@@ -144,14 +159,45 @@ class CodeWatch:
                 by_repo.setdefault(repo, []).append(item)
         found: dict[object, list[Suspicion]] = {}
         for repo, bound in by_repo.items():
-            commits = self._commits(repo, min(b.verified for b in bound))
-            if commits is None:
-                continue
+            after = {a: self._after(repo, a) for a in {b.anchor for b in bound if b.anchor}}
+            dated = [b for b in bound if after.get(b.anchor) is None]
+            commits = self._commits(repo, min(b.verified for b in dated)) if dated else []
             for item in bound:
-                marks = suspicions(item, commits)
+                anchored = after.get(item.anchor)
+                if anchored is None and commits is None:
+                    continue
+                marks = suspicions(item, anchored if anchored is not None else commits or [],
+                                   by_day=anchored is None)
                 if marks:
                     found[item.key] = marks
         return found
+
+    def _after(self, repo: Path, anchor: str) -> list[Commit] | None:
+        """The commits after `anchor` (None when this clone does not have it), cached by HEAD."""
+        head = workrepo.head(repo)
+        if head is None:
+            return None
+        cache = self._load_cache()
+        record = cache.setdefault(str(repo), {})
+        known = record.get("after") if record.get("head") == head else None
+        rows = known.get(anchor) if isinstance(known, dict) else None
+        if isinstance(rows, list):
+            return [Commit(r[0], files=tuple(r[2]), time=int(r[1])) for r in rows]
+        if workrepo.rev_parse(repo, anchor) is None:
+            return None
+        try:
+            commits = commits_after(repo, anchor)
+        except GitmemError:
+            return None
+        if record.get("head") != head:
+            record.clear()
+            record["head"] = head
+        afters = record.setdefault("after", {})
+        assert isinstance(afters, dict)
+        afters[anchor] = [[c.oid, c.time, list(c.files)] for c in commits]
+        with contextlib.suppress(OSError):
+            write_json_atomic(self.root / CACHE_FILE, cache)
+        return commits
 
     def _commits(self, repo: Path, since: date) -> list[Commit] | None:
         head = workrepo.head(repo)
@@ -168,8 +214,10 @@ class CodeWatch:
             commits = commits_since(repo, since)
         except GitmemError:
             return None  # a repository git cannot read marks nothing, and breaks nothing
+        afters = record.get("after") if record.get("head") == head else None
         cache[str(repo)] = {"head": head, "since": since.isoformat(),
-                            "commits": [[c.oid, c.time, list(c.files)] for c in commits]}
+                            "commits": [[c.oid, c.time, list(c.files)] for c in commits],
+                            **({"after": afters} if isinstance(afters, dict) else {})}
         with contextlib.suppress(OSError):  # only a cache: a read-only store still answers
             write_json_atomic(self.root / CACHE_FILE, cache)
         return commits
@@ -184,13 +232,14 @@ class CodeWatch:
         return self._cache
 
 
-def suspicions(item: Bound, commits: list[Commit]) -> list[Suspicion]:
-    """The commits (newest first, at most MAX_NAMED) that touched the entry's paths later than
-    the day it was verified."""
+def suspicions(item: Bound, commits: list[Commit], *, by_day: bool = True) -> list[Suspicion]:
+    """The commits (newest first, at most MAX_NAMED) that touched the entry's paths: of
+    `commits` (those after its Code-Commit), or with `by_day`, those made later than the day it
+    was verified."""
     out: list[Suspicion] = []
     for commit in commits:
         day = caller.local_date(commit.time)
-        if day <= item.verified:
+        if by_day and day <= item.verified:
             continue
         touched = [f for f in commit.files if any(path_matches(p, f) for p in item.paths)]
         if touched:

@@ -92,6 +92,9 @@ def remember(
         if old is not None:
             fields["Supersedes"] = old.entry.id or ""
         fields.update(extra_fields or {})
+        anchor = code_anchor(store, key, layer, topic_name, fields)
+        if anchor:
+            fields["Code-Commit"] = anchor
         if old is not None:
             mark_superseded(store, txn, old.path, old.entry.id or "", new_id)
         entry = Entry(title=heading, body=body, fields=fields)
@@ -138,7 +141,20 @@ def forget(store: Store, entry_id: str, *, undo: bool = False) -> WriteResult:
 
 
 def verify(store: Store, entry_id: str) -> WriteResult:
-    return update_entry(store, "verify", entry_id, Verified=store.today().isoformat())
+    """Re-confirm an entry today; one bound to code also records the code's commit it was checked
+    against (or drops an old one when the code is not known here: the day rule then applies)."""
+    found = store.locate(entry_id)
+    anchor = code_anchor(store, found.scope, found.layer, found.topic, found.entry.fields)
+    return update_entry(store, "verify", entry_id, Verified=store.today().isoformat(), Code_Commit=anchor)
+
+
+def code_anchor(store: Store, scope: str, layer: str, topic: str, fields: dict[str, str]) -> str | None:
+    """The HEAD of the workspace's repository, for an entry bound to its code (Code-Commit)."""
+    if scope == L.GLOBAL or ("Paths" not in fields and layer != "codebase"):
+        return None  # nothing to look up: not about code
+    from gitmem.provenance.codefresh import CodeWatch
+
+    return CodeWatch(store.root, store.cwd).anchor(scope, layer, topic, fields)
 
 
 def codebase(
@@ -175,6 +191,7 @@ def codebase(
             document.entries[index] = current.with_body(body).with_fields(
                 Verified=today, Importance=importance or current.get("Importance") or "normal",
                 Source=" ".join(source.split()) if source else current.get("Source") or None,
+                Code_Commit=code_anchor(store, key, "codebase", topic.strip(), current.fields),
             )
             entry_id = current.id
         else:
@@ -183,6 +200,9 @@ def codebase(
                       "Created": today, "Verified": today}
             if source:
                 fields["Source"] = " ".join(source.split())
+            anchor = code_anchor(store, key, "codebase", topic.strip(), fields)
+            if anchor:
+                fields["Code-Commit"] = anchor
             document.entries.append(Entry(topic.strip(), body, fields))
         if edit is None:
             store.write_topic(txn, relpath, document)

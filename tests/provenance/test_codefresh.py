@@ -30,10 +30,11 @@ def code_commit(repo: Path, path: str, content: str, message: str) -> str:
 
 
 def backdate(store: Path, relpath: str, day: str) -> None:
-    """Pretend the entries of a file were verified on `day` (a hand edit, absorbed later)."""
+    """Pretend the entries of a file were verified on `day`, before gitmem recorded the code's
+    commit with them (a hand edit, absorbed later): the day rule applies to them."""
     path = store / relpath
     lines = [f"**Verified:** {day}" if line.startswith("**Verified:**") else line
-             for line in path.read_text().splitlines()]
+             for line in path.read_text().splitlines() if not line.startswith("**Code-Commit:**")]
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -168,3 +169,63 @@ def test_marks_cost_no_pygit2_on_the_search_path(tmp_path: Path) -> None:
     assert hits[0]["id"] == "acme-app-sem-0001"
     assert hits[0]["suspect"][0].startswith(f"src/db/schema.py changed in {oid[:7]}")
     assert " pygit2" not in done.stderr
+
+
+# -- the code's commit, recorded at write and verify -----------------------------------------------
+def test_a_change_the_same_day_after_the_write_makes_the_entry_suspect(tmp_path: Path) -> None:
+    repo = tmp_path / "app"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    first = code_commit(repo, "src/db/schema.py", "USERS = 1\n", "schema")
+    gm = Cli(tmp_path / "store", CliRunner())
+    gm("init")
+    gm("associate", "app", "--path", str(repo))
+    gm("remember", "Users have a unique email index", "-l", "semantic", "--scope", "workspace",
+       "--paths", "src/db/schema.py", workspace="app")
+    shown = gm.json("show", "app-sem-0001")
+    assert shown["fields"]["Code-Commit"] == first and shown["suspect"] == []
+    later = code_commit(repo, "src/db/schema.py", "USERS = 2\n", "drop the index")  # minutes later
+    assert gm.json("show", "app-sem-0001")["suspect"] == [
+        f"src/db/schema.py changed in {later[:7]}, after this was verified"]
+    assert gm("verify", "app-sem-0001").exit_code == 0
+    verified = gm.json("show", "app-sem-0001")
+    assert verified["fields"]["Code-Commit"] == later and verified["suspect"] == []
+    code_commit(repo, "README.md", "docs\n", "docs only")
+    assert gm.json("show", "app-sem-0001")["suspect"] == []
+
+
+def test_a_branch_merged_after_verification_counts_even_with_older_commits(app: tuple[Cli, Path]) -> None:
+    gm, repo = app
+    git(repo, "checkout", "-q", "-b", "feature")
+    old = code_commit(repo, "src/api/routes.py", "ROUTES = ['/v2']\n", "v2 routes, made before the check")
+    git(repo, "checkout", "-q", "main")
+    assert gm("verify", "app-sem-0001").exit_code == 0  # checked against main, without the branch
+    assert gm.json("show", "app-sem-0001")["suspect"] == []
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@x", "merge", "-q", "--no-ff", "-m", "merge", "feature")
+    marks = gm.json("show", "app-sem-0001")["suspect"]
+    assert marks == [f"src/api/routes.py changed in {old[:7]}, after this was verified"]
+
+
+def test_a_commit_this_clone_does_not_have_falls_back_to_days(app: tuple[Cli, Path]) -> None:
+    gm, repo = app
+    assert gm("verify", "app-sem-0001").exit_code == 0
+    path = gm.root / TOPIC
+    text = path.read_text()
+    recorded = gm.json("show", "app-sem-0001")["fields"]["Code-Commit"]
+    path.write_text(text.replace(recorded, "0" * 40))  # made on a machine whose clone is ahead
+    code_commit(repo, "src/db/schema.py", "USERS = 5\n", "today")
+    assert gm.json("show", "app-sem-0001")["suspect"] == []  # verified today: the day rule is quiet
+    backdate(gm.root, TOPIC, PAST)
+    assert gm.json("show", "app-sem-0001")["suspect"]
+
+
+def test_codebase_entries_record_their_code_commit(app: tuple[Cli, Path]) -> None:
+    gm, repo = app
+    entry_id = gm("codebase", "src/db", "Database layer", workspace="app").stdout.strip()
+    head = git(repo, "rev-parse", "HEAD").strip()
+    assert gm.json("show", entry_id)["fields"]["Code-Commit"] == head
+    newer = code_commit(repo, "src/db/pool.py", "SIZE = 5\n", "pool")
+    assert gm.json("show", entry_id)["suspect"][0].startswith(f"src/db/pool.py changed in {newer[:7]}")
+    gm("codebase", "src/db", "Database layer with a pool", workspace="app")
+    assert gm.json("show", entry_id)["fields"]["Code-Commit"] == newer
+    assert gm.json("show", "app-sem-0002")["fields"].get("Code-Commit") is None  # not about code
