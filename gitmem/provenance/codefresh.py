@@ -36,6 +36,7 @@ from gitmem.git.gitlog import Commit, commits_after, commits_since
 
 CACHE_FILE = "state/code-changes.json"
 MAX_NAMED = 10  # commits named per suspect entry
+MISSING = "missing"  # cached for a Code-Commit this clone does not have (until HEAD moves)
 
 
 @dataclass(frozen=True)
@@ -159,9 +160,12 @@ class CodeWatch:
                 by_repo.setdefault(repo, []).append(item)
         found: dict[object, list[Suspicion]] = {}
         for repo, bound in by_repo.items():
-            after = {a: self._after(repo, a) for a in {b.anchor for b in bound if b.anchor}}
+            head = workrepo.head(repo)  # once per repository: every answer below is cached by it
+            if head is None:
+                continue
+            after = {a: self._after(repo, head, a) for a in {b.anchor for b in bound if b.anchor}}
             dated = [b for b in bound if after.get(b.anchor) is None]
-            commits = self._commits(repo, min(b.verified for b in dated)) if dated else []
+            commits = self._commits(repo, head, min(b.verified for b in dated)) if dated else []
             for item in bound:
                 anchored = after.get(item.anchor)
                 if anchored is None and commits is None:
@@ -172,37 +176,31 @@ class CodeWatch:
                     found[item.key] = marks
         return found
 
-    def _after(self, repo: Path, anchor: str) -> list[Commit] | None:
+    def _after(self, repo: Path, head: str, anchor: str) -> list[Commit] | None:
         """The commits after `anchor` (None when this clone does not have it), cached by HEAD."""
-        head = workrepo.head(repo)
-        if head is None:
-            return None
         cache = self._load_cache()
         record = cache.setdefault(str(repo), {})
         known = record.get("after") if record.get("head") == head else None
         rows = known.get(anchor) if isinstance(known, dict) else None
         if isinstance(rows, list):
             return [Commit(r[0], files=tuple(r[2]), time=int(r[1])) for r in rows]
-        if workrepo.rev_parse(repo, anchor) is None:
+        if rows == MISSING:
             return None
-        try:
-            commits = commits_after(repo, anchor)
-        except GitmemError:
-            return None
+        commits: list[Commit] | None = None
+        if workrepo.rev_parse(repo, anchor) is not None:
+            with contextlib.suppress(GitmemError):
+                commits = commits_after(repo, anchor)
         if record.get("head") != head:
             record.clear()
             record["head"] = head
         afters = record.setdefault("after", {})
         assert isinstance(afters, dict)
-        afters[anchor] = [[c.oid, c.time, list(c.files)] for c in commits]
+        afters[anchor] = MISSING if commits is None else [[c.oid, c.time, list(c.files)] for c in commits]
         with contextlib.suppress(OSError):
             write_json_atomic(self.root / CACHE_FILE, cache)
         return commits
 
-    def _commits(self, repo: Path, since: date) -> list[Commit] | None:
-        head = workrepo.head(repo)
-        if head is None:
-            return None
+    def _commits(self, repo: Path, head: str, since: date) -> list[Commit] | None:
         cache = self._load_cache()
         record = cache.get(str(repo)) or {}
         cached_since = parse_day(str(record.get("since", "")))
