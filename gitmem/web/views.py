@@ -61,7 +61,7 @@ class FirstLook:
     shows what needs no count (branch, sync, uncommitted files) rather than keep the first page
     waiting, and the counts once the look is done."""
 
-    WAIT_SECONDS = 1.0
+    WAIT_SECONDS = 0.5
 
     def __init__(self) -> None:
         import threading
