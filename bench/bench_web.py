@@ -1,11 +1,13 @@
 """The web page: time per page through a running `gitmem web`, against the CLI search of the same
 run and `git grep -l -i -w WORD` over the same store.
 
-For each size: build a store (synthetic entries, one commit, index built), start `gitmem web
---no-open` and time until its first page answers, then, interleaved per round: the overview, one
-topic file, one entry with its history, a full search page, the results part the page fetches as
-you type, the CLI search (GITMEM_SERVE=off) and `git grep`. Times are loopback round trips, start
-of request to last byte: server time plus well under a millisecond.
+For each size: build a store (synthetic entries, one commit, index built; its catalog is still
+at the empty store, as after a `git pull` of every entry), start `gitmem web --no-open` and time
+until its first page answers and until the overview shows its counts (the first look has read
+every file), then, interleaved per round: the overview, one topic file, one entry with its
+history, a full search page, the results part the page fetches as you type, a static file (what
+any answer costs), the CLI search (GITMEM_SERVE=off) and `git grep`. Times are loopback round
+trips, start of request to last byte: server time plus well under a millisecond.
 
     .venv/bin/python bench/bench_web.py [--sizes 10000,50000] [--rounds 15]
     .venv/bin/python bench/bench_web.py --quick       # 1,000 entries, 5 rounds: a smoke run
@@ -34,7 +36,7 @@ from benchutil import GITMEM, print_medians  # noqa: E402
 class Page:
     def __init__(self, start_url: str) -> None:
         self.port = int(urlsplit(start_url).port or 0)
-        self.cookie = ""
+        self.cookie, self.text = "", ""
         answer = self.get(start_url[start_url.index("/", 8):])
         self.cookie = answer.getheader("set-cookie", "").split(";", 1)[0]
 
@@ -42,7 +44,7 @@ class Page:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         conn.request("GET", path, headers={"Host": f"127.0.0.1:{self.port}", "Cookie": self.cookie})
         answer = conn.getresponse()
-        answer.read()
+        self.text = answer.read().decode("utf-8", "replace")
         conn.close()
         return answer
 
@@ -81,6 +83,10 @@ def measure(size: int, rounds: int) -> dict[str, list[float]]:
         page = Page(proc.stdout.readline().strip())
         page.ms("/")
         got["start to first page"] = [(time.perf_counter() - started) * 1000]
+        while "for the first time" in page.text:  # the counts come once the first look is done
+            time.sleep(0.1)
+            page.ms("/")
+        got["start to the overview with its counts"] = [(time.perf_counter() - started) * 1000]
         for word in WORDS[:2]:  # warm-up
             page.ms(f"/search?q={word}")
         page.ms(f"/entry?id={entry_ids[0]}")
@@ -90,7 +96,8 @@ def measure(size: int, rounds: int) -> dict[str, list[float]]:
                                ("entry with history, first view", f"/entry?id={entry_ids[n + 1]}"),
                                ("entry with history, again", f"/entry?id={entry_ids[0]}"),
                                ("search page", f"/search?q={word}"),
-                               ("search as you type (results part)", f"/search?q={word[:4]}&partial=1")):
+                               ("search as you type (results part)", f"/search?q={word[:4]}&partial=1"),
+                               ("a static file (the server's floor)", "/static/style.css")):
                 got.setdefault(name, []).append(page.ms(path))
             got.setdefault("CLI search (GITMEM_SERVE=off)", []).append(
                 run_ms([*GITMEM, "--root", str(root), "search", word, "--json"], env))

@@ -67,6 +67,8 @@ class GitRepo(RemoteOps):
         # stale locks); `before_write(True)`, just before HEAD moves, says whether it waited.
         self.before_write: Callable[[bool], bool] | None = None
         self.after_head_move: Callable[[], None] | None = None  # told right after HEAD moved
+        self._status_scope = 0  # inside one_status(), git status runs once: _status_seen
+        self._status_seen: dict[str, int] | None = None
         try:
             self._repo = pygit2.Repository(str(self._root), RepositoryOpenFlag.NO_SEARCH)
         except _GIT_ERRORS as exc:
@@ -104,6 +106,7 @@ class GitRepo(RemoteOps):
         return Path(self._repo.path)
 
     def _before_write(self, head_moves_next: bool) -> bool:
+        self._status_seen = None  # what git status said no longer holds once we write
         return self.before_write(head_moves_next) if self.before_write is not None else False
 
     def _head_moved(self) -> None:
@@ -204,6 +207,7 @@ class GitRepo(RemoteOps):
     def stage_paths(self, paths: Iterable[str]) -> None:
         """Stage exactly `paths` as they are in the work tree (conflicts on them are settled in the
         index), without committing: a plain git merge in progress is finished by `git commit`."""
+        self._status_seen = None
         try:
             index = self._repo.index
             index.read(force=False)
@@ -217,20 +221,34 @@ class GitRepo(RemoteOps):
         except _GIT_ERRORS as exc:
             raise map_local_error(exc, "stage") from exc
 
+    @contextlib.contextmanager
+    def one_status(self) -> Iterator[None]:
+        """Within it, git status runs once: the parts of one read see the same answer (a write
+        made inside drops it: what follows the write asks git again)."""
+        self._status_scope += 1
+        try:
+            yield
+        finally:
+            self._status_scope -= 1
+            if not self._status_scope:
+                self._status_seen = None
+
+    def _status(self) -> dict[str, int]:
+        if self._status_seen is None:
+            try:
+                status = self._repo.status(untracked_files="all", ignored=False)
+            except _GIT_ERRORS as exc:
+                raise map_local_error(exc, "git status") from exc
+            if not self._status_scope:
+                return status
+            self._status_seen = status
+        return self._status_seen
+
     def dirty_paths(self, under: Iterable[str] | None = None) -> list[str]:
         """Sorted paths differing between work tree/index and HEAD, gitignored ones excluded."""
         prefixes = None if under is None else [p.strip("/") for p in under]
-        try:
-            status = self._repo.status(untracked_files="all", ignored=False)
-        except _GIT_ERRORS as exc:
-            raise map_local_error(exc, "git status") from exc
-        return sorted(
-            path
-            for path, flags in status.items()
-            if flags != FileStatus.CURRENT
-            and not flags & FileStatus.IGNORED
-            and _is_under(path, prefixes)
-        )
+        return sorted(path for path, flags in self._status().items() if flags != FileStatus.CURRENT
+                      and not flags & FileStatus.IGNORED and _is_under(path, prefixes))
 
     def is_clean(self) -> bool:
         """True when nothing (outside .gitignore) differs from HEAD."""

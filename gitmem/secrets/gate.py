@@ -43,8 +43,12 @@ _VERSION_RE = re.compile(r"""VERSION\s*=\s*['"]([^'"]+)['"]""")
 
 def cache_file() -> Path:
     """$XDG_CACHE_HOME/gitmem/secret-patterns.json (~/.cache/gitmem/... by default)."""
+    return Path(_cache_name())
+
+
+def _cache_name() -> str:
     base = caller.env("XDG_CACHE_HOME") or os.path.join(caller.home(), ".cache")
-    return Path(base) / "gitmem" / CACHE_NAME
+    return os.path.join(base, "gitmem", CACHE_NAME)
 
 
 @functools.lru_cache(maxsize=1)
@@ -118,10 +122,14 @@ class Gate:
                 hit.update(i for i in candidates if pattern is None or pattern.search(numbered[i][1]))
         return [numbered[i] for i in sorted(hit)]
 
-    def spans(self, lines: list[str], folded: list[str], whole: str) -> dict[int, list[tuple[int, int]]]:
-        """Line index -> (start, end) of each stretch any pattern would flag."""
+    def spans(self, lines: list[str], folded: list[str], whole: str,
+              present: set[str] | None = None) -> dict[int, list[tuple[int, int]]]:
+        """Line index -> (start, end) of each stretch any pattern would flag. `present`: the
+        needles the text holds (present_needles), when the caller found them already."""
         out: dict[int, list[tuple[int, int]]] = {}
         for (source, flags), pins, group in zip(self.sources, self.pins, self.groups, strict=True):
+            if present is not None and pins is not None and present.isdisjoint(pins):
+                continue  # none of its needles in the text: it cannot match
             candidates = candidate_lines(folded, whole, pins)
             if not candidates:
                 continue
@@ -132,6 +140,12 @@ class Gate:
                 for match in pattern.finditer(lines[i]):
                     out.setdefault(i, []).append(secret_span(match, group))
         return out
+
+
+def present_needles(whole: str, needles: frozenset[str]) -> set[str]:
+    """Those of the needles that occur in the (folded) text: one look for every needle, rather
+    than one per pattern holding it."""
+    return {needle for needle in needles if needle in whole}
 
 
 def compiled(source: str, flags: int) -> re.Pattern[str] | None:
@@ -171,12 +185,13 @@ def load_gate(skipped: frozenset[str]) -> Gate | None:
     """The cached patterns, compiled; None when there is no cache written for this version of
     detect-secrets and this choice of plugins (`skipped`: the ones gitmem leaves out). Read once
     per process and cache file."""
-    path = cache_file()
-    if (str(path), skipped) in _LOADED:
-        return _LOADED[(str(path), skipped)]
-    gate = _read_gate(path, skipped)
+    name = _cache_name()  # a mask asks for every string it masks: no Path made for a known one
+    known = _LOADED.get((name, skipped))
+    if known is not None:
+        return known
+    gate = _read_gate(Path(name), skipped)
     if gate is not None:
-        _LOADED[(str(path), skipped)] = gate
+        _LOADED[(name, skipped)] = gate
     return gate
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from gitmem.redaction import redact
-from gitmem.secrets.gate import candidate_lines
+from gitmem.secrets.gate import Gate, candidate_lines, present_needles
 from gitmem.secrets.needles import fold
 from gitmem.secrets.rules import RULES, rule_needles
 from gitmem.secrets.scan import detector_gate
@@ -39,18 +39,36 @@ def hide_secrets(text: str, tokens: Iterable[str] = ()) -> str:
     folded = [fold(line) for line in lines]
     whole = "\n".join(folded)
     spans: dict[int, list[tuple[int, int]]] = {}
+    gate = detector_gate()
+    present = present_needles(whole, _needles(gate))
     for rule, pins in zip(RULES, rule_needles(), strict=True):
+        if pins is not None and present.isdisjoint(pins):
+            continue  # none of its needles in the text: it cannot match
         for i in candidate_lines(folded, whole, pins):
             found = rule.values(lines[i])
             if found:
                 spans.setdefault(i, []).extend(found)
-    gate = detector_gate()
     if gate is not None:
-        for i, found in gate.spans(lines, folded, whole).items():
+        for i, found in gate.spans(lines, folded, whole, present).items():
             spans.setdefault(i, []).extend(found)
     for i, found in spans.items():
         lines[i] = _masked(lines[i], found)
     return "\n".join(lines)
+
+
+_NEEDLES: tuple[object, frozenset[str]] | None = None
+
+
+def _needles(gate: Gate | None) -> frozenset[str]:
+    """Every needle of gitmem's rules and of the detector's patterns (kept per gate)."""
+    global _NEEDLES
+    kept = _NEEDLES
+    if kept is not None and kept[0] is gate:
+        return kept[1]
+    groups = [*rule_needles(), *(gate.pins if gate is not None else ())]
+    found = frozenset(needle for pins in groups if pins is not None for needle in pins)
+    _NEEDLES = (gate, found)
+    return found
 
 
 def _masked(line: str, spans: list[tuple[int, int]]) -> str:

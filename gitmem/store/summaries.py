@@ -36,6 +36,7 @@ from gitmem.format.entry import IMPORTANCE_RANK, Entry
 from gitmem.format.freshness import entry_volatility, parse_day
 from gitmem.format.markdown import conflict_marker_lines, parse_topic_file
 from gitmem.stamps import file_stamp, settled, stamp_text
+from gitmem.store import parsecache
 from gitmem.store.tree import read_memory_bytes
 
 # A summary_files stamp is the file's stat stamp, then "|head" when the summary was read from
@@ -279,7 +280,7 @@ class Summaries:
         try:
             data, text = read_memory_bytes(self.root, relpath)
             conflicted = bool(conflict_marker_lines(text))
-            topic_file = parse_topic_file(text, relpath)
+            topic_file = parsecache.parse(str(self.root), relpath, text, parse_topic_file)
         except FileNotFoundError:
             return None
         except ParseError as exc:

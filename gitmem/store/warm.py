@@ -43,14 +43,16 @@ class Parts:
 
 
 def enable() -> None:
-    """Keep open parts, parsed files (store/parsecache.py) and git's answers about code
-    repositories (git/probecache.py) between calls."""
+    """Keep open parts, parsed files (store/parsecache.py), values read from the whole store
+    (store/kept.py) and git's answers about code repositories (git/probecache.py) between calls."""
     global _kept
     from gitmem.git import probecache
+    from gitmem.store import kept as values
     from gitmem.store import parsecache
 
     parsecache.enable()
     probecache.enable()
+    values.enable()
     with _guard:
         if _kept is None:
             _kept = {}
@@ -60,10 +62,12 @@ def disable() -> None:
     """Forget (and close) every kept part; stop keeping anything."""
     global _kept
     from gitmem.git import probecache
+    from gitmem.store import kept as values
     from gitmem.store import parsecache
 
     parsecache.disable()
     probecache.disable()
+    values.disable()
     with _guard:
         kept, _kept = _kept, None
     for spares in (kept or {}).values():

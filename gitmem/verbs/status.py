@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from gitmem.capture.report import memory_work
@@ -9,13 +10,13 @@ from gitmem.errors import GitmemError, StoreStateError
 from gitmem.fsio import is_temp_name, refuse_link
 from gitmem.redaction import redact
 from gitmem.secrets.scan import refuse_hand_edit_secrets
-from gitmem.store import integrity
+from gitmem.store import integrity, kept
 from gitmem.store.recovery import leftovers
 from gitmem.store.serverstate import describe as describe_server
 from gitmem.store.store import Store
 from gitmem.store.system_doc import system_doc_stale
 from gitmem.store.tree import scan_tree
-from gitmem.sync.state import load_sync_state
+from gitmem.sync.state import SYNC_STATE, load_sync_state
 from gitmem.verbs.check import find_problems
 
 
@@ -24,38 +25,86 @@ def status(store: Store, *, check: bool = True) -> dict[str, Any]:
     `check`, the errors of `gitmem check` (which reads every file) are left out: "problems" is
     None."""
     store.require()
-    with store.reading():
-        store.catch_up_catalog()
-        findings = find_problems(store) if check else None
-    counts = store.catalog.counts()
-    layers: dict[str, dict[str, dict[str, int]]] = {}
-    for (scope, layer), (files, entries) in sorted(counts.items()):
-        layers.setdefault(scope, {})[layer] = {"topics": files, "entries": entries}
+    with store.git.one_status():  # the catch-up, the counts and "dirty" share one git status
+        with store.reading():
+            store.catch_up_catalog()
+            findings = find_problems(store) if check else None
+        counts = _counts(store)
+        facts = glance(store)
+        dirty = facts["dirty"]
+        on_disk = scan_tree(store.root)
+        data: dict[str, Any] = {
+            "root": facts["root"],
+            "branch": facts["branch"],
+            "head": facts["head"],
+            "remote": facts["remote"],
+            "dirty": dirty,
+            "dirty_refused": hand_edit_refusal(store, dirty) if dirty else None,
+            "dirty_held": held_hand_edits(store, dirty) if dirty else [],
+            "entries": counts["entries"],
+            "layers": counts["layers"],
+            "workspaces": _workspaces(store),
+            "system_doc_stale": system_doc_stale(store.root),
+            "conflicts": on_disk.conflicted,
+            # The errors of `gitmem check`, from the same look (verbs.check.find_problems).
+            "problems": [str(p) for p in findings.problems if p.is_error] if findings is not None else None,
+            "sync": facts["sync"],
+            "leftovers": [str(p) for p in leftovers(store)],
+        }
+    data.update({key: value for key, value in facts.items() if key not in data})  # memory_work's
+    data["server"] = describe_server(store.root)
+    return data
+
+
+def glance(store: Store) -> dict[str, Any]:
+    """What status says that needs no memory file read: the root, branch, HEAD, remote, the
+    files that differ from HEAD, the last sync and the digests waiting (`pending`, ...)."""
+    store.require()
     git = store.git
-    sync_state = sync_outcome(load_sync_state(store.root), git.remote_url())
-    dirty = git.dirty_paths()
-    on_disk = scan_tree(store.root)
-    data: dict[str, Any] = {
+    return {
         "root": str(store.root),
         "branch": git.branch(),
         "head": git.head_oid(),
         "remote": git.remote_url(),
-        "dirty": dirty,
-        "dirty_refused": hand_edit_refusal(store, dirty) if dirty else None,
-        "dirty_held": held_hand_edits(store, dirty) if dirty else [],
-        "entries": sum(entries for _, entries in counts.values()),
-        "layers": layers,
-        "workspaces": _workspaces(store),
-        "system_doc_stale": system_doc_stale(store.root),
-        "conflicts": on_disk.conflicted,
-        # The errors of `gitmem check`, from the same look (verbs.check.find_problems).
-        "problems": [str(p) for p in findings.problems if p.is_error] if findings is not None else None,
-        "sync": sync_state,
-        "leftovers": [str(p) for p in leftovers(store)],
+        "dirty": git.dirty_paths(),
+        "sync": sync_outcome(load_sync_state(store.root), git.remote_url()),
+        **memory_work(store.root),
     }
-    data.update(memory_work(store.root))
-    data["server"] = describe_server(store.root)
-    return data
+
+
+def totals(store: Store) -> dict[str, Any]:
+    """What the page's overview counts from every memory file: `entries`, entries and topic
+    files per scope and layer (`layers`), blocks of conflict markers (`conflicts`), live entries
+    per layer and freshness grade (`freshness`). A long-lived process keeps them while nothing
+    they are read from changed (store/kept.py): then a call costs one git status and a few stats."""
+    store.require()
+    with store.git.one_status():
+        sign = kept.signature(store, TOTALS_READ)
+        found = kept.kept(store, "totals", sign, lambda: _totals(store))
+    return copy.deepcopy(found)
+
+
+# What totals() reads besides the memory files and memory.json: the conflicts the last sync noted.
+TOTALS_READ = (SYNC_STATE,)
+
+
+def _totals(store: Store) -> dict[str, Any]:
+    from gitmem.sync.conflicts import list_conflicts
+    from gitmem.verbs.reads import freshness_counts
+
+    with store.reading():
+        store.catch_up_catalog()
+    return {**_counts(store), "conflicts": len(list_conflicts(store)),
+            "freshness": freshness_counts(store)}
+
+
+def _counts(store: Store) -> dict[str, Any]:
+    """Entries in all, and topic files and entries per scope and layer, from the catalog."""
+    counts = store.catalog.counts()
+    layers: dict[str, dict[str, dict[str, int]]] = {}
+    for (scope, layer), (files, entries) in sorted(counts.items()):
+        layers.setdefault(scope, {})[layer] = {"topics": files, "entries": entries}
+    return {"entries": sum(entries for _, entries in counts.values()), "layers": layers}
 
 
 def hand_edit_refusal(store: Store, dirty: list[str]) -> str | None:

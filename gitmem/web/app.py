@@ -72,7 +72,8 @@ class Page:
         except GitmemError as exc:
             return HTMLResponse(page("Error", notice(str(exc), "error")), status_code=503)
         try:
-            status, title, body = view(store, request)
+            with store.git.one_status():  # the parts of one page see one git status
+                status, title, body = view(store, request)
         except GitmemError as exc:
             status, title, body = _status_of(exc), "Error", notice(str(exc), "error")
         finally:
@@ -114,7 +115,8 @@ def routes(app: Page) -> list[Route]:
             try:
                 store = app.open()
                 try:
-                    return HTMLResponse(views.search_results(store, query, filters))
+                    with store.git.one_status():
+                        return HTMLResponse(views.search_results(store, query, filters))
                 finally:
                     app.close(store)
             except GitmemError as exc:
@@ -201,5 +203,5 @@ def build(root: Path, *, port: int, workspace: str | None = None, cwd: Path | No
     access = access or Access(port)
     warm.enable()  # this process serves many requests: keep what each would open again
     app = Page(root, workspace, cwd or Path(caller.cwd()), access)
-    views.FIRST_COUNT.start(app.open, app.close)
+    views.FIRST_LOOK.start(app.open, app.close)
     return Guard(Starlette(routes=routes(app)), access), access

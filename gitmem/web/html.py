@@ -6,6 +6,7 @@ taken from the store passes through the secret mask first (`shown`).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
@@ -34,11 +35,17 @@ def url(target: str, /, **query: object) -> str:
     return attr(f"{target}?{urlencode(params)}" if params else target)
 
 
+_RENDERERS = threading.local()  # one renderer per thread: making one costs more than a render
+
+
 def markdown(text: str) -> str:
     """An entry body rendered as CommonMark, raw HTML shown as text, secrets masked."""
-    from markdown_it import MarkdownIt
+    renderer = getattr(_RENDERERS, "markdown", None)
+    if renderer is None:
+        from markdown_it import MarkdownIt
 
-    return str(MarkdownIt("commonmark", {"html": False}).render(hide_secrets(text)))
+        renderer = _RENDERERS.markdown = MarkdownIt("commonmark", {"html": False})
+    return str(renderer.render(hide_secrets(text)))
 
 
 def page(title: str, body: str, *, current: str = "", query: str = "", csrf: str = "") -> str:

@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from html import escape
 
+from gitmem.store import kept
 from gitmem.store.store import Store
 from gitmem.web.html import (
     GRADES,
@@ -24,31 +25,17 @@ from gitmem.web.html import (
 )
 
 
-def _signature(store: Store) -> tuple[object, ...]:
-    """What the check's answer depends on: HEAD, the files that differ from it (with their
-    stat), today. The same signature means the same files: the last check still holds."""
-    dirty = store.git.dirty_paths()
-    stats = []
-    for relpath in dirty:
-        try:
-            info = store.path(relpath).stat()
-            stats.append((relpath, info.st_mtime_ns, info.st_size))
-        except OSError:
-            stats.append((relpath, 0, -1))
-    return (store.git.head_oid(), tuple(stats), store.today().isoformat())
-
-
 class CheckedProblems:
     """The errors of `gitmem check` (verbs.check through verbs.status), kept per store with the
-    signature of the files they were read from: the overview shows them while nothing changed,
-    and links to the problems page (which runs the check) when something did."""
+    signature of the files they were read from (store/kept.py): the overview shows them while
+    nothing changed, and links to the problems page (which runs the check) when something did."""
 
     def __init__(self) -> None:
         self._last: dict[str, tuple[tuple[object, ...], list[str], str]] = {}
 
     def known(self, store: Store) -> tuple[list[str], str] | None:
         last = self._last.get(str(store.root))
-        if last is None or last[0] != _signature(store):
+        if last is None or last[0] != kept.signature(store, settled_only=False):
             return None
         return last[1], last[2]
 
@@ -57,39 +44,41 @@ class CheckedProblems:
 
         from gitmem.verbs.status import status
 
-        signature = _signature(store)
+        signature = kept.signature(store, settled_only=False)
         problems = status(store)["problems"] or []
-        self._last[str(store.root)] = (signature, problems, datetime.now().strftime("%H:%M:%S"))
+        if signature is not None:
+            self._last[str(store.root)] = (signature, problems, datetime.now().strftime("%H:%M:%S"))
         return list(problems)
 
 
 CHECKED = CheckedProblems()
 
 
-class FirstCount:
-    """The summaries the freshness bars are counted from are built once per store, when a file
-    is first read (seconds for a large store never summarized). The page starts that count in
-    the background at start; the overview waits for it a moment, then shows the rest without
-    the bars rather than keep the first page waiting."""
+class FirstLook:
+    """A store the page has never read (or one a pull changed much) costs seconds to count: its
+    catalog is brought up to HEAD and its summaries built, reading every file once. The page
+    starts that look in the background at start; the overview waits for it a moment, then
+    shows what needs no count (branch, sync, uncommitted files) rather than keep the first page
+    waiting, and the counts once the look is done."""
 
-    WAIT_SECONDS = 1.5
+    WAIT_SECONDS = 0.5
 
     def __init__(self) -> None:
         import threading
 
         self.done = threading.Event()
-        self.done.set()  # nothing to wait for until start() begins a count
+        self.done.set()  # nothing to wait for until start() begins a look
 
     def start(self, open_store: Callable[[], Store], close: Callable[[Store], None]) -> None:
         import threading
 
         def run() -> None:
-            from gitmem.verbs.reads import freshness_counts
+            from gitmem.verbs.status import totals
 
             try:
                 store = open_store()
                 try:
-                    freshness_counts(store)
+                    totals(store)
                 finally:
                     close(store)
             except Exception:  # noqa: BLE001 - the overview counts again and reports what fails
@@ -98,49 +87,49 @@ class FirstCount:
                 self.done.set()
 
         self.done.clear()
-        threading.Thread(target=run, name="gitmem-web-first-count", daemon=True).start()
+        threading.Thread(target=run, name="gitmem-web-first-look", daemon=True).start()
 
     def ready(self) -> bool:
         return self.done.wait(self.WAIT_SECONDS)
 
 
-FIRST_COUNT = FirstCount()
+FIRST_LOOK = FirstLook()
 
 
 def overview(store: Store, csrf: str) -> str:
-    """The store at a glance, without reading every file: counts from the catalog, freshness
-    from the summaries, the errors of the last check while the files are as they were."""
-    from gitmem.sync.conflicts import list_conflicts
-    from gitmem.verbs.reads import freshness_counts
-    from gitmem.verbs.status import status
+    """The store at a glance, without reading every file: the counts of verbs.status.totals
+    (kept while the files are as they were), the errors of the last check likewise."""
+    from gitmem.verbs.status import glance, totals
 
-    data = status(store, check=False)
-    scopes = table(("Scope", "Layer", "Topics", "Entries"), [
-        (f'<a href="{url("/browse", scope=scope)}">{escape(scope)}</a>',
-         f'<a href="{url("/browse", scope=scope, layer=layer)}">{escape(layer)}</a>',
-         str(n["topics"]), str(n["entries"]))
-        for scope, layers in data["layers"].items() for layer, n in layers.items()
-    ], "Scopes and layers")
-    conflicts = list_conflicts(store)
+    data = glance(store)
+    counted = totals(store) if FIRST_LOOK.ready() else None
     sync = data.get("sync") or {}
     known = CHECKED.known(store)
     problems = (f'<a href="/problems">{len(known[0])}</a> (checked at {escape(known[1])})' if known
                 else '<a href="/problems">check the store</a> (files changed since the last check)')
+    counting = "being counted"
     facts = [
-        ("Entries", str(data["entries"])),
+        ("Entries", str(counted["entries"]) if counted else counting),
         ("Branch", escape(str(data["branch"]))),
         ("Remote", shown(data.get("remote") or "none")),
         ("Last sync", shown(sync.get("lastSuccess") or sync.get("lastAttempt") or "never")),
         ("Sync outcome", shown(sync.get("outcome") or sync.get("error") or "—")),
-        ("Conflicts", f'<a href="/conflicts">{len(conflicts)}</a>'),
+        ("Conflicts", f'<a href="/conflicts">{counted["conflicts"] if counted else counting}</a>'),
         ("Problems", problems),
         ("Pending digests", f'<a href="/review">{escape(str(data.get("pending", 0)))}</a>'),
         ("Uncommitted files", str(len(data["dirty"]))),
     ]
     facts_html = "<dl class=\"facts\">" + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts) + "</dl>"
-    chart = (freshness_chart(freshness_counts(store)) if FIRST_COUNT.ready() else
-             notice("the entries' freshness is being counted for the first time in this store:"
-                    " reload in a moment"))
+    if counted is None:
+        return facts_html + notice("gitmem is reading this store's files for the first time (its catalog"
+                                   " and the entries' freshness): reload in a moment for the counts")
+    scopes = table(("Scope", "Layer", "Topics", "Entries"), [
+        (f'<a href="{url("/browse", scope=scope)}">{escape(scope)}</a>',
+         f'<a href="{url("/browse", scope=scope, layer=layer)}">{escape(layer)}</a>',
+         str(n["topics"]), str(n["entries"]))
+        for scope, layers in counted["layers"].items() for layer, n in layers.items()
+    ], "Scopes and layers")
+    chart = freshness_chart(counted["freshness"])
     return f"{facts_html}<h2>Freshness</h2>{chart}<h2>Where it lives</h2>{scopes}"
 
 

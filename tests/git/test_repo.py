@@ -479,3 +479,17 @@ def test_credentials_cap_retries_and_offer_ssh_keys(
     assert parts[0] == "git" and parts[2] == str(tmp_path / ".ssh" / "id_ed25519")
     with pytest.raises(AuthError, match="no usable SSH key"):
         ssh.credentials("ssh://git@example.com/m.git", "git", ssh_key)  # type: ignore[arg-type]
+
+
+def test_one_status_answers_once_until_a_write(tmp_path: Path) -> None:
+    repo = GitRepo.init(tmp_path / "r")
+    commit(repo, "a.md", "a\n")
+    with repo.one_status():
+        write(repo, "b.md", "b\n")
+        assert repo.dirty_paths() == ["b.md"]
+        write(repo, "c.md", "c\n")
+        assert repo.dirty_paths() == ["b.md"]  # the read's one look
+        repo.commit_paths(["b.md"], "add b", author=AUTHOR)
+        assert repo.dirty_paths() == ["c.md"]  # a write drops it: asked again after
+    write(repo, "d.md", "d\n")
+    assert repo.dirty_paths() == ["c.md", "d.md"]  # outside, every call asks git

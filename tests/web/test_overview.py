@@ -1,0 +1,48 @@
+"""The overview's counts are kept while nothing they are read from changed (store/kept.py):
+every change shows on the next request all the same."""
+
+from __future__ import annotations
+
+import re
+
+from support import git, run_gitmem
+from webpage import WebPage
+
+OFF = {"GITMEM_SERVE": "off"}
+
+
+def shown(page: str, fact: str) -> str:
+    found = re.search(rf"<dt>{fact}</dt><dd>(?:<a [^>]*>)?([^<]*)", page)
+    assert found, page[:500]
+    return found.group(1)
+
+
+def test_the_counts_follow_a_cli_write_a_plain_git_commit_and_hand_edits(web: WebPage) -> None:
+    assert shown(web.get("/").text, "Entries") == "2"
+    assert shown(web.get("/").text, "Entries") == "2"  # kept: the same answer
+    run_gitmem("--root", str(web.root), "remember", "The VPN gateway is vpn3", "-l", "semantic", env=OFF)
+    assert shown(web.get("/").text, "Entries") == "3"
+    topic = web.root / "global" / "semantic" / "pulled.md"  # as a `git pull` brings a file
+    topic.write_text("---\ntopic: pulled\n---\n\n## Pulled fact\nFrom another machine.\n")
+    git(web.root, "add", "global/semantic/pulled.md")
+    git(web.root, "commit", "-qm", "a commit made with plain git")
+    assert shown(web.get("/").text, "Entries") == "4"
+    topic.write_text(topic.read_text() + "\n## A hand edit\nNot committed.\n")
+    page = web.get("/").text
+    assert shown(page, "Entries") == "5" and shown(page, "Uncommitted files") == "1"
+    topic.write_text(topic.read_text() + "\n## A second hand edit\nThe same second.\n")
+    assert shown(web.get("/").text, "Entries") == "6"  # a file not settled is read every time
+
+
+def test_the_conflict_count_follows_markers_by_hand_and_committed(web: WebPage) -> None:
+    assert shown(web.get("/").text, "Conflicts") == "0"
+    topic = web.root / "global" / "semantic" / "infra.md"
+    text = topic.read_text()
+    topic.write_text(text + "\n<<<<<<< ours\n## Left\na\n=======\n## Right\nb\n>>>>>>> theirs\n")
+    assert shown(web.get("/").text, "Conflicts") == "1"
+    topic.write_text(text)
+    assert shown(web.get("/").text, "Conflicts") == "0"
+    other = web.root / "global" / "procedural" / "deploy.md"
+    other.write_text(other.read_text() + "\n<<<<<<< ours\n## L\na\n=======\n## R\nb\n>>>>>>> theirs\n")
+    git(web.root, "commit", "-qam", "markers committed by a merge")
+    assert shown(web.get("/").text, "Conflicts") == "1"  # the file holds HEAD's bytes: git sees no change
