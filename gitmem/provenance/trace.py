@@ -2,8 +2,9 @@
 
 An entry is the entry holding `**Id:** <id>` wherever it lives: when someone moves it to another
 topic file (by hand, or a topic rename), the next commit shows it in the new file and the trace
-goes on there. Each commit's tree is searched for files holding the id (memoized per subtree and
-blob, so a long history costs one look at each distinct file version); only those files are parsed.
+goes on there. The commits that changed the entry come from the history index (index.py: read
+once per commit, extended to HEAD on use); each one's tree and its parents' are searched for files
+holding the id (memoized per subtree and blob); only those files are parsed.
 
 A commit *changed* the entry when the entry (its file, heading, body and fields) differs from its
 state in every parent — git's own rule for `git log PATH`, so an edit made on another machine is
@@ -22,8 +23,9 @@ from gitmem.format.entry import Entry
 from gitmem.format.markdown import parse_topic_file
 from gitmem.git.history import CommitInfo, NeedleFinder
 from gitmem.git.repo import GitRepo
+from gitmem.provenance.index import MEMORY_FOLDERS, HistoryIndex
 
-MEMORY_FOLDERS = ("global", "workspaces")
+__all__ = ["MEMORY_FOLDERS", "Change", "EntryTrace", "Version", "commit_date", "subject", "summarize"]
 _SHORT = 60
 
 
@@ -114,10 +116,14 @@ class EntryTrace:
             self._parsed[blob] = found
         return found
 
-    def changes(self, rev: str = "HEAD") -> list[Change]:
-        """Every commit that created, changed, moved or removed the entry, newest first."""
+    def changes(self) -> list[Change]:
+        """Every commit reachable from HEAD that created, changed, moved or removed the entry,
+        newest first."""
+        with HistoryIndex(self.history) as index:
+            oids = index.commits_changing(self.entry_id)
         out: list[Change] = []
-        for commit in self.history.walk(rev):
+        for oid in oids:
+            commit = self.history.commit_info(oid)
             here = self.versions_at(commit.oid)
             before = [self.versions_at(p, near=commit.oid) for p in commit.parents]
             keys = _keys(here)

@@ -1,0 +1,223 @@
+"""The per-entry history index (state/history.sqlite): which commits changed each entry Id.
+
+A commit changed an entry when the entry (its file, heading, body and fields; every copy of it)
+differs from its state in every parent — git's rule for `git log PATH` (see trace.py). That is a
+property of the commit and its parents alone, so it is read once per commit: the index holds
+exactly the commits reachable from the tip it was last brought to, and each use extends it to
+HEAD by reading only the commits since (their changed topic files, each file version parsed once).
+When HEAD moved backwards or sideways (reset, rebase, a fresh clone), the commits no longer
+reachable are dropped and the ones not yet read are read. The graph kept beside (parents, time)
+orders an entry's commits as the walk of history does and finds the commit at a date without
+walking history. Deleting the file only costs the time to read history again.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from gitmem.errors import ParseError
+from gitmem.format.markdown import parse_topic_file
+from gitmem.git.graph import FileChange, Graph, Node
+from gitmem.git.repo import GitRepo
+from gitmem.store.sqlitecache import open_cache
+
+MEMORY_FOLDERS = ("global", "workspaces")
+INDEX_FILE = "history.sqlite"
+SCHEMA_VERSION = "1"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS commits (
+    oid TEXT PRIMARY KEY, seq INTEGER NOT NULL, time INTEGER NOT NULL, eff INTEGER NOT NULL,
+    first_parent TEXT, parents TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS changes (id TEXT NOT NULL, oid TEXT NOT NULL, PRIMARY KEY (id, oid))
+    WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS changes_oid ON changes (oid);
+"""
+_TABLES = ("meta", "commits", "changes")
+_PARSED_KEPT = 20_000  # file versions whose entries are kept while reading history
+_RETRIES = 3  # another process extended the index meanwhile: look again, this many times
+
+# An entry as one file version holds it: heading, body and sorted fields.
+Content = tuple[str, str, tuple[tuple[str, str], ...]]
+Row = tuple[str, int, int, int, str | None, str]  # oid, seq, time, eff, first parent, parents
+
+
+class HistoryIndex:
+    """The commits that changed each entry, for the history reachable from HEAD."""
+
+    def __init__(self, git: GitRepo) -> None:
+        self.graph: Graph = git.commit_graph(MEMORY_FOLDERS)
+        self.path = git.root / "state" / INDEX_FILE
+        self.db = open_cache(self.path, _SCHEMA, SCHEMA_VERSION, _TABLES)
+        self._parsed: dict[str, dict[str, list[Content]]] = {}
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> HistoryIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- answers -----------------------------------------------------------------------------
+    def commits_changing(self, entry_id: str) -> list[str]:
+        """The commits reachable from HEAD that changed the entry, in the walk's order (newest
+        first by commit time, never a parent before its child)."""
+        self.update()
+        rows = self.db.execute("SELECT c.oid FROM changes AS ch JOIN commits AS c ON c.oid = ch.oid "
+                               "WHERE ch.id = ? ORDER BY c.eff DESC, c.seq DESC", (entry_id,))
+        return [str(oid) for (oid,) in rows]
+
+    def commit_before(self, when: int) -> str | None:
+        """The newest commit on HEAD's first-parent line committed at or before `when` (epoch)."""
+        head = self.update()
+        if head is None:
+            return None
+        row = self.db.execute(
+            "WITH RECURSIVE line(oid, time, up) AS ("
+            " SELECT oid, time, first_parent FROM commits WHERE oid = ?"
+            " UNION ALL SELECT c.oid, c.time, c.first_parent FROM commits AS c"
+            " JOIN line ON c.oid = line.up WHERE line.time > ?)"
+            " SELECT oid FROM line WHERE time <= ? LIMIT 1", (head, when, when)).fetchone()
+        return None if row is None else str(row[0])
+
+    def tip(self) -> str | None:
+        """The commit the index was last brought to."""
+        row = self.db.execute("SELECT value FROM meta WHERE key='tip'").fetchone()
+        return None if row is None else str(row[0])
+
+    # -- bringing it to HEAD -----------------------------------------------------------------
+    def update(self) -> str | None:
+        """Extend (or cut back) the index to HEAD; returns HEAD."""
+        head = self.graph.head()
+        for _attempt in range(_RETRIES):
+            seen = tip = self.tip()
+            if tip == head:
+                return head
+            if tip is not None and not self.graph.has_commit(tip):
+                tip = None  # a history this repository does not hold: read it all again
+            gone: list[str] = []
+            if tip is not None and head is not None and not self.graph.is_ancestor(tip, head):
+                gone = [n.oid for n in self.graph.commits(tip, hide=head)]
+            new = [] if head is None else list(self.graph.commits(head, hide=tip))
+            changed = [(node, self._changed_ids(node)) for node in new]
+            if self._store(seen, tip, head, gone, changed):
+                return head
+        return head
+
+    def _store(self, seen: str | None, tip: str | None, head: str | None, gone: list[str],
+               changed: list[tuple[Node, set[str]]]) -> bool:
+        """Write what was read, unless another process moved the index meanwhile."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            if self.tip() != seen:
+                self.db.execute("ROLLBACK")
+                return False
+            if tip is None or head is None:
+                self.db.execute("DELETE FROM commits")
+                self.db.execute("DELETE FROM changes")
+            self._drop(gone)
+            self._add(changed)
+            if head is None:
+                self.db.execute("DELETE FROM meta WHERE key='tip'")
+            else:
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('tip', ?)", (head,))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return True
+
+    def _drop(self, gone: list[str]) -> None:
+        """Forget commits no longer reachable; effective times they lowered are worked out again."""
+        if not gone:
+            return
+        self.db.executemany("DELETE FROM commits WHERE oid = ?", ((oid,) for oid in gone))
+        self.db.executemany("DELETE FROM changes WHERE oid = ?", ((oid,) for oid in gone))
+        if self.db.execute("SELECT 1 FROM commits WHERE eff < time LIMIT 1").fetchone():
+            self._recompute_eff()
+
+    def _add(self, changed: list[tuple[Node, set[str]]]) -> None:
+        """Insert new commits (children before parents) above every commit already indexed."""
+        top = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM commits").fetchone()[0]
+        eff = {node.oid: node.time for node, _ids in changed}
+        lowered: dict[str, int] = {}
+        rows: list[Row] = []
+        for position, (node, ids) in enumerate(changed):
+            for parent in node.parents:
+                target = eff if parent in eff else lowered
+                target[parent] = min(target.get(parent, eff[node.oid]), eff[node.oid])
+            rows.append((node.oid, top + len(changed) - position, node.time, eff[node.oid],
+                         node.parents[0] if node.parents else None, " ".join(node.parents)))
+            self.db.executemany("INSERT OR REPLACE INTO changes VALUES (?, ?)",
+                                ((entry_id, node.oid) for entry_id in sorted(ids)))
+        self.db.executemany("INSERT OR REPLACE INTO commits VALUES (?, ?, ?, ?, ?, ?)", rows)
+        self._lower(lowered)
+
+    def _lower(self, lowered: dict[str, int]) -> None:
+        """Indexed commits whose new child was committed earlier than they were (a clock set
+        wrong): the walk shows them after that child, and their ancestors likewise."""
+        queue = list(lowered.items())
+        while queue:
+            oid, when = queue.pop()
+            row = self.db.execute("SELECT eff, parents FROM commits WHERE oid = ?", (oid,)).fetchone()
+            if row is None or row[0] <= when:
+                continue
+            self.db.execute("UPDATE commits SET eff = ? WHERE oid = ?", (when, oid))
+            queue += [(parent, when) for parent in str(row[1]).split()]
+
+    def _recompute_eff(self) -> None:
+        """Every commit's effective time from its own time and its children's, children first."""
+        rows = self.db.execute("SELECT oid, time, parents FROM commits ORDER BY seq DESC").fetchall()
+        eff = {str(oid): int(time) for oid, time, _parents in rows}
+        for oid, _time, parents in rows:
+            for parent in str(parents).split():
+                if parent in eff:
+                    eff[parent] = min(eff[parent], eff[oid])
+        self.db.executemany("UPDATE commits SET eff = ? WHERE oid = ?", ((e, o) for o, e in eff.items()))
+
+    # -- what one commit changed -------------------------------------------------------------
+    def _changed_ids(self, node: Node) -> set[str]:
+        """The ids whose entries differ from their state in every parent."""
+        found: set[str] | None = None
+        for files in self.graph.changes(node.oid):
+            differing = self._differing(files)
+            found = differing if found is None else found & differing
+            if not found:
+                return set()
+        return found or set()
+
+    def _differing(self, files: Iterable[FileChange]) -> set[str]:
+        """Ids whose versions (path and content, every copy) differ across these changed files."""
+        before: dict[str, list[tuple[str, Content]]] = defaultdict(list)
+        after: dict[str, list[tuple[str, Content]]] = defaultdict(list)
+        for change in files:
+            if change.old_blob is not None and change.old_path is not None:
+                for entry_id, contents in self._entries(change.old_blob, change.old_path).items():
+                    before[entry_id] += [(change.old_path, c) for c in contents]
+            if change.new_blob is not None and change.new_path is not None:
+                for entry_id, contents in self._entries(change.new_blob, change.new_path).items():
+                    after[entry_id] += [(change.new_path, c) for c in contents]
+        return {entry_id for entry_id in before.keys() | after.keys()
+                if sorted(before.get(entry_id, [])) != sorted(after.get(entry_id, []))}
+
+    def _entries(self, blob: str, path: str) -> dict[str, list[Content]]:
+        """The entries of one file version by id (none when it cannot be read, as trace.py)."""
+        found = self._parsed.get(blob)
+        if found is None:
+            found = defaultdict(list)
+            try:
+                document = parse_topic_file(self.graph.blob(blob).decode("utf-8"), path)
+            except (UnicodeDecodeError, ParseError):
+                document = None
+            for entry in document.entries if document is not None else ():
+                if entry.id:
+                    found[entry.id].append((entry.title, entry.body, tuple(sorted(entry.fields.items()))))
+            if len(self._parsed) >= _PARSED_KEPT:
+                self._parsed.clear()
+            self._parsed[blob] = found
+        return found
+
