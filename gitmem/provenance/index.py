@@ -4,7 +4,8 @@ A commit changed an entry when the entry (its file, heading, body and fields; ev
 differs from its state in every parent — git's rule for `git log PATH` (see trace.py). That is a
 property of the commit and its parents alone, so it is read once per commit: the index holds
 exactly the commits reachable from the tip it was last brought to, and each use extends it to
-HEAD by reading only the commits since (their changed topic files, each file version parsed once).
+HEAD by reading only the commits since (their changed topic files, each file version split into
+entries once, and only the entries whose text changed read for their Id: format/versions.py).
 When HEAD moved backwards or sideways (reset, rebase, a fresh clone), the commits no longer
 reachable are dropped and the ones not yet read are read. The graph kept beside (parents, time)
 orders an entry's commits as the walk of history does and finds the commit at a date without
@@ -13,11 +14,16 @@ walking history. Deleting the file only costs the time to read history again.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Iterable
 
-from gitmem.errors import ParseError
-from gitmem.format.markdown import parse_topic_file
+from gitmem.format.versions import (
+    Signature,
+    entry_signatures,
+    frontmatter_raw,
+    frontmatter_readable,
+    signature_ids,
+)
 from gitmem.git.graph import FileChange, Graph, Node
 from gitmem.git.repo import GitRepo
 from gitmem.store.sqlitecache import open_cache
@@ -39,8 +45,6 @@ _TABLES = ("meta", "commits", "changes")
 _PARSED_KEPT = 20_000  # file versions whose entries are kept while reading history
 _RETRIES = 3  # another process extended the index meanwhile: look again, this many times
 
-# An entry as one file version holds it: heading, body and sorted fields.
-Content = tuple[str, str, tuple[tuple[str, str], ...]]
 Row = tuple[str, int, int, int, str | None, str]  # oid, seq, time, eff, first parent, parents
 
 
@@ -51,7 +55,8 @@ class HistoryIndex:
         self.graph: Graph = git.commit_graph(MEMORY_FOLDERS)
         self.path = git.root / "state" / INDEX_FILE
         self.db = open_cache(self.path, _SCHEMA, SCHEMA_VERSION, _TABLES)
-        self._parsed: dict[str, dict[str, list[Content]]] = {}
+        self._parsed: dict[str, Counter[Signature]] = {}
+        self._frontmatter: dict[str, bool] = {}
 
     def close(self) -> None:
         self.db.close()
@@ -191,33 +196,39 @@ class HistoryIndex:
         return found or set()
 
     def _differing(self, files: Iterable[FileChange]) -> set[str]:
-        """Ids whose versions (path and content, every copy) differ across these changed files."""
-        before: dict[str, list[tuple[str, Content]]] = defaultdict(list)
-        after: dict[str, list[tuple[str, Content]]] = defaultdict(list)
+        """Ids of the entries whose versions differ across these changed files (an entry only
+        reformatted is among them: trace.py, which reads the versions, passes over it)."""
+        found: set[str] = set()
         for change in files:
-            if change.old_blob is not None and change.old_path is not None:
-                for entry_id, contents in self._entries(change.old_blob, change.old_path).items():
-                    before[entry_id] += [(change.old_path, c) for c in contents]
-            if change.new_blob is not None and change.new_path is not None:
-                for entry_id, contents in self._entries(change.new_blob, change.new_path).items():
-                    after[entry_id] += [(change.new_path, c) for c in contents]
-        return {entry_id for entry_id in before.keys() | after.keys()
-                if sorted(before.get(entry_id, [])) != sorted(after.get(entry_id, []))}
+            old = self._signatures(change.old_blob)
+            new = self._signatures(change.new_blob)
+            differ = (old - new) + (new - old) if change.old_path == change.new_path else old + new
+            for signature in differ:
+                found |= signature_ids(signature)
+        return found
 
-    def _entries(self, blob: str, path: str) -> dict[str, list[Content]]:
-        """The entries of one file version by id (none when it cannot be read, as trace.py)."""
+    def _signatures(self, blob: str | None) -> Counter[Signature]:
+        """The entry signatures of one file version (none when trace.py could not read it)."""
+        if blob is None:
+            return Counter()
         found = self._parsed.get(blob)
         if found is None:
-            found = defaultdict(list)
+            found = Counter()
             try:
-                document = parse_topic_file(self.graph.blob(blob).decode("utf-8"), path)
-            except (UnicodeDecodeError, ParseError):
-                document = None
-            for entry in document.entries if document is not None else ():
-                if entry.id:
-                    found[entry.id].append((entry.title, entry.body, tuple(sorted(entry.fields.items()))))
+                text = self.graph.blob(blob).decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            if text is not None and self._readable(frontmatter_raw(text)):
+                found = Counter(entry_signatures(text))
             if len(self._parsed) >= _PARSED_KEPT:
                 self._parsed.clear()
             self._parsed[blob] = found
         return found
 
+    def _readable(self, frontmatter: str) -> bool:
+        if not frontmatter:
+            return True
+        known = self._frontmatter.get(frontmatter)
+        if known is None:
+            known = self._frontmatter[frontmatter] = frontmatter_readable(frontmatter)
+        return known
