@@ -122,9 +122,11 @@ class EntryTrace:
         with HistoryIndex(self.history) as index:
             oids = index.commits_changing(self.entry_id)
         out: list[Change] = []
+        known: str | None = None
         for oid in oids:
             commit = self.history.commit_info(oid)
-            here = self.versions_at(commit.oid)
+            here = self.versions_at(commit.oid, near=known)  # a diff away from the last one read
+            known = commit.oid
             before = [self.versions_at(p, near=commit.oid) for p in commit.parents]
             keys = _keys(here)
             if before and any(_keys(b) == keys for b in before):
