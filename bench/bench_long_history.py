@@ -151,6 +151,12 @@ def _git(root: Path, *args: str) -> str:
                           text=True).stdout.strip()
 
 
+def forget_index(root: Path) -> None:
+    """Delete the history index (its write-ahead log too): the next call reads all history."""
+    for name in ("history.sqlite", "history.sqlite-wal", "history.sqlite-shm"):
+        (root / "state" / name).unlink(missing_ok=True)
+
+
 def timed(args: list[str], cwd: Path | None = None) -> float:
     began = time.perf_counter()
     subprocess.run(args, cwd=cwd, check=True, capture_output=True)
@@ -164,8 +170,7 @@ def measure(root: Path, history: History, runs: int, made: int) -> dict[str, flo
     typical, hottest = ranked[len(ranked) // 2], ranked[-1]
     gm = [*GITMEM, "--root", str(root)]
     early = time.strftime("%Y-%m-%d", time.gmtime(START + made // 10 * STEP))
-    index = root / "state" / "history.sqlite"
-    index.unlink(missing_ok=True)
+    forget_index(root)
     cold = timed([*gm, "why", typical])
     figures: dict[str, list[float]] = {"why": [], "log": [], "why_hottest": [], "log_hottest": [],
                                        "as_of_show": [], "git_log_path": []}
@@ -181,7 +186,7 @@ def measure(root: Path, history: History, runs: int, made: int) -> dict[str, flo
     for n in range(runs):
         extend(root, history, made + n, 1)
         after_one.append(timed([*gm, "why", typical]))
-    index.unlink(missing_ok=True)
+    forget_index(root)
     began = time.perf_counter()
     subprocess.run([*gm, "as-of", early, "show", typical], check=True, capture_output=True)
     cold_as_of = time.perf_counter() - began
