@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pygit2
 from pygit2.enums import DeltaStatus
 
-from gitmem.git.history import LOG_ORDER, resolve_commit, walk_tree
+from gitmem.git.history import commits, resolve_commit, walk_tree
 
 _GIT_ERRORS = (pygit2.GitError, KeyError, ValueError, OSError)
 
@@ -60,10 +60,7 @@ class Graph:
 
     def commits(self, tip: str, hide: str | None = None) -> Iterator[Node]:
         """Commits reachable from `tip` and not from `hide`, children before parents."""
-        walker = self._repo.walk(resolve_commit(self._repo, tip).id, LOG_ORDER)
-        if hide is not None:
-            walker.hide(pygit2.Oid(hex=hide))
-        for commit in walker:
+        for commit in commits(self._repo, tip, hide):
             yield Node(str(commit.id), tuple(str(p) for p in commit.parent_ids), commit.commit_time)
 
     def changes(self, oid: str) -> list[list[FileChange]]:

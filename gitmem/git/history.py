@@ -139,11 +139,16 @@ def walk(repo: pygit2.Repository, rev: str = "HEAD", hide: str | None = None) ->
     parents): the one revwalk of the store's history."""
     if repo.head_is_unborn:
         return
+    for commit in commits(repo, rev, hide):
+        yield commit_info(commit)
+
+
+def commits(repo: pygit2.Repository, rev: str, hide: str | None = None) -> Iterator[pygit2.Commit]:
+    """The commits `walk` gives, as pygit2 objects (for readers that need only their ids)."""
     walker = repo.walk(resolve_commit(repo, rev).id, LOG_ORDER)
     if hide is not None:
         walker.hide(resolve_commit(repo, hide).id)
-    for commit in walker:
-        yield commit_info(commit)
+    yield from walker
 
 
 def commit_before(repo: pygit2.Repository, rev: str, when: int) -> CommitInfo | None:
