@@ -9,7 +9,8 @@ Zipf-like skew, so some have hundreds of versions), and every 250th commit moves
 another topic file. The history is written in `--stages` parts; after each part it times, as CLI
 processes, `why` and `log` of a typical entry and of the most changed one, `as-of` a day early in
 the history, and as the reference of the same run `git log --oneline -- PATH` of the typical
-entry's file. Cold means the history index (state/history.sqlite) deleted first, so the call reads
+entry's file, and `gitmem show ID` (a CLI process that opens the store: the floor under the
+others). Cold means the history index (state/history.sqlite) deleted first, so the call reads
 the whole history into it; warm means it is current; "after one commit" means one commit made
 since the last call. How they grow: a cold call reads every commit once (linear in history); a
 warm one reads no commit and costs the entry's own versions (linear in how often that entry
@@ -173,7 +174,7 @@ def measure(root: Path, history: History, runs: int, made: int) -> dict[str, flo
     forget_index(root)
     cold = timed([*gm, "why", typical])
     figures: dict[str, list[float]] = {"why": [], "log": [], "why_hottest": [], "log_hottest": [],
-                                       "as_of_show": [], "git_log_path": []}
+                                       "as_of_show": [], "git_log_path": [], "show": []}
     for _ in range(runs):
         figures["why"].append(timed([*gm, "why", typical]))
         figures["log"].append(timed([*gm, "log", typical]))
@@ -182,6 +183,7 @@ def measure(root: Path, history: History, runs: int, made: int) -> dict[str, flo
         figures["as_of_show"].append(timed([*gm, "as-of", early, "show", typical]))
         figures["git_log_path"].append(timed(["git", "log", "--oneline", "--", history.home[typical]],
                                              cwd=root))
+        figures["show"].append(timed([*gm, "show", typical]))
     after_one = []
     for n in range(runs):
         extend(root, history, made + n, 1)
@@ -193,9 +195,10 @@ def measure(root: Path, history: History, runs: int, made: int) -> dict[str, flo
     return {"commits": made + runs, "typical_versions": counts[typical], "hottest_versions": counts[hottest],
             "why_cold_ms": round(cold * 1000, 1), "as_of_show_cold_ms": round(cold_as_of * 1000, 1),
             **{f"{name}_warm_ms": median_ms(values) for name, values in figures.items()
-               if name != "git_log_path"},
+               if name not in ("git_log_path", "show")},
             "why_after_one_commit_ms": median_ms(after_one),
-            "reference_git_log_oneline_path_ms": median_ms(figures["git_log_path"])}
+            "reference_git_log_oneline_path_ms": median_ms(figures["git_log_path"]),
+            "reference_cli_show_ms": median_ms(figures["show"])}
 
 
 def main() -> None:
@@ -208,7 +211,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.keep:
         build(args.keep, History(), args.commits)
-        return
+        raise SystemExit(0)  # a store to look at, no figures: nothing kept in bench/results
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "store"
         history = History()

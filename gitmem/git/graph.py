@@ -72,6 +72,14 @@ class Graph:
                      for path in walk_tree(commit.tree, "") if self._wanted(path)]]
         return [self._diff(parent.tree, commit.tree) for parent in commit.parents]
 
+    def blob_at(self, oid: str, path: str) -> str | None:
+        """The blob at `path` in commit `oid`, or None when there is none."""
+        try:
+            found = resolve_commit(self._repo, oid).tree[path]
+        except KeyError:
+            return None
+        return str(found.id) if isinstance(found, pygit2.Blob) else None
+
     def blob(self, oid: str) -> bytes:
         return self._repo[oid].peel(pygit2.Blob).data
 

@@ -30,15 +30,16 @@ from gitmem.store.sqlitecache import open_cache
 
 MEMORY_FOLDERS = ("global", "workspaces")
 INDEX_FILE = "history.sqlite"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS commits (
     oid TEXT PRIMARY KEY, seq INTEGER NOT NULL, time INTEGER NOT NULL, eff INTEGER NOT NULL,
     first_parent TEXT, parents TEXT NOT NULL
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS changes (id TEXT NOT NULL, oid TEXT NOT NULL, PRIMARY KEY (id, oid))
-    WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS changes (
+    id TEXT NOT NULL, oid TEXT NOT NULL, paths TEXT NOT NULL, PRIMARY KEY (id, oid)
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS changes_oid ON changes (oid);
 """
 _TABLES = ("meta", "commits", "changes")
@@ -76,6 +77,12 @@ class HistoryIndex:
                                "WHERE ch.id = ? ORDER BY c.eff DESC, c.seq DESC", (entry_id,))
         return [str(oid) for (oid,) in rows]
 
+    def paths_of(self, entry_id: str) -> list[str]:
+        """Every file the entry ever lived in (in the history reachable from the tip): a commit
+        that put it into a file is one that changed it there."""
+        rows = self.db.execute("SELECT paths FROM changes WHERE id = ?", (entry_id,))
+        return sorted({path for (paths,) in rows for path in str(paths).split("\n") if path})
+
     def commit_before(self, when: int) -> str | None:
         """The newest commit on HEAD's first-parent line committed at or before `when` (epoch)."""
         head = self.update()
@@ -108,13 +115,13 @@ class HistoryIndex:
             if tip is not None and head is not None and not self.graph.is_ancestor(tip, head):
                 gone = [n.oid for n in self.graph.commits(tip, hide=head)]
             new = [] if head is None else list(self.graph.commits(head, hide=tip))
-            changed = [(node, self._changed_ids(node)) for node in new]
+            changed = [(node, self._changed(node)) for node in new]
             if self._store(seen, tip, head, gone, changed):
                 return head
         return head
 
     def _store(self, seen: str | None, tip: str | None, head: str | None, gone: list[str],
-               changed: list[tuple[Node, set[str]]]) -> bool:
+               changed: list[tuple[Node, dict[str, set[str]]]]) -> bool:
         """Write what was read, unless another process moved the index meanwhile."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
@@ -145,7 +152,7 @@ class HistoryIndex:
         if self.db.execute("SELECT 1 FROM commits WHERE eff < time LIMIT 1").fetchone():
             self._recompute_eff()
 
-    def _add(self, changed: list[tuple[Node, set[str]]]) -> None:
+    def _add(self, changed: list[tuple[Node, dict[str, set[str]]]]) -> None:
         """Insert new commits (children before parents) above every commit already indexed."""
         top = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM commits").fetchone()[0]
         eff = {node.oid: node.time for node, _ids in changed}
@@ -157,8 +164,9 @@ class HistoryIndex:
                 target[parent] = min(target.get(parent, eff[node.oid]), eff[node.oid])
             rows.append((node.oid, top + len(changed) - position, node.time, eff[node.oid],
                          node.parents[0] if node.parents else None, " ".join(node.parents)))
-            self.db.executemany("INSERT OR REPLACE INTO changes VALUES (?, ?)",
-                                ((entry_id, node.oid) for entry_id in sorted(ids)))
+            self.db.executemany("INSERT OR REPLACE INTO changes VALUES (?, ?, ?)",
+                                ((entry_id, node.oid, "\n".join(sorted(paths)))
+                                 for entry_id, paths in sorted(ids.items())))
         self.db.executemany("INSERT OR REPLACE INTO commits VALUES (?, ?, ?, ?, ?, ?)", rows)
         self._lower(lowered)
 
@@ -185,26 +193,34 @@ class HistoryIndex:
         self.db.executemany("UPDATE commits SET eff = ? WHERE oid = ?", ((e, o) for o, e in eff.items()))
 
     # -- what one commit changed -------------------------------------------------------------
-    def _changed_ids(self, node: Node) -> set[str]:
-        """The ids whose entries differ from their state in every parent."""
-        found: set[str] | None = None
+    def _changed(self, node: Node) -> dict[str, set[str]]:
+        """The ids whose entries differ from their state in every parent, each with the files
+        (on either side of any parent) where its versions differ."""
+        found: dict[str, set[str]] | None = None
         for files in self.graph.changes(node.oid):
             differing = self._differing(files)
-            found = differing if found is None else found & differing
+            if found is None:
+                found = differing
+            else:
+                found = {i: found[i] | differing[i] for i in found.keys() & differing.keys()}
             if not found:
-                return set()
-        return found or set()
+                return {}
+        return found or {}
 
-    def _differing(self, files: Iterable[FileChange]) -> set[str]:
-        """Ids of the entries whose versions differ across these changed files (an entry only
-        reformatted is among them: trace.py, which reads the versions, passes over it)."""
-        found: set[str] = set()
+    def _differing(self, files: Iterable[FileChange]) -> dict[str, set[str]]:
+        """Ids of the entries whose versions differ across these changed files, with those files
+        (an entry only reformatted is among them: trace.py, which reads the versions, passes
+        over it)."""
+        found: dict[str, set[str]] = {}
         for change in files:
             old = self._signatures(change.old_blob)
             new = self._signatures(change.new_blob)
-            differ = (old - new) + (new - old) if change.old_path == change.new_path else old + new
-            for signature in differ:
-                found |= signature_ids(signature)
+            same_path = change.old_path == change.new_path
+            for side, signatures in ((change.old_path, old - new if same_path else old),
+                                     (change.new_path, new - old if same_path else new)):
+                for signature in signatures:
+                    for entry_id in signature_ids(signature):
+                        found.setdefault(entry_id, set()).add(side or "")
         return found
 
     def _signatures(self, blob: str | None) -> Counter[Signature]:
