@@ -1,6 +1,6 @@
 """The one opener of the store's local SQLite caches under state/ (the catalog, the history
 index): rebuildable digests of what git and the files hold, so durability is not worth an fsync,
-a corrupt file is deleted and started over, and a schema change empties the tables."""
+a corrupt file is deleted and started over, and a schema change makes the tables anew."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def _prepare(db: sqlite3.Connection, schema: str) -> str | None:
 
 def open_cache(path: Path, schema: str, version: str, tables: tuple[str, ...]) -> sqlite3.Connection:
     """A connection to the cache at `path` with `schema` applied (it holds a `meta (key, value)`
-    table); `tables` are emptied when the stored schema version is not `version`."""
+    table); `tables` are dropped and made anew when the stored schema version is not `version`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     db = _connect(path)
     try:
@@ -36,7 +36,7 @@ def open_cache(path: Path, schema: str, version: str, tables: tuple[str, ...]) -
             path.with_name(name).unlink(missing_ok=True)  # corrupt: it is only a cache, start over
         db = _connect(path)
         stored = _prepare(db, schema)
-    if stored != version:
-        db.executescript("".join(f"DELETE FROM {table};" for table in tables))
+    if stored != version:  # made by another version: its tables are dropped and made anew
+        db.executescript("".join(f"DROP TABLE IF EXISTS {table};" for table in tables) + schema)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (version,))
     return db

@@ -202,3 +202,16 @@ def test_the_commit_at_a_date_is_the_walks(store: Store) -> None:
     first = next(iter(reversed(list(store.git.walk()))))
     with HistoryIndex(store.git) as index:
         assert index.commit_before(first.time - 1) is None
+
+
+def test_an_index_made_by_another_version_is_made_anew(store: Store) -> None:
+    import sqlite3
+
+    (store.root / "state").mkdir(exist_ok=True)
+    db = sqlite3.connect(store.root / "state" / "history.sqlite")
+    db.executescript("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                     "INSERT INTO meta VALUES ('schema', '0'), ('tip', 'feedface');"
+                     "CREATE TABLE changes (id TEXT, oid TEXT);")
+    db.commit()
+    db.close()
+    assert_same(store)
