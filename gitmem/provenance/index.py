@@ -8,8 +8,8 @@ HEAD by reading only the commits since (their changed topic files, each file ver
 entries once, and only the entries whose text changed read for their Id: format/versions.py).
 When HEAD moved backwards or sideways (reset, rebase, a fresh clone), the commits no longer
 reachable are dropped and the ones not yet read are read. The graph kept beside (parents, time)
-orders an entry's commits as the walk of history does and finds the commit at a date without
-walking history. Deleting the file only costs the time to read history again.
+orders an entry's commits as the walk of history does; HEAD's first-parent line, numbered from the
+root, finds the commit at a date without walking history. Deleting the file only costs the time to read history again.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from gitmem.store.sqlitecache import open_cache
 
 MEMORY_FOLDERS = ("global", "workspaces")
 INDEX_FILE = "history.sqlite"
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS commits (
@@ -41,8 +41,10 @@ CREATE TABLE IF NOT EXISTS changes (
     id TEXT NOT NULL, oid TEXT NOT NULL, paths TEXT NOT NULL, PRIMARY KEY (id, oid)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS changes_oid ON changes (oid);
+CREATE TABLE IF NOT EXISTS line (depth INTEGER PRIMARY KEY, oid TEXT NOT NULL, time INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS line_oid ON line (oid);
 """
-_TABLES = ("meta", "commits", "changes")
+_TABLES = ("meta", "commits", "changes", "line")
 _PARSED_KEPT = 20_000  # file versions whose entries are kept while reading history
 _RETRIES = 3  # another process extended the index meanwhile: look again, this many times
 
@@ -88,12 +90,8 @@ class HistoryIndex:
         head = self.update()
         if head is None:
             return None
-        row = self.db.execute(
-            "WITH RECURSIVE line(oid, time, up) AS ("
-            " SELECT oid, time, first_parent FROM commits WHERE oid = ?"
-            " UNION ALL SELECT c.oid, c.time, c.first_parent FROM commits AS c"
-            " JOIN line ON c.oid = line.up WHERE line.time > ?)"
-            " SELECT oid FROM line WHERE time <= ? LIMIT 1", (head, when, when)).fetchone()
+        row = self.db.execute("SELECT oid FROM line WHERE time <= ? ORDER BY depth DESC LIMIT 1",
+                              (when,)).fetchone()
         return None if row is None else str(row[0])
 
     def tip(self) -> str | None:
@@ -131,8 +129,10 @@ class HistoryIndex:
             if tip is None or head is None:
                 self.db.execute("DELETE FROM commits")
                 self.db.execute("DELETE FROM changes")
+                self.db.execute("DELETE FROM line")
             self._drop(gone)
             self._add(changed)
+            self._follow_line(head, {node.oid: node for node, _ids in changed})
             if head is None:
                 self.db.execute("DELETE FROM meta WHERE key='tip'")
             else:
@@ -142,6 +142,30 @@ class HistoryIndex:
             self.db.execute("ROLLBACK")
             raise
         return True
+
+    def _follow_line(self, head: str | None, new: dict[str, Node]) -> None:
+        """Keep HEAD's first-parent line, numbered from the root: follow it down from HEAD to
+        the first commit already on the kept line, and replace what stood above that one."""
+        chain: list[tuple[str, int]] = []
+        base, oid = -1, head
+        while oid is not None:
+            row = self.db.execute("SELECT depth FROM line WHERE oid = ?", (oid,)).fetchone()
+            if row is not None:
+                base = int(row[0])
+                break
+            node = new.get(oid)
+            if node is not None:
+                chain.append((oid, node.time))
+                oid = node.parents[0] if node.parents else None
+                continue
+            found = self.db.execute("SELECT time, first_parent FROM commits WHERE oid = ?", (oid,)).fetchone()
+            if found is None:
+                break
+            chain.append((oid, int(found[0])))
+            oid = found[1]
+        self.db.execute("DELETE FROM line WHERE depth > ?", (base,))
+        self.db.executemany("INSERT INTO line VALUES (?, ?, ?)",
+                            ((base + 1 + n, oid, when) for n, (oid, when) in enumerate(reversed(chain))))
 
     def _drop(self, gone: list[str]) -> None:
         """Forget commits no longer reachable; effective times they lowered are worked out again."""

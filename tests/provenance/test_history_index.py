@@ -69,6 +69,11 @@ def assert_same(store: Store) -> None:
     assert ids
     for entry_id in sorted(ids):
         assert indexed(store, entry_id) == walked(store, entry_id), entry_id
+    times = {c.time for c in store.git.walk()}
+    with HistoryIndex(store.git) as index:
+        for when in sorted(times | {t - 1 for t in times} | {t + 1 for t in times}):
+            walked_at = store.git.commit_before(when)
+            assert index.commit_before(when) == (walked_at.oid if walked_at else None), when
 
 
 def edit(root: Path, path: str, old: str, new: str) -> None:
