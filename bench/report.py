@@ -69,6 +69,8 @@ SECTIONS = [
     Section("bench_parse", "Entry parsing and hand edits", "linear in the number of entries."),
     Section("bench_capture", "Capture of a 5 MB transcript", "≤ 2 s without model time."),
     Section("bench_history", "History ingest of 5,000 commits", "≤ 20 s."),
+    Section("bench_long_history", "Entry history after 100,000 commits",
+            "`why ID`, `log ID` and `as-of DATE show ID` ≤ 1 s warm at 100,000 commits."),
     Section("bench_codehook", "The post-commit hook of a code repository",
             "≤ 50 ms added to `git commit`."),
     Section("bench_runtime", "Hot runtime memory and project documents",

@@ -15,7 +15,7 @@ from gitmem.git.machine import split_machine
 
 _GIT_ERRORS = (pygit2.GitError, KeyError, ValueError, OSError)
 # Commits made within one second share a timestamp; TOPOLOGICAL keeps children before parents.
-_LOG_ORDER = SortMode.TOPOLOGICAL | SortMode.TIME
+LOG_ORDER = SortMode.TOPOLOGICAL | SortMode.TIME
 
 
 @dataclass
@@ -119,7 +119,7 @@ def log(repo: pygit2.Repository, limit: int = 20, path: str | tuple[str, ...] | 
         return []
     targets = None if path is None else tuple(clean_path(p) for p in ((path,) if isinstance(path, str) else path))
     out: list[CommitInfo] = []
-    for commit in repo.walk(resolve_commit(repo, "HEAD").id, _LOG_ORDER):
+    for commit in repo.walk(resolve_commit(repo, "HEAD").id, LOG_ORDER):
         if targets is not None:
             mine = tuple(entry_id(commit.tree, t) for t in targets)
             # Like git log PATH...: keep a commit only if it differs from every parent there.
@@ -139,11 +139,16 @@ def walk(repo: pygit2.Repository, rev: str = "HEAD", hide: str | None = None) ->
     parents): the one revwalk of the store's history."""
     if repo.head_is_unborn:
         return
-    walker = repo.walk(resolve_commit(repo, rev).id, _LOG_ORDER)
+    for commit in commits(repo, rev, hide):
+        yield commit_info(commit)
+
+
+def commits(repo: pygit2.Repository, rev: str, hide: str | None = None) -> Iterator[pygit2.Commit]:
+    """The commits `walk` gives, as pygit2 objects (for readers that need only their ids)."""
+    walker = repo.walk(resolve_commit(repo, rev).id, LOG_ORDER)
     if hide is not None:
         walker.hide(resolve_commit(repo, hide).id)
-    for commit in walker:
-        yield commit_info(commit)
+    yield from walker
 
 
 def commit_before(repo: pygit2.Repository, rev: str, when: int) -> CommitInfo | None:

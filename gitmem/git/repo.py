@@ -22,7 +22,7 @@ from pygit2.enums import (
 
 from gitmem import caller
 from gitmem.errors import GitLayerError, InvalidInputError, NotFoundError
-from gitmem.git import history, transport, worktree
+from gitmem.git import graph, history, transport, worktree
 from gitmem.git.credentials import PushRejectedError, map_local_error, redact, strip_credentials
 from gitmem.git.history import CommitInfo
 from gitmem.git.history import clean_path as _clean_path
@@ -286,6 +286,10 @@ class GitRepo(RemoteOps):
     def needle_finder(self, needle: bytes, under: tuple[str, ...] = ()) -> history.NeedleFinder:
         """A finder of the Markdown files holding `needle`, memoized across commits."""
         return history.NeedleFinder(self._repo, needle, under=under)
+
+    def commit_graph(self, under: tuple[str, ...]) -> graph.Graph:
+        """The commit graph and each commit's changed Markdown files below `under`."""
+        return graph.Graph(self._repo, under)
 
     def read_blob(self, oid: str) -> bytes:
         return history.read_blob(self._repo, oid)

@@ -26,6 +26,7 @@ from gitmem.errors import NotFoundError
 from gitmem.format import layers as L
 from gitmem.format.freshness import grade_entry, parse_day
 from gitmem.git.history import CommitInfo
+from gitmem.provenance.index import HistoryIndex
 from gitmem.provenance.trace import MEMORY_FOLDERS, EntryTrace, commit_date, subject
 
 if TYPE_CHECKING:
@@ -45,10 +46,11 @@ def resolve_when(store: Store, when: str) -> CommitInfo:
     if _DATE_RE.match(text):
         moment = _moment(text)
         if moment is not None:
-            found = history.commit_before(int(moment.timestamp()))
+            with HistoryIndex(history) as index:  # the first-parent line, without walking git
+                found = index.commit_before(int(moment.timestamp()))
             if found is None:
                 raise NotFoundError(f"the store has no commit on or before {text}")
-            return found
+            return history.commit_info(found)
     return history.commit_info(text)
 
 

@@ -2,8 +2,11 @@
 
 An entry is the entry holding `**Id:** <id>` wherever it lives: when someone moves it to another
 topic file (by hand, or a topic rename), the next commit shows it in the new file and the trace
-goes on there. Each commit's tree is searched for files holding the id (memoized per subtree and
-blob, so a long history costs one look at each distinct file version); only those files are parsed.
+goes on there. The commits that changed the entry come from the history index (index.py: read
+once per commit, extended to HEAD on use), with every file the entry ever lived in; only those
+files of each such commit and its parents are read (each file version parsed once). `versions_at`
+(one commit: `as-of`, `revert --to`) searches the commit's tree for files holding the id instead
+(memoized per subtree and blob).
 
 A commit *changed* the entry when the entry (its file, heading, body and fields) differs from its
 state in every parent — git's own rule for `git log PATH`, so an edit made on another machine is
@@ -20,10 +23,12 @@ from gitmem.errors import InvalidInputError, NotFoundError, ParseError
 from gitmem.format import layers as L
 from gitmem.format.entry import Entry
 from gitmem.format.markdown import parse_topic_file
+from gitmem.git.graph import Graph
 from gitmem.git.history import CommitInfo, NeedleFinder
 from gitmem.git.repo import GitRepo
+from gitmem.provenance.index import MEMORY_FOLDERS, HistoryIndex
 
-MEMORY_FOLDERS = ("global", "workspaces")
+__all__ = ["MEMORY_FOLDERS", "Change", "EntryTrace", "Version", "commit_date", "subject", "summarize"]
 _SHORT = 60
 
 
@@ -102,6 +107,16 @@ class EntryTrace:
             self._states[oid] = cached
         return cached
 
+    def _versions_in(self, graph: Graph, oid: str, paths: list[str]) -> tuple[Version, ...]:
+        """versions_at, reading only `paths` (sorted): every file the entry ever lived in."""
+        cached = self._states.get(oid)
+        if cached is None:
+            cached = tuple(Version(path, entry) for path in paths
+                           if (blob := graph.blob_at(oid, path)) is not None
+                           for entry in self._entries(path, blob))
+            self._states[oid] = cached
+        return cached
+
     def _entries(self, path: str, blob: str) -> list[Entry]:
         found = self._parsed.get(blob)
         if found is None:
@@ -114,12 +129,18 @@ class EntryTrace:
             self._parsed[blob] = found
         return found
 
-    def changes(self, rev: str = "HEAD") -> list[Change]:
-        """Every commit that created, changed, moved or removed the entry, newest first."""
+    def changes(self) -> list[Change]:
+        """Every commit reachable from HEAD that created, changed, moved or removed the entry,
+        newest first."""
+        with HistoryIndex(self.history) as index:
+            oids = index.commits_changing(self.entry_id)
+            paths = index.paths_of(self.entry_id)
+            graph = index.graph
         out: list[Change] = []
-        for commit in self.history.walk(rev):
-            here = self.versions_at(commit.oid)
-            before = [self.versions_at(p, near=commit.oid) for p in commit.parents]
+        for oid in oids:
+            commit = self.history.commit_info(oid)
+            here = self._versions_in(graph, oid, paths)
+            before = [self._versions_in(graph, p, paths) for p in commit.parents]
             keys = _keys(here)
             if before and any(_keys(b) == keys for b in before):
                 continue

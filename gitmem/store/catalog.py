@@ -15,6 +15,7 @@ from pathlib import Path
 
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.layers import TopicSummary, classify_path, parse_id
+from gitmem.store.sqlitecache import open_cache
 
 SCHEMA_VERSION = "6"
 _SCHEMA = """
@@ -41,6 +42,7 @@ CREATE TABLE IF NOT EXISTS seen (
     PRIMARY KEY (id_scope, id_layer)
 );
 """
+_TABLES = ("files", "entries", "problems", "meta", "seen")
 
 # Reads a repo-relative file: returns the parsed file, or None when the file is gone. A file that
 # cannot be read comes back with `problem` set and what could be read of it (see tree.read_lenient).
@@ -87,26 +89,7 @@ class Catalog:
         self.db = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
-        # check_same_thread off: the warm server hands the catalog from one call's thread to
-        # the next (store/warm.py); calls never overlap.
-        db = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
-        try:
-            # A cache that is rebuilt when lost: durability is not worth an fsync per write.
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=OFF")
-            db.executescript(_SCHEMA)
-            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        except sqlite3.DatabaseError:
-            db.close()
-            self.path.unlink(missing_ok=True)  # corrupt: it is only a cache, start over
-            db = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
-            db.executescript(_SCHEMA)
-            row = None
-        if row is None or row[0] != SCHEMA_VERSION:
-            db.executescript("DELETE FROM files; DELETE FROM entries; DELETE FROM problems; "
-                             "DELETE FROM meta; DELETE FROM seen;")
-            db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-        return db
+        return open_cache(self.path, _SCHEMA, SCHEMA_VERSION, _TABLES)
 
     def close(self) -> None:
         self.db.close()

@@ -1,0 +1,42 @@
+"""The one opener of the store's local SQLite caches under state/ (the catalog, the history
+index): rebuildable digests of what git and the files hold, so durability is not worth an fsync,
+a corrupt file is deleted and started over, and a schema change makes the tables anew."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # check_same_thread off: the warm server hands a cache from one call's thread to the next
+    # (store/warm.py); calls never overlap.
+    return sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
+
+
+def _prepare(db: sqlite3.Connection, schema: str) -> str | None:
+    """Apply the schema; the stored schema version (None when there is none)."""
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=OFF")  # a cache that is rebuilt when lost
+    db.executescript(schema)
+    row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    return None if row is None else str(row[0])
+
+
+def open_cache(path: Path, schema: str, version: str, tables: tuple[str, ...]) -> sqlite3.Connection:
+    """A connection to the cache at `path` with `schema` applied (it holds a `meta (key, value)`
+    table); `tables` are dropped and made anew when the stored schema version is not `version`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = _connect(path)
+    try:
+        stored = _prepare(db, schema)
+    except sqlite3.DatabaseError:
+        db.close()
+        for name in (path.name, f"{path.name}-wal", f"{path.name}-shm"):
+            path.with_name(name).unlink(missing_ok=True)  # corrupt: it is only a cache, start over
+        db = _connect(path)
+        stored = _prepare(db, schema)
+    if stored != version:  # made by another version: its tables are dropped and made anew
+        db.executescript("".join(f"DROP TABLE IF EXISTS {table};" for table in tables) + schema)
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (version,))
+    return db
