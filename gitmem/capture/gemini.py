@@ -1,0 +1,57 @@
+"""Gemini CLI's older chat file: one JSON document, `~/.gemini/tmp/<project hash>/chats/
+session-<time>-<id>.json`, holding `sessionId`, `projectHash`, `startTime`, `lastUpdated`, `kind`
+and the `messages` list, rewritten whole as the session goes on. Its messages are the records of
+the newer JSONL chat file (formats.gemini_line reads that one), so the offset counts messages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from gitmem.capture.formats import Event, SessionMeta, gemini_message
+from gitmem.capture.transcript import RecordTranscript
+from gitmem.errors import InvalidInputError
+
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024  # a chat file past this is refused, not loaded
+
+
+def is_document(path: Path, head: bytes) -> bool:
+    """The older Gemini chat file: a .json document that starts as a conversation record."""
+    start = head.lstrip()[:4096]
+    return (path.suffix == ".json" and start.startswith(b"{") and b'"sessionId"' in start
+            and (b'"messages"' in start or b'"projectHash"' in start))
+
+
+class GeminiDocument(RecordTranscript):
+    """A conversation record whose messages are read in order."""
+
+    def __init__(self, path: Path, meta: SessionMeta, messages: list[dict[str, Any]]) -> None:
+        super().__init__(path, "gemini", meta)
+        self.messages = messages
+
+    def record_ids(self) -> list[str]:
+        return [str(m.get("id") or i) for i, m in enumerate(self.messages)]
+
+    def record_events(self, index: int) -> list[Event] | None:
+        return gemini_message(self.messages[index], self.meta)
+
+
+def open_document(path: Path) -> GeminiDocument:
+    if path.stat().st_size > MAX_DOCUMENT_BYTES:
+        raise InvalidInputError(f"{path.name}: a Gemini chat file over {MAX_DOCUMENT_BYTES >> 20} MB "
+                                "is not read whole; capture its .jsonl successor instead")
+    try:
+        data = json.loads(path.read_bytes())
+    except ValueError:
+        raise InvalidInputError(f"{path.name}: not a whole JSON document (Gemini CLI chat file)") from None
+    if not isinstance(data, dict):
+        raise InvalidInputError(f"{path.name}: not a Gemini CLI chat file (no conversation object)")
+    meta = SessionMeta()
+    meta.session = str(data.get("sessionId") or path.stem)
+    meta.delegated = data.get("kind") == "subagent"
+    directories = data.get("directories")
+    if isinstance(directories, list) and directories and isinstance(directories[0], str):
+        meta.cwd = directories[0]
+    messages = [m for m in data.get("messages") or [] if isinstance(m, dict)]
+    return GeminiDocument(path, meta, messages)
