@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from gitmem.capture.formats import Event, SessionMeta
-from gitmem.capture.transcript import Delta, Transcript
+from gitmem.capture.source import Delta, Transcript
 
 HISTORY_NAME = ".aider.chat.history.md"
 HEADER = b"# aider chat started at "

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gitmem.capture.formats import Event, SessionMeta, gemini_message
-from gitmem.capture.transcript import RecordTranscript
+from gitmem.capture.source import RecordTranscript
 from gitmem.errors import InvalidInputError
 
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024  # a chat file past this is refused, not loaded

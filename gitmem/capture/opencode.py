@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gitmem.capture.formats import Event, SessionMeta
-from gitmem.capture.transcript import RecordTranscript, decode
+from gitmem.capture.source import RecordTranscript, decode
 from gitmem.errors import InvalidInputError
 
 

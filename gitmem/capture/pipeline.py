@@ -19,8 +19,9 @@ from gitmem.capture.digests import PENDING, Digest, digests_lock, new_digest_id,
 from gitmem.capture.formats import SessionMeta
 from gitmem.capture.relevance import Limits, Material, filter_events
 from gitmem.capture.sessions import Watermark, load_watermark, save_watermark
+from gitmem.capture.source import Transcript, head_bytes
 from gitmem.capture.summarize import Summary, clipped_notes, parse_summary, summary_prompt
-from gitmem.capture.transcript import Transcript, head_bytes, open_transcript
+from gitmem.capture.transcript import open_transcript
 from gitmem.errors import InvalidInputError, ModelError
 from gitmem.fsio import write_text_atomic
 from gitmem.models.ladder import ask, has_model
