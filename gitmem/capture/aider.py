@@ -62,14 +62,16 @@ class AiderHistory(Transcript):
     def _blocks(self, delta: Delta) -> Iterator[Event]:
         ts = self._session_time(delta.start)
         role, block = "", list[str]()
-        pos = delta.start
+        pos, fenced = delta.start, False
         with open(self.path, "rb") as handle:
             handle.seek(delta.start)
             for raw in handle:
                 if not raw.endswith(b"\n"):
                     return  # aider is mid-line: this block waits for the next capture
                 line = raw.decode("utf-8", "replace").rstrip("\n").rstrip()
-                kind = _kind(raw, line)
+                kind = "assistant" if fenced and role == "assistant" else _kind(raw, line)
+                if kind == "assistant" and line.lstrip().startswith("```"):
+                    fenced = not fenced  # an edit block's `>>>>>>> REPLACE` is the reply's, not aider's
                 if kind == "blank" and role != "user":
                     if role == "assistant":
                         block.append("")  # a paragraph break inside the reply

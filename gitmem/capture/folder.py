@@ -68,11 +68,17 @@ def is_candidate(path: Path) -> bool:
     return False
 
 
-def transcripts_under(folder: Path) -> Iterator[Path]:
-    """The candidate files under `folder`, in a stable order (folders sorted, files sorted)."""
+def transcripts_under(folder: Path, store_root: Path | None = None) -> Iterator[Path]:
+    """The candidate files under `folder`, in a stable order (folders sorted, files sorted); the
+    store's own folder is never walked."""
+    skip = store_root.resolve() if store_root else None
+
+    def walked(path: Path) -> bool:
+        return path.name not in SKIPPED_FOLDERS and not sessions_folder(path) and path.resolve() != skip
+
     for current, folders, files in os.walk(folder):
         here = Path(current)
-        folders[:] = sorted(f for f in folders if f not in SKIPPED_FOLDERS and not sessions_folder(here / f))
+        folders[:] = sorted(f for f in folders if walked(here / f))
         for name in sorted(files):
             path = here / name
             if is_candidate(path) and path.is_file():
@@ -84,7 +90,7 @@ def capture_folder(store: Store, folder: Path, *, fmt: str | None = None, use_mo
     """Capture every transcript under `folder` (see the module docstring)."""
     if not folder.is_dir():
         raise NotFoundError(f"no folder at {folder}")
-    files = list(transcripts_under(folder))
+    files = list(transcripts_under(folder, store.root))
     sizes = [_size(path) for path in files]
     total = sum(sizes)
     report = FolderReport(str(folder), bytes=total)

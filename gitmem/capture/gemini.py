@@ -1,7 +1,10 @@
-"""Gemini CLI's older chat file: one JSON document, `~/.gemini/tmp/<project hash>/chats/
-session-<time>-<id>.json`, holding `sessionId`, `projectHash`, `startTime`, `lastUpdated`, `kind`
-and the `messages` list, rewritten whole as the session goes on. Its messages are the records of
-the newer JSONL chat file (formats.gemini_line reads that one), so the offset counts messages."""
+"""Gemini CLI's chats. The newer chat file, `~/.gemini/tmp/<project>/chats/session-<time>-<id>.jsonl`,
+is JSON lines (formats.gemini_line); the older one, `session-<time>-<id>.json`, is one JSON
+document holding `sessionId`, `projectHash`, `startTime`, `lastUpdated`, `kind` and the
+`messages` list, rewritten whole as the session goes on: its offset counts messages.
+
+Neither names the project's folder; the project's temporary folder does, in `.project_root`,
+when Gemini CLI wrote one (older versions named the folder by a hash of the path and did not)."""
 
 from __future__ import annotations
 
@@ -21,6 +24,18 @@ def is_document(path: Path, head: bytes) -> bool:
     start = head.lstrip()[:4096]
     return (path.suffix == ".json" and start.startswith(b"{") and b'"sessionId"' in start
             and (b'"messages"' in start or b'"projectHash"' in start))
+
+
+def project_root(path: Path) -> str:
+    """The project folder a chat file belongs to, from `.project_root` above it ('' if none)."""
+    for folder in list(path.parents)[1:4]:  # chats/../, and a subagent's chats/<parent>/../../
+        marker = folder / ".project_root"
+        if marker.is_file():
+            try:
+                return marker.read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError):
+                return ""
+    return ""
 
 
 class GeminiDocument(RecordTranscript):
@@ -53,5 +68,6 @@ def open_document(path: Path) -> GeminiDocument:
     directories = data.get("directories")
     if isinstance(directories, list) and directories and isinstance(directories[0], str):
         meta.cwd = directories[0]
+    meta.cwd = project_root(path) or meta.cwd
     messages = [m for m in data.get("messages") or [] if isinstance(m, dict)]
     return GeminiDocument(path, meta, messages)

@@ -69,7 +69,7 @@ _OPENER_SENTENCE = re.compile(
 _FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?(?:^\1[^\n]*$|\Z)", re.DOTALL | re.MULTILINE)
 _SPACE = re.compile(r"\s+")
 _PATH_KEYS = ("file_path", "path", "paths", "notebook_path", "filename", "file", "files",
-              "target_file", "source", "destination")
+              "target_file", "source", "destination", "filePath", "absolute_path")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
 _PATH_TOKEN = re.compile(r"(?<![\w@:/.-])((?:\.{1,2}/|/)?[\w@.+-]+(?:/[\w@.+-]+)*\.[A-Za-z0-9]{1,10})(?![\w/])")
 

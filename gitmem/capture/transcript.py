@@ -52,4 +52,6 @@ def _open_lines(path: Path, found: str, objects: list[dict[str, Any]]) -> Transc
             meta.delegated = True  # a subagent's own transcript: every line is a sidechain
     meta.reset()  # the head was read for metadata; its events are counted when read
     meta.session = meta.session or path.stem
+    if found == "gemini":
+        meta.cwd = gemini.project_root(path) or meta.cwd
     return Transcript(path, found, meta)
