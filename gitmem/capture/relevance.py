@@ -74,6 +74,9 @@ _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTIL
 _PATH_TOKEN = re.compile(r"(?<![\w@:/.-])((?:\.{1,2}/|/)?[\w@.+-]+(?:/[\w@.+-]+)*\.[A-Za-z0-9]{1,10})(?![\w/])")
 
 
+SECRET_MARGIN = 8192  # characters kept past a turn's clip until its secrets are hidden
+
+
 @dataclass(frozen=True)
 class Limits:
     """How much of a session the filter keeps (settings `capture` in memory.json)."""
@@ -227,16 +230,23 @@ def filter_events(events: Iterable[Event], cwd: str, limits: Limits) -> Material
             continue
         if event.role == "assistant":
             text = _without_status_opener(text)
-        text = hide_secrets(_prose(text))
+        text = _prose(text)
         if not text or (event.role == "assistant" and is_acknowledgement(text)):
             material.drop("status openers")
             continue
         limit = limits.max_turn_chars if event.role == "user" else limits.max_gist_chars
-        window.append(Turn(event.role, clip(text, limit), event.ts))
+        window.append(Turn(event.role, text[:limit + SECRET_MARGIN], event.ts))
         kept += 1
     material.paths = list(seen_paths)
-    _bound(material, list(window), kept, limits)
+    _bound(material, [_masked(turn, limits) for turn in window], kept, limits)
     return material
+
+
+def _masked(turn: Turn, limits: Limits) -> Turn:
+    """The turn with its secrets hidden, then clipped: only the turns the window keeps pay for
+    the secret scan, and clipping after it never cuts a secret in half."""
+    limit = limits.max_turn_chars if turn.role == "user" else limits.max_gist_chars
+    return Turn(turn.role, clip(hide_secrets(turn.text), limit), turn.ts)
 
 
 def _bound(material: Material, turns: list[Turn], kept: int, limits: Limits) -> None:
