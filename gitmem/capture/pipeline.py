@@ -154,7 +154,7 @@ def capture(store: Store, transcript: Path, *, fmt: str | None = None, use_model
             mark = Watermark(offset=delta.end, tail=source.tail(delta.end),
                              last_ts=material.last_ts or mark.last_ts, events=mark.events + delta.lines)
         mark.updated = datetime.now(UTC).isoformat(timespec="seconds")
-        mark.path = str(transcript)
+        mark.path = str(transcript.absolute())
         save_watermark(store.root, meta.session, mark)
     return _finish(store, report, model_ready)
 
