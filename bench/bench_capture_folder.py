@@ -127,7 +127,7 @@ def main() -> None:
             first.append(seconds)
             rss.append(peak)
             seconds, _, report = timed_cli(root, folder)
-            assert report["results"] == {"no-new-events": args.sessions}, report["results"]
+            assert report["results"] == {"unchanged": args.sessions}, report["results"]
             again.append(seconds)
             wc.append(wc_lines(folder))
             parse.append(json_every_line(folder))

@@ -8,7 +8,9 @@ thousands of files is walked quickly) and by content when each is opened:
 - `session/<project>/<id>.json` in an OpenCode storage folder (its message/ and part/ folders are
   read through the session, never walked).
 
-A file that cannot be read is reported and skipped; the others go on."""
+A file that ends where its last capture stopped is counted as unchanged without being opened
+(no log line either), so capturing a large folder again costs little. A file that cannot be read
+is reported and skipped; the others go on."""
 
 from __future__ import annotations
 
@@ -19,8 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem.capture.aider import HISTORY_NAME
+from gitmem.capture.formats import SessionMeta
 from gitmem.capture.opencode import sessions_folder
 from gitmem.capture.pipeline import CaptureReport, capture
+from gitmem.capture.sessions import Watermark, marks_by_path
+from gitmem.capture.source import Transcript
 from gitmem.errors import GitmemError, NotFoundError
 
 if TYPE_CHECKING:
@@ -38,19 +43,20 @@ class FolderReport:
     reports: list[CaptureReport] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     bytes: int = 0
+    unchanged: int = 0  # transcripts not opened: nothing after their watermark
 
     @property
     def failed(self) -> bool:
         return any(r.failed for r in self.reports)
 
     def results(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
+        counts: dict[str, int] = {"unchanged": self.unchanged} if self.unchanged else {}
         for report in self.reports:
             counts[report.result] = counts.get(report.result, 0) + 1
         return counts
 
     def as_json(self) -> dict[str, Any]:
-        return {"folder": self.folder, "transcripts": len(self.reports) + len(self.skipped),
+        return {"folder": self.folder, "transcripts": len(self.reports) + len(self.skipped) + self.unchanged,
                 "bytes": self.bytes, "results": self.results(),
                 "digests": [r.digest for r in self.reports if r.digest],
                 "reports": [r.as_json() for r in self.reports], "skipped": self.skipped}
@@ -94,18 +100,31 @@ def capture_folder(store: Store, folder: Path, *, fmt: str | None = None, use_mo
     sizes = [_size(path) for path in files]
     total = sum(sizes)
     report = FolderReport(str(folder), bytes=total)
+    marks = marks_by_path(store.root)
     done = 0
     for index, (path, size) in enumerate(zip(files, sizes, strict=True)):
         if progress:
             progress(index, len(files), done, total)
         try:
-            report.reports.append(capture(store, path, fmt=fmt, use_model=use_model, min_signal=min_signal))
+            if _unchanged(path, size, marks.get(str(path.absolute()))):
+                report.unchanged += 1
+            else:
+                report.reports.append(capture(store, path, fmt=fmt, use_model=use_model,
+                                              min_signal=min_signal))
         except Exception as exc:  # noqa: BLE001 - one unreadable transcript never stops the others
             report.skipped.append({"transcript": str(path), "error": _reason(exc)})
         done += size
     if progress:
         progress(len(files), len(files), total, total)
     return report
+
+
+def _unchanged(path: Path, size: int, mark: Watermark | None) -> bool:
+    """True when a file written as lines ends exactly where its last capture stopped, the bytes
+    before that the ones read then: nothing to open, nothing to record."""
+    if mark is None or mark.offset <= 0 or mark.offset != size or path.name.endswith(".json"):
+        return False  # a .json transcript's offset counts messages, not bytes
+    return Transcript(path, "", SessionMeta()).tail(size) == mark.tail
 
 
 def _size(path: Path) -> int:

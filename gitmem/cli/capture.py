@@ -77,7 +77,7 @@ TRANSCRIPT_FORMATS = ["claude-code", "codex", "gemini", "opencode", "aider", "js
 
 def _folder_text(report: FolderReport) -> str:
     results = ", ".join(f"{count} {result}" for result, count in sorted(report.results().items()))
-    lines = [f"{report.folder}: {len(report.reports)} transcripts read"
+    lines = [f"{report.folder}: {len(report.reports) + report.unchanged} transcripts read"
              + (f" ({results})" if results else "")
              + (f", {len(report.skipped)} skipped" if report.skipped else "")]
     for one in report.reports:

@@ -133,7 +133,7 @@ def capture_job(root: Path) -> str:
             continue
         finally:
             store.close()
-        read += len(report.reports)
+        read += len(report.reports) + report.unchanged
         digests += sum(1 for r in report.reports if r.digest)
         if report.failed:
             failed.append(f"{folder.path}: a summary failed (the material waits for the next run)")

@@ -61,7 +61,7 @@ def test_a_second_folder_capture_reads_only_what_grew(store_root: Path, gm: obje
                                  "checkout twice this year."}) + "\n")
     code, report, stderr = capture_json(store_root, str(folder))
     assert code == 0, stderr
-    assert report["results"] == {"no-new-events": 2, "notes": 1}
+    assert report["results"] == {"unchanged": 2, "notes": 1}  # the other two were not even opened
     [grown] = [r for r in report["reports"] if r["result"] == "notes"]  # type: ignore[union-attr]
     assert grown["transcript"].endswith("retro.jsonl") and grown["new_events"] == 1
     digest = (store_root / "digests" / f"{grown['digest']}.md").read_text()
