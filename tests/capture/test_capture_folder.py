@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support import run_gitmem
 
 SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
@@ -102,3 +104,20 @@ def test_a_missing_path_and_an_unknown_format_are_one_line_errors(store_root: Pa
     done = run_gitmem("--root", str(store_root), "capture", str(odd), "--no-model")
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines() == [done.stderr.strip()] and "odd.jsonl" in done.stderr
+
+
+def test_past_the_limit_the_watermarks_of_vanished_transcripts_go_first(
+        store_root: Path, gm: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gitmem.capture import sessions
+
+    monkeypatch.setattr(sessions, "MAX_SESSIONS", 2)
+    kept = tmp_path / "kept.jsonl"
+    kept.write_text("{}\n")
+    sessions.save_watermark(store_root, "old-but-present", sessions.Watermark(
+        offset=3, path=str(kept), updated="2026-01-01T00:00:00+00:00"))
+    sessions.save_watermark(store_root, "gone", sessions.Watermark(
+        offset=3, path=str(tmp_path / "deleted.jsonl"), updated="2026-12-01T00:00:00+00:00"))
+    sessions.save_watermark(store_root, "new", sessions.Watermark(
+        offset=3, path=str(kept), updated="2026-12-02T00:00:00+00:00"))
+    assert sessions.load_watermark(store_root, "old-but-present").offset == 3
+    assert sessions.load_watermark(store_root, "gone").offset == 0
