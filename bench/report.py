@@ -68,6 +68,8 @@ SECTIONS = [
             "vocabulary; labelled queries in several languages and shapes."),
     Section("bench_parse", "Entry parsing and hand edits", "linear in the number of entries."),
     Section("bench_capture", "Capture of a 5 MB transcript", "≤ 2 s without model time."),
+    Section("bench_capture_folder", "Capture of a 50 MB folder of sessions",
+            "≤ 60 s on 2 cores without model time, memory bounded (streamed, not loaded whole)."),
     Section("bench_history", "History ingest of 5,000 commits", "≤ 20 s."),
     Section("bench_long_history", "Entry history after 100,000 commits",
             "`why ID`, `log ID` and `as-of DATE show ID` ≤ 1 s warm at 100,000 commits."),

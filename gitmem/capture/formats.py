@@ -1,6 +1,8 @@
-"""The three transcript formats, one line at a time: Claude Code session JSONL, Codex CLI rollout
-JSONL, and gitmem's generic JSONL (docs/capture.md). Each parser turns a decoded line into events
-and fills in the session's metadata as it appears."""
+"""The transcript formats written as JSON lines, one line at a time: Claude Code session JSONL,
+Codex CLI rollout JSONL, Gemini CLI chat JSONL and gitmem's generic JSONL (docs/capture.md). Each
+parser turns a decoded line into events and fills in the session's metadata as it appears.
+Aider's Markdown history and OpenCode's session folders have readers of their own (aider.py,
+opencode.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-FORMATS = ("claude-code", "codex", "jsonl")
+FORMATS = ("claude-code", "codex", "gemini", "opencode", "aider", "jsonl")
 
 
 @dataclass
@@ -37,9 +39,15 @@ class SessionMeta:
     repository_url: str = ""
     delegated: bool = False  # a subagent's session: never captured
     dropped: dict[str, int] = field(default_factory=dict)  # thinking, tool results, ...
+    seen: set[str] = field(default_factory=set)  # ids of messages a format may write twice
 
     def drop(self, what: str, amount: int = 1) -> None:
         self.dropped[what] = self.dropped.get(what, 0) + amount
+
+    def reset(self) -> None:
+        """Forget what reading the head counted: its events are counted when they are read."""
+        self.dropped.clear()
+        self.seen.clear()
 
 
 LineParser = Callable[[dict[str, Any], SessionMeta], list[Event]]
@@ -50,12 +58,14 @@ def _dict(value: Any) -> dict[str, Any]:
 
 
 def _text_of(content: Any) -> str:
-    """Text of a message content that is a string or a list of blocks with "text"."""
+    """Text of a message content that is a string, a block with "text", or a list of those."""
     if isinstance(content, str):
         return content
+    if isinstance(content, dict):
+        content = [content]
     if isinstance(content, list):
-        parts = [b.get("text", "") for b in content
-                 if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        parts = [b if isinstance(b, str) else b.get("text", "") for b in content
+                 if isinstance(b, str) or (isinstance(b, dict) and isinstance(b.get("text"), str))]
         return "\n".join(p for p in parts if p)
     return ""
 
@@ -167,6 +177,57 @@ def codex_line(obj: dict[str, Any], meta: SessionMeta) -> list[Event]:
     return []  # event_msg repeats response items; compacted holds an earlier summary
 
 
+# -- Gemini CLI ---------------------------------------------------------------------------------
+def _gemini_meta(record: dict[str, Any], meta: SessionMeta) -> None:
+    meta.session = meta.session or str(record.get("sessionId") or "")
+    if record.get("kind") == "subagent":
+        meta.delegated = True
+    directories = record.get("directories")
+    if isinstance(directories, list) and directories and isinstance(directories[0], str):
+        meta.cwd = meta.cwd or directories[0]
+
+
+def gemini_message(obj: dict[str, Any], meta: SessionMeta) -> list[Event]:
+    """One Gemini CLI message record: `type` user/gemini (info, error, warning are the CLI's own),
+    `content` as text or parts, a gemini message's `toolCalls` and `thoughts`. A message written
+    again (its tokens or tool calls updated) adds only what is new in it."""
+    kind, ts, ident = obj.get("type"), str(obj.get("timestamp") or ""), str(obj.get("id") or "")
+    if kind not in ("user", "gemini"):
+        meta.drop("injected")
+        return []
+    events: list[Event] = []
+    text = _text_of(obj.get("content"))
+    if text and f"text:{ident}" not in meta.seen:
+        meta.seen.add(f"text:{ident}")
+        events.append(Event("user" if kind == "user" else "assistant", text, ts))
+    for call in obj.get("toolCalls") or []:
+        if not isinstance(call, dict) or f"tool:{call.get('id')}" in meta.seen:
+            continue
+        meta.seen.add(f"tool:{call.get('id')}")
+        events.append(Event("tool", ts=str(call.get("timestamp") or ts), tool=str(call.get("name") or ""),
+                            args=call.get("args")))
+        if call.get("result") is not None:
+            meta.drop("tool results")
+    if obj.get("thoughts") and f"thoughts:{ident}" not in meta.seen:
+        meta.seen.add(f"thoughts:{ident}")
+        meta.drop("thinking")
+    return events
+
+
+def gemini_line(obj: dict[str, Any], meta: SessionMeta) -> list[Event]:
+    """A Gemini CLI chat JSONL line: the session's metadata, a message record, a `$set` of
+    metadata (a whole `messages` rewrite in it repeats what was read) or a `$rewindTo`."""
+    if isinstance(obj.get("$set"), dict):
+        _gemini_meta(obj["$set"], meta)
+        return []
+    if "$rewindTo" in obj:
+        return []
+    if "sessionId" in obj and "projectHash" in obj:
+        _gemini_meta(obj, meta)
+        return []
+    return gemini_message(obj, meta)
+
+
 # -- generic JSONL ------------------------------------------------------------------------------
 def generic_line(obj: dict[str, Any], meta: SessionMeta) -> list[Event]:
     """`{"role", "content", "ts"}`; a tool call is `{"role": "tool", "tool": NAME, "args": {...}}`."""
@@ -188,13 +249,16 @@ def generic_line(obj: dict[str, Any], meta: SessionMeta) -> list[Event]:
     return []
 
 
-PARSERS: dict[str, LineParser] = {"claude-code": claude_line, "codex": codex_line, "jsonl": generic_line}
+PARSERS: dict[str, LineParser] = {"claude-code": claude_line, "codex": codex_line, "gemini": gemini_line,
+                                   "jsonl": generic_line}
 
 
 def detect_format(objects: list[dict[str, Any]]) -> str | None:
     """Tell the format from a transcript's first decoded lines; None when none fits."""
     for obj in objects:
         kind = obj.get("type")
+        if ("sessionId" in obj and "projectHash" in obj) or kind == "gemini" or "$rewindTo" in obj:
+            return "gemini"
         if kind in ("session_meta", "response_item", "turn_context", "event_msg") and "payload" in obj:
             return "codex"
         if "id" in obj and ("instructions" in obj or "git" in obj) and "role" not in obj:

@@ -19,8 +19,9 @@ from gitmem.capture.digests import PENDING, Digest, digests_lock, new_digest_id,
 from gitmem.capture.formats import SessionMeta
 from gitmem.capture.relevance import Limits, Material, filter_events
 from gitmem.capture.sessions import Watermark, load_watermark, save_watermark
+from gitmem.capture.source import Transcript, head_bytes
 from gitmem.capture.summarize import Summary, clipped_notes, parse_summary, summary_prompt
-from gitmem.capture.transcript import open_transcript, read_delta, tail_hash
+from gitmem.capture.transcript import open_transcript
 from gitmem.errors import InvalidInputError, ModelError
 from gitmem.fsio import write_text_atomic
 from gitmem.models.ladder import ask, has_model
@@ -123,45 +124,46 @@ def capture(store: Store, transcript: Path, *, fmt: str | None = None, use_model
     refuse_subagent("capture")
     store.require()
     settings = capture_settings(store, min_signal)
-    if transcript.is_file() and not transcript.read_bytes()[:4096].strip():
+    if transcript.is_file() and not head_bytes(transcript, 4096).strip():
         # A session that has only just started: nothing to read yet, and no format to tell.
         report = CaptureReport(str(transcript), fmt or "unknown", transcript.stem)
         report.message = "the transcript is empty"
         return _finish(store, report, model_ready=False)
-    found, meta = open_transcript(transcript, fmt)
-    report = CaptureReport(str(transcript), found, meta.session)
+    source = open_transcript(transcript, fmt)
+    meta = source.meta
+    report = CaptureReport(str(transcript), source.format, meta.session)
     if meta.delegated:
         report.result, report.message = "subagent", "a subagent's session: not captured (its caller records)"
         return _finish(store, report, model_ready=False)
     with digests_lock(store.root):
         mark = load_watermark(store.root, meta.session)
-        start = _resume_offset(transcript, mark)
-        delta = read_delta(transcript, found, meta, start)
+        start = _resume_offset(source, mark)
+        delta = source.delta(start)
         events = delta.events
         if start == 0 and mark.offset and mark.last_ts:  # the file was replaced: skip what was seen
-            events = [e for e in events if e.ts > mark.last_ts]
+            events = (e for e in delta.events if e.ts > mark.last_ts)
         material = filter_events(events, meta.cwd, settings.limits)
         material.dropped.update({k: v + material.dropped.get(k, 0) for k, v in meta.dropped.items()})
         if delta.bad_lines:
             material.dropped["unreadable lines"] = delta.bad_lines
         report.workspace = session_workspace(store, meta)
-        _describe(report, material, len(events))
+        _describe(report, material, material.events)
         model_ready = use_model and has_model(store.root)
         advance = _decide(store, report, material, meta, settings, mark, model_ready, say)
         if advance:
-            mark = Watermark(offset=delta.end, tail=tail_hash(transcript, delta.end),
+            mark = Watermark(offset=delta.end, tail=source.tail(delta.end),
                              last_ts=material.last_ts or mark.last_ts, events=mark.events + delta.lines)
         mark.updated = datetime.now(UTC).isoformat(timespec="seconds")
-        mark.path = str(transcript)
+        mark.path = str(transcript.absolute())
         save_watermark(store.root, meta.session, mark)
     return _finish(store, report, model_ready)
 
 
-def _resume_offset(path: Path, mark: Watermark) -> int:
+def _resume_offset(source: Transcript, mark: Watermark) -> int:
     """Where to start reading: the watermark, when the file still holds what was read before."""
     if mark.offset <= 0:
         return 0
-    if path.stat().st_size < mark.offset or tail_hash(path, mark.offset) != mark.tail:
+    if source.size() < mark.offset or source.tail(mark.offset) != mark.tail:
         return 0
     return mark.offset
 

@@ -12,6 +12,8 @@ a session is the people's intent and the assistant's findings, never tool mechan
 from __future__ import annotations
 
 import re
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -67,9 +69,12 @@ _OPENER_SENTENCE = re.compile(
 _FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?(?:^\1[^\n]*$|\Z)", re.DOTALL | re.MULTILINE)
 _SPACE = re.compile(r"\s+")
 _PATH_KEYS = ("file_path", "path", "paths", "notebook_path", "filename", "file", "files",
-              "target_file", "source", "destination")
+              "target_file", "source", "destination", "filePath", "absolute_path")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
 _PATH_TOKEN = re.compile(r"(?<![\w@:/.-])((?:\.{1,2}/|/)?[\w@.+-]+(?:/[\w@.+-]+)*\.[A-Za-z0-9]{1,10})(?![\w/])")
+
+
+SECRET_MARGIN = 8192  # characters kept past a turn's clip until its secrets are hidden
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,7 @@ class Material:
     first_ts: str = ""
     last_ts: str = ""
     dropped: dict[str, int] = field(default_factory=dict)
+    events: int = 0  # events read, kept or not
 
     @property
     def signal(self) -> int:
@@ -197,11 +203,15 @@ def normalize_path(raw: str, cwd: str) -> str | None:
     return "/".join(parts)
 
 
-def filter_events(events: list[Event], cwd: str, limits: Limits) -> Material:
-    """Apply the relevance filter to a session's new events."""
+def filter_events(events: Iterable[Event], cwd: str, limits: Limits) -> Material:
+    """Apply the relevance filter to a session's new events, read once as they come: only the
+    newest `max_turns` kept turns are held at any time."""
     material = Material()
     seen_paths: dict[str, None] = {}
+    window: deque[Turn] = deque(maxlen=limits.max_turns or None)  # 0: no count limit
+    kept = 0
     for event in events:
+        material.events += 1
         if event.ts:
             material.first_ts = material.first_ts or event.ts
             material.last_ts = event.ts
@@ -220,21 +230,28 @@ def filter_events(events: list[Event], cwd: str, limits: Limits) -> Material:
             continue
         if event.role == "assistant":
             text = _without_status_opener(text)
-        text = hide_secrets(_prose(text))
+        text = _prose(text)
         if not text or (event.role == "assistant" and is_acknowledgement(text)):
             material.drop("status openers")
             continue
         limit = limits.max_turn_chars if event.role == "user" else limits.max_gist_chars
-        material.turns.append(Turn(event.role, clip(text, limit), event.ts))
+        window.append(Turn(event.role, text[:limit + SECRET_MARGIN], event.ts))
+        kept += 1
     material.paths = list(seen_paths)
-    _bound(material, limits)
+    _bound(material, [_masked(turn, limits) for turn in window], kept, limits)
     return material
 
 
-def _bound(material: Material, limits: Limits) -> None:
+def _masked(turn: Turn, limits: Limits) -> Turn:
+    """The turn with its secrets hidden, then clipped: only the turns the window keeps pay for
+    the secret scan, and clipping after it never cuts a secret in half."""
+    limit = limits.max_turn_chars if turn.role == "user" else limits.max_gist_chars
+    return Turn(turn.role, clip(hide_secrets(turn.text), limit), turn.ts)
+
+
+def _bound(material: Material, turns: list[Turn], kept: int, limits: Limits) -> None:
     """Keep the newest turns within the turn count and the byte budget (oldest go first)."""
-    turns = material.turns[-limits.max_turns:]
-    dropped = len(material.turns) - len(turns)
+    dropped = kept - len(turns)
     size = sum(len(t.text.encode("utf-8")) + 12 for t in turns)
     while turns and size > limits.max_bytes:
         size -= len(turns[0].text.encode("utf-8")) + 12

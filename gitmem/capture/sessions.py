@@ -11,7 +11,10 @@ from typing import Any
 from gitmem.fsio import load_json_object, write_json_atomic
 
 SESSIONS_FILE = "state/sessions.json"
-MAX_SESSIONS = 1000  # the oldest watermarks are forgotten past this many sessions
+# Past this many sessions the watermarks of transcripts that are gone are forgotten first, then
+# the oldest: a forgotten watermark means its transcript is read again, so a session folder that
+# is captured on a schedule must fit (thousands of sessions do).
+MAX_SESSIONS = 20_000
 
 
 @dataclass
@@ -43,6 +46,23 @@ def save_watermark(root: Path, session: str, mark: Watermark) -> None:
     data = _load_all(root)
     data[session] = asdict(mark)
     if len(data) > MAX_SESSIONS:
-        ordered = sorted(data.items(), key=lambda kv: str(kv[1].get("updated", "")) if isinstance(kv[1], dict) else "")
+        ordered = sorted(data.items(), key=_keep_order)
         data = dict(ordered[-MAX_SESSIONS:])
     write_json_atomic(root / SESSIONS_FILE, data, durable=False)
+
+
+def _keep_order(item: tuple[str, Any]) -> tuple[bool, str]:
+    """Sort key of a watermark: those whose transcript is gone first, then the oldest."""
+    mark = item[1] if isinstance(item[1], dict) else {}
+    path = str(mark.get("path") or "")
+    return bool(path) and Path(path).exists(), str(mark.get("updated", ""))
+
+
+def marks_by_path(root: Path) -> dict[str, Watermark]:
+    """Every watermark, keyed by the absolute path of its transcript (one read of the file)."""
+    known = Watermark.__dataclass_fields__
+    found: dict[str, Watermark] = {}
+    for raw in _load_all(root).values():
+        if isinstance(raw, dict) and raw.get("path"):
+            found[str(raw["path"])] = Watermark(**{k: v for k, v in raw.items() if k in known})
+    return found

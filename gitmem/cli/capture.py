@@ -10,6 +10,7 @@ import click
 from gitmem.cli.options import emit, get_store, hook_option, json_option, run_hook, workspace_option
 
 if TYPE_CHECKING:
+    from gitmem.capture.folder import FolderReport
     from gitmem.capture.pipeline import CaptureReport
     from gitmem.consolidate.refresh import RefreshReport
     from gitmem.consolidate.run import ConsolidateReport
@@ -71,10 +72,58 @@ def _capture_text(report: CaptureReport) -> str:
     return "\n".join(lines)
 
 
+TRANSCRIPT_FORMATS = ["claude-code", "codex", "gemini", "opencode", "aider", "jsonl"]
+
+
+def _folder_text(report: FolderReport) -> str:
+    results = ", ".join(f"{count} {result}" for result, count in sorted(report.results().items()))
+    lines = [f"{report.folder}: {len(report.reports) + report.unchanged} transcripts read"
+             + (f" ({results})" if results else "")
+             + (f", {len(report.skipped)} skipped" if report.skipped else "")]
+    for one in report.reports:
+        if one.digest or one.failed:
+            lines.append("  " + _capture_text(one).replace("\n", "\n  "))
+    lines += [f"  skipped {s['transcript']}: {s['error']}" for s in report.skipped]
+    return "\n".join(lines)
+
+
+class _Progress:
+    """One progress line on stderr, rewritten in place, when stderr is a terminal."""
+
+    def __init__(self) -> None:
+        self.last = 0.0
+
+    def __call__(self, done: int, files: int, done_bytes: int, total: int) -> None:
+        import time
+
+        if not sys.stderr.isatty() or (done < files and time.monotonic() - self.last < 0.1):
+            return
+        self.last = time.monotonic()
+        width = 24
+        filled = width * done_bytes // total if total else width
+        click.echo(f"\rgitmem: capture [{'#' * filled}{'.' * (width - filled)}] {done}/{files} "
+                   f"transcripts, {done_bytes / 1e6:.1f}/{total / 1e6:.1f} MB", err=True, nl=False)
+        if done == files:
+            click.echo("", err=True)
+
+
+def _capture_folder(ctx: click.Context, folder: str, fmt: str | None, no_model: bool,
+                    min_signal: int | None, as_json: bool) -> None:
+    from pathlib import Path
+
+    from gitmem.capture.folder import capture_folder
+
+    report = capture_folder(get_store(ctx), Path(folder), fmt=fmt, use_model=not no_model,
+                            min_signal=min_signal, progress=_Progress())
+    emit(report.as_json(), as_json, lambda: _folder_text(report))
+    if report.failed:
+        sys.exit(3)
+
+
 @click.command()
-@click.argument("transcript", type=click.Path(dir_okay=False), required=False)
-@click.option("--format", "fmt", type=click.Choice(["claude-code", "codex", "jsonl"]),
-              help="Transcript format (default: detected from the file).")
+@click.argument("transcript", type=click.Path(), required=False)
+@click.option("--format", "fmt", type=click.Choice(TRANSCRIPT_FORMATS),
+              help="Transcript format (default: detected from each file).")
 @click.option("--no-model", is_flag=True, help="Keep clipped notes even when a model is configured.")
 @click.option("--min-signal", type=int, help="Characters of signal below which the model is skipped (default 400).")
 @hook_option
@@ -85,9 +134,9 @@ def _capture_text(report: CaptureReport) -> str:
 @click.pass_context
 def capture(ctx: click.Context, transcript: str | None, fmt: str | None, no_model: bool,
             min_signal: int | None, hook: bool, turn: bool, as_json: bool) -> None:
-    """Read what is new in a session TRANSCRIPT and keep its durable part as a digest
-    (`--hook`: the transcript a PreCompact, SessionEnd or, with --turn, Stop hook names, captured
-    in the background)."""
+    """Read what is new in a session TRANSCRIPT and keep its durable part as a digest; given a
+    folder, every transcript under it (`--hook`: the transcript a PreCompact, SessionEnd or, with
+    --turn, Stop hook names, captured in the background)."""
     if turn and not hook:
         raise click.UsageError("--turn goes with --hook")
     if hook:
@@ -103,6 +152,9 @@ def capture(ctx: click.Context, transcript: str | None, fmt: str | None, no_mode
 
     from gitmem.capture.pipeline import capture as run_capture
 
+    if Path(transcript).is_dir():
+        _capture_folder(ctx, transcript, fmt, no_model, min_signal, as_json)
+        return
     report = run_capture(get_store(ctx), Path(transcript), fmt=fmt, use_model=not no_model,
                          min_signal=min_signal, say=_say)
     emit(report.as_json(), as_json, lambda: _capture_text(report))

@@ -1,4 +1,5 @@
-"""`gitmem integrate claude-code | codex | generic`: wire an agent to this store in one command."""
+"""`gitmem integrate claude-code | codex | gemini | opencode | generic`: wire an agent to this store
+in one command."""
 
 from __future__ import annotations
 
@@ -126,6 +127,28 @@ def _advise_server(ctx: click.Context) -> None:
                f"`{prefix} serve` (docs/performance.md, Agent hooks)", err=True)
 
 
+def _store_root(ctx: click.Context) -> Path | None:
+    """The store's folder, when a store is there to hold the capture schedule."""
+    from gitmem.store.paths import locate_root
+
+    root, _ = locate_root(ctx.find_root().obj["root"])
+    return root if (root / "memory.json").is_file() else None
+
+
+def _advise_schedule(ctx: click.Context, changes: list[Change], agent: str, folder: Path) -> None:
+    """Say who captures the session folder: the store's warm server, on its schedule."""
+    root = _store_root(ctx)
+    if root is None:
+        click.echo(f"gitmem: note: no store yet, so {folder} is not on the capture schedule; run "
+                   f"this again after `gitmem init` (or capture it by hand: `gitmem capture {folder}`)",
+                   err=True)
+        return
+    if any(c.path == root / "state" / "capture-folders.json" and c.changed for c in changes):
+        click.echo(f"gitmem: note: {agent} has no capture hook: the store's warm server captures "
+                   f"{folder} every 30 minutes while `gitmem serve` runs (`gitmem serve --install` "
+                   f"keeps one running); `gitmem capture {folder}` does it now", err=True)
+
+
 @integrate.command(name="codex")
 @click.option("--project", type=click.Path(file_okay=False),
               help="Project folder whose AGENTS.md gets the memory section (default: the current one).")
@@ -134,12 +157,63 @@ def _advise_server(ctx: click.Context) -> None:
 @json_option
 @click.pass_context
 def codex(ctx: click.Context, project: str | None, remove: bool, dry_run: bool, as_json: bool) -> None:
-    """The gitmem MCP server in ~/.codex/config.toml and a memory section in AGENTS.md."""
-    from gitmem.integrate.codex import plan
+    """The gitmem MCP server in ~/.codex/config.toml, a memory section in AGENTS.md, and the
+    session folder (~/.codex/sessions) on the warm server's capture schedule."""
+    from gitmem.integrate.codex import plan, sessions_folder
 
     changes = plan(_gitmem(ctx), project=Path(project) if project else None, home=_home(),
-                   remove=remove)
+                   remove=remove, store_root=_store_root(ctx))
     _finish(changes, dry_run, as_json)
+    if not remove and not dry_run:
+        _advise_schedule(ctx, changes, "Codex CLI", sessions_folder(_home()))
+
+
+@integrate.command(name="gemini")
+@click.option("--project", type=click.Path(file_okay=False),
+              help="Project folder: .gemini/settings.json and GEMINI.md there (default: the current one).")
+@click.option("--user", is_flag=True, help="The server in ~/.gemini/settings.json, for every project.")
+@click.option("--remove", is_flag=True, help="Take out exactly what integrate wrote.")
+@click.option("--dry-run", is_flag=True, help=DRY_RUN_HELP)
+@json_option
+@click.pass_context
+def gemini(ctx: click.Context, project: str | None, user: bool, remove: bool, dry_run: bool,
+           as_json: bool) -> None:
+    """The gitmem MCP server in Gemini CLI's settings.json, a memory section in GEMINI.md, and
+    Gemini's chats (~/.gemini/tmp) on the warm server's capture schedule."""
+    from gitmem.integrate.gemini import chats_folder, plan
+
+    gitmem = _gitmem(ctx, shared=not user)
+    changes = plan(gitmem, project=Path(project) if project else None, user=user, home=_home(),
+                   remove=remove, store_root=_store_root(ctx))
+    _finish(changes, dry_run, as_json)
+    if not remove and not dry_run:
+        if not user:
+            _warn_machine_paths(changes[:1], gitmem)
+        _advise_schedule(ctx, changes, "Gemini CLI", chats_folder(_home()))
+
+
+@integrate.command(name="opencode")
+@click.option("--project", type=click.Path(file_okay=False),
+              help="Project folder: opencode.json and AGENTS.md there (default: the current one).")
+@click.option("--user", is_flag=True, help="The server in ~/.config/opencode/opencode.json, for every project.")
+@click.option("--remove", is_flag=True, help="Take out exactly what integrate wrote.")
+@click.option("--dry-run", is_flag=True, help=DRY_RUN_HELP)
+@json_option
+@click.pass_context
+def opencode(ctx: click.Context, project: str | None, user: bool, remove: bool, dry_run: bool,
+             as_json: bool) -> None:
+    """The gitmem MCP server in opencode.json, a memory section in AGENTS.md, and OpenCode's
+    session storage on the warm server's capture schedule."""
+    from gitmem.integrate.opencode import plan, storage_folder
+
+    gitmem = _gitmem(ctx, shared=not user)
+    changes = plan(gitmem, project=Path(project) if project else None, user=user, home=_home(),
+                   remove=remove, store_root=_store_root(ctx))
+    _finish(changes, dry_run, as_json)
+    if not remove and not dry_run:
+        if not user:
+            _warn_machine_paths(changes[:1], gitmem)
+        _advise_schedule(ctx, changes, "OpenCode", storage_folder(_home()))
 
 
 @integrate.command(name="generic")

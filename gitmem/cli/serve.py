@@ -92,6 +92,8 @@ def _minutes(value: float) -> float:
               help="Record new commits of known code repositories this often (0: never).")
 @click.option("--consolidate-every", type=float, default=60.0, show_default=True, metavar="MINUTES",
               help="Consolidate pending digests this often when a model is configured (0: never).")
+@click.option("--capture-every", type=float, default=30.0, show_default=True, metavar="MINUTES",
+              help="Capture the session folders `gitmem integrate` put on the schedule this often (0: never).")
 @click.option("--refresh-every", type=float, default=None, metavar="MINUTES",
               help="Run the freshness pass over stale and expired entries this often when a model "
                    "is configured (0: never; default: the setting serve.refreshMinutes, 1440).")
@@ -105,10 +107,12 @@ def _minutes(value: float) -> float:
 @json_option
 @click.pass_context
 def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_every: float,
-          history_every: float, consolidate_every: float, refresh_every: float | None, wait: float | None,
+          history_every: float, consolidate_every: float, capture_every: float, refresh_every: float | None,
+          wait: float | None,
           idle_minutes: float | None, auto: bool, as_json: bool) -> None:
     """Keep this store warm: answer gitmem calls over state/serve.sock (this user only) and run
-    the scheduled sync, history ingest, consolidation and freshness pass. Runs until stopped.
+    the scheduled sync, history ingest, consolidation, freshness pass and capture of the session
+    folders on the schedule. Runs until stopped.
 
     A call that finds no server starts one by itself (GITMEM_SERVE=off or the setting
     serve.autoStart false turn that off); that one runs no schedule and exits after
@@ -122,7 +126,8 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
     if install or uninstall:
         refresh = [] if refresh_every is None else [f"--refresh-every={refresh_every:g}"]
         _units(root, install, [f"--sync-every={sync_every:g}", f"--history-every={history_every:g}",
-                               f"--consolidate-every={consolidate_every:g}", *refresh],
+                               f"--consolidate-every={consolidate_every:g}",
+                               f"--capture-every={capture_every:g}", *refresh],
                as_json)
         return
     from gitmem.serve import jobs
@@ -141,7 +146,7 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
     if auto:
         caller.move_process(str(store.root))  # the folder it was started in may go away
         idle_minutes = idle_minutes if idle_minutes is not None else float(idle_setting)
-        sync_every = history_every = consolidate_every = refresh_every = 0.0
+        sync_every = history_every = consolidate_every = refresh_every = capture_every = 0.0
     group = ctx.find_root().command
     assert isinstance(group, click.Group)
     server = Server(store.root, make_runner(group), identity(), jobs=[
@@ -149,6 +154,7 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
         (Job("history", _minutes(history_every)), lambda: jobs.history_job(store.root)),
         (Job("consolidate", _minutes(consolidate_every)), lambda: jobs.consolidate_job(store.root)),
         (Job("refresh", _minutes(refresh_every)), lambda: jobs.refresh_job(store.root)),
+        (Job("capture", _minutes(capture_every)), lambda: jobs.capture_job(store.root)),
     ], idle_seconds=_minutes(idle_minutes or 0.0), auto_started=auto)
     from gitmem.serve.autostart import release_start_lock
     from gitmem.serve.server import CLAIM_WAIT_SECONDS

@@ -9,6 +9,8 @@ and what gitmem writes is checked to be. A `[mcp_servers.gitmem]` table outside 
 the person's and is refused, never replaced.
 
 AGENTS.md gets a section between HTML comment markers, so it can be updated or removed alone.
+Codex has no session hook, so its session folder goes on the warm server's capture schedule
+(capture/scheduled.py).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 
 from gitmem import caller
 from gitmem.errors import InvalidInputError
-from gitmem.integrate.files import SERVER_NAME, Change, current
+from gitmem.integrate.files import SERVER_NAME, Change, current, rules_change, schedule_change
 
 BEGIN = "# >>> gitmem: the MCP server (`gitmem integrate codex --remove` takes it out) >>>"
 END = "# <<< gitmem <<<"
@@ -109,32 +111,21 @@ def config_change(home: Path, gitmem: list[str], *, remove: bool) -> Change:
 
 
 def agents_change(project: Path, *, remove: bool) -> Change:
-    path = project / "AGENTS.md"
-    before = current(path)
-    text = before or ""
-    block = f"{AGENTS_BEGIN}\n{AGENTS_SECTION}{AGENTS_END}\n"
-    start = text.find(AGENTS_BEGIN)
-    if start >= 0:
-        end = text.find(AGENTS_END, start)
-        if end < 0:
-            raise InvalidInputError(f"{path}: gitmem's section has lost its end marker "
-                                    f"({AGENTS_END}); put it back or delete the section by hand")
-        head, tail = text[:start], text[end + len(AGENTS_END):].removeprefix("\n")
-        if remove:
-            rest = (head[:-1] if head.endswith("\n\n") else head) + tail
-            after = rest if rest.strip() else None
-        else:
-            after = head + block + tail  # updated where it stands
-    elif remove:
-        after = before
-    else:
-        joint = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
-        after = f"{text}{joint}{block}"
-    return Change(path, before, after)
+    return rules_change(project / "AGENTS.md", AGENTS_BEGIN, AGENTS_END, AGENTS_SECTION, remove=remove)
 
 
-def plan(gitmem: list[str], *, project: Path | None, home: Path, remove: bool = False) -> list[Change]:
+def sessions_folder(home: Path) -> Path:
+    """Where Codex CLI keeps its session rollouts (sessions/YYYY/MM/DD/rollout-*.jsonl)."""
+    return config_path(home).parent / "sessions"
+
+
+def plan(gitmem: list[str], *, project: Path | None, home: Path, remove: bool = False,
+         store_root: Path | None = None) -> list[Change]:
+    """The server table, the AGENTS.md section and, since Codex has no hook to capture with, its
+    session folder on the warm server's capture schedule (when the store exists)."""
     folder = Path(caller.absolute(str(project or '.')))
     if not folder.is_dir():
         raise InvalidInputError(f"--project: {folder} is not a folder")
-    return [config_change(home, gitmem, remove=remove), agents_change(folder, remove=remove)]
+    changes = [config_change(home, gitmem, remove=remove), agents_change(folder, remove=remove)]
+    scheduled = schedule_change(store_root, sessions_folder(home), "codex", remove=remove) if store_root else None
+    return changes + ([scheduled] if scheduled else [])

@@ -146,3 +146,48 @@ def split_command(command: str) -> list[str]:
         return shlex.split(command)
     except ValueError:
         return []
+
+
+# -- a marked section in a rules file (AGENTS.md, GEMINI.md) ---------------------------------------
+def rules_change(path: Path, begin: str, end: str, section: str, *, remove: bool) -> Change:
+    """`path` with gitmem's section between the markers `begin` and `end` added (at the end),
+    updated where it stands, or removed; everything around it is kept as it is."""
+    before = current(path)
+    text = before or ""
+    block = f"{begin}\n{section}{end}\n"
+    start = text.find(begin)
+    if start >= 0:
+        stop = text.find(end, start)
+        if stop < 0:
+            raise InvalidInputError(f"{path}: gitmem's section has lost its end marker ({end}); put it "
+                                    "back or delete the section by hand")
+        head, tail = text[:start], text[stop + len(end):].removeprefix("\n")
+        if remove:
+            rest = (head[:-1] if head.endswith("\n\n") else head) + tail
+            return Change(path, before, rest if rest.strip() else None)
+        return Change(path, before, head + block + tail)
+    if remove:
+        return Change(path, before, before)
+    joint = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
+    return Change(path, before, f"{text}{joint}{block}")
+
+
+# -- a session folder the warm server captures on its schedule -------------------------------------
+def schedule_change(root: Path, folder: Path, agent: str, *, remove: bool) -> Change | None:
+    """The store's list of scheduled session folders with `folder` added (or removed); None when
+    there is no store at `root` to hold it."""
+    from gitmem.capture.scheduled import SCHEDULE_FILE
+
+    if not (root / "memory.json").is_file():
+        return None
+
+    def edit(data: dict[str, Any]) -> None:
+        key = str(folder)
+        if remove:
+            if isinstance(data.get(key), dict) and data[key].get("agent") == agent:
+                data.pop(key)
+        else:
+            known = data.get(key)
+            data[key] = {**(known if isinstance(known, dict) else {}), "agent": agent}
+
+    return json_change(root / SCHEDULE_FILE, edit)

@@ -133,19 +133,24 @@ def register(server: MCPServer, session: Session) -> None:
         return reply(await session.call(work, verb="history"))
 
     @server.tool(name="capture", description=(
-        "Read what is new in a session transcript (Claude Code or Codex JSONL) and keep its "
-        "durable part as a digest for consolidation (incremental; subagent sessions are "
-        "skipped). Normally run by the session hooks, not by hand. Subagents must not call it."))
+        "Read what is new in a session transcript (Claude Code, Codex, Gemini CLI, OpenCode, "
+        "Aider or generic JSONL), or in every transcript under a folder, and keep its durable "
+        "part as a digest for consolidation (incremental; subagent sessions are skipped). "
+        "Normally run by the session hooks or the schedule, not by hand. Subagents must not call it."))
     async def capture(
-        transcript: Annotated[str, Field(description="Path of the transcript file.")],
-        format: Annotated[Literal["claude-code", "codex", "jsonl"] | None, Field(description=(
-            "Transcript format (default: detected)."))] = None,
+        transcript: Annotated[str, Field(description="Path of the transcript file, or of a folder of them.")],
+        format: Annotated[Literal["claude-code", "codex", "gemini", "opencode", "aider", "jsonl"] | None,
+                          Field(description="Transcript format (default: detected).")] = None,
         use_model: Annotated[bool, Field(description=(
             "Summarize with the configured model (else clipped notes)."))] = True,
     ) -> CallToolResult:
         from gitmem.capture.pipeline import capture as run_capture
 
         def work(store: Store) -> dict[str, Any]:
+            if Path(transcript).is_dir():
+                from gitmem.capture.folder import capture_folder
+
+                return capture_folder(store, Path(transcript), fmt=format, use_model=use_model).as_json()
             report = run_capture(store, Path(transcript), fmt=format, use_model=use_model)
             return dict(report.as_json())
 

@@ -110,3 +110,35 @@ def refresh_job(root: Path) -> str:
     return (f"{report.result}: kept {len(report.kept)}, updated {len(report.updated)}, "
             f"forgot {len(report.forgotten)} of {len(report.candidates)} stale entr"
             f"{'y' if len(report.candidates) == 1 else 'ies'}")
+
+
+def capture_job(root: Path) -> str:
+    """`gitmem capture FOLDER` for every session folder on the schedule (state/capture-folders.json,
+    written by `gitmem integrate codex|gemini|opencode`); fails when a summary failed (its material
+    waits for the next run) or a folder could not be read."""
+    from gitmem.capture.folder import capture_folder
+    from gitmem.capture.scheduled import scheduled_folders
+
+    folders = [f for f in scheduled_folders(root) if f.path.is_dir()]
+    if not folders:
+        return "skipped: no session folder on the schedule (`gitmem integrate codex|gemini|opencode`)"
+    read = digests = 0
+    failed: list[str] = []
+    for folder in folders:
+        store = open_store(root, cwd=root)
+        try:
+            report = capture_folder(store, folder.path)
+        except Exception as exc:  # noqa: BLE001 - one unreadable folder does not stop the others
+            failed.append(f"{folder.path}: {exc}")
+            continue
+        finally:
+            store.close()
+        read += len(report.reports) + report.unchanged
+        digests += sum(1 for r in report.reports if r.digest)
+        if report.failed:
+            failed.append(f"{folder.path}: a summary failed (the material waits for the next run)")
+    summary = (f"{digests} digest(s) from {read} transcript(s) in {len(folders)} "
+               f"folder{'' if len(folders) == 1 else 's'}")
+    if failed:
+        raise RuntimeError(f"{summary}; {'; '.join(failed)}")
+    return summary

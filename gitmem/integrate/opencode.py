@@ -1,0 +1,97 @@
+"""`gitmem integrate opencode`: the MCP server in OpenCode's opencode.json, a memory section in
+the project's AGENTS.md, and OpenCode's session storage on the warm server's capture schedule
+(OpenCode's hooks are JavaScript plugins; gitmem reads the sessions it stores instead).
+
+Project (`--project DIR`): `DIR/opencode.json`; user (`--user`): `~/.config/opencode/opencode.json`
+(under `$XDG_CONFIG_HOME` when set). The server is `mcp.gitmem`, a local server whose `command` is
+the whole command line as a list; an `mcp.gitmem` that does not run gitmem is refused, never
+replaced. The sessions are under `$XDG_DATA_HOME/opencode/storage` (`~/.local/share/...`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gitmem import caller
+from gitmem.errors import InvalidInputError
+from gitmem.integrate.codex import AGENTS_SECTION
+from gitmem.integrate.files import (
+    SERVER_NAME,
+    Change,
+    gitmem_words,
+    json_change,
+    rules_change,
+    schedule_change,
+)
+
+BEGIN = "<!-- gitmem:begin (written by `gitmem integrate opencode`; --remove takes it out) -->"
+END = "<!-- gitmem:end (opencode) -->"
+SCHEMA = "https://opencode.ai/config.json"
+
+
+def config_file(home: Path, project: Path, user: bool) -> Path:
+    if not user:
+        return project / "opencode.json"
+    base = caller.env("XDG_CONFIG_HOME")
+    return (Path(base) if base else home / ".config") / "opencode" / "opencode.json"
+
+
+def storage_folder(home: Path) -> Path:
+    """Where OpenCode keeps its sessions, messages and parts."""
+    base = caller.env("XDG_DATA_HOME")
+    return (Path(base) if base else home / ".local" / "share") / "opencode" / "storage"
+
+
+def server_entry(gitmem: list[str]) -> dict[str, Any]:
+    return {"type": "local", "command": [*gitmem, "mcp"], "enabled": True}
+
+
+def is_our_server(entry: Any) -> bool:
+    command = entry.get("command") if isinstance(entry, dict) else None
+    if not isinstance(command, list):
+        return False
+    rest = gitmem_words([str(word) for word in command])
+    return rest is not None and "mcp" in rest
+
+
+def set_server(data: dict[str, Any], path: Path, entry: dict[str, Any] | None) -> None:
+    """Put (or with None, take out) the "gitmem" server in `data["mcp"]`."""
+    servers = data.get("mcp")
+    if servers is None:
+        if entry is None:
+            return
+        data.setdefault("$schema", SCHEMA)
+        servers = data["mcp"] = {}
+    if not isinstance(servers, dict):
+        raise InvalidInputError(f"{path}: mcp is not an object; gitmem does not overwrite it")
+    existing = servers.get(SERVER_NAME)
+    if existing is not None and not is_our_server(existing):
+        if entry is None:
+            return  # someone else's server of that name: not ours to remove
+        raise InvalidInputError(f"{path}: an MCP server named {SERVER_NAME!r} that does not run "
+                                "gitmem is already there; rename or remove it first")
+    if entry is None:
+        servers.pop(SERVER_NAME, None)
+        if not servers:
+            data.pop("mcp")
+            if list(data) == ["$schema"] and data["$schema"] == SCHEMA:
+                data.pop("$schema")  # gitmem wrote the file: nothing of the person's is in it
+    elif existing is None or {**existing, **entry} != existing:
+        servers[SERVER_NAME] = {**(existing or {}), **entry}  # keeps fields the person added
+
+
+def plan(gitmem: list[str], *, project: Path | None, user: bool, home: Path, remove: bool = False,
+         store_root: Path | None = None) -> list[Change]:
+    """The changes that set up (or with `remove`, take out) gitmem for OpenCode."""
+    folder = Path(caller.absolute(str(project or '.')))
+    if not folder.is_dir():
+        raise InvalidInputError(f"--project: {folder} is not a folder")
+    config = config_file(home, folder, user)
+
+    def edit(data: dict[str, Any]) -> None:
+        set_server(data, config, None if remove else server_entry(gitmem))
+
+    changes = [json_change(config, edit),
+               rules_change(folder / "AGENTS.md", BEGIN, END, AGENTS_SECTION, remove=remove)]
+    scheduled = schedule_change(store_root, storage_folder(home), "opencode", remove=remove) if store_root else None
+    return changes + ([scheduled] if scheduled else [])
