@@ -223,8 +223,7 @@ class GitRepo(RemoteOps):
 
     @contextlib.contextmanager
     def one_status(self) -> Iterator[None]:
-        """Within it, git status runs once: the parts of one read see the same answer (a write
-        made inside drops it: what follows the write asks git again)."""
+        """Within it, git status runs once for every part of one read (until a write)."""
         self._status_scope += 1
         try:
             yield
@@ -329,8 +328,7 @@ class GitRepo(RemoteOps):
 
     def ahead_behind(self, local: str, upstream: str) -> tuple[int, int]:
         """(commits only in local, commits only in upstream)."""
-        ahead, behind = self._repo.ahead_behind(self._commit(local).id, self._commit(upstream).id)
-        return ahead, behind
+        return self._repo.ahead_behind(self._commit(local).id, self._commit(upstream).id)
 
     def merge_base(self, a: str, b: str) -> str | None:
         """Best common ancestor of two commits, or None for unrelated histories."""
