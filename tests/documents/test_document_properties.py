@@ -67,7 +67,7 @@ def test_documents_survive_any_mix_of_hand_changes_verbs_and_syncs(ops: list[tup
         base = Path(folder)
         remote = base / "remote.git"
         git(base, "init", "-q", "--bare", "-b", "main", str(remote))
-        machines = [Cli(base / "laptop", CliRunner()), Cli(base / "desktop", CliRunner())]
+        machines = [Cli(base / "laptop", CliRunner(), "laptop"), Cli(base / "desktop", CliRunner(), "desktop")]
         assert machines[0]("init", "--remote", str(remote)).exit_code == 0
         source = base / "text.md"
         words: list[str] = []

@@ -6,29 +6,18 @@ search hit under the path it left."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
-from click.testing import CliRunner, Result
+from click.testing import CliRunner
 
 from support import Cli, git
 
 SHELF = "global/documents"
 
 
-@dataclass
-class Machine(Cli):
-    """The CLI of one named machine (its commits carry its name, as on two real computers)."""
-
-    name: str = "laptop"
-
-    def __call__(self, *args: str, workspace: str | None = None, env: dict[str, str] | None = None) -> Result:
-        return super().__call__(*args, workspace=workspace, env={"GITMEM_MACHINE": self.name, **(env or {})})
-
-
-def _machines(tmp_path: Path, bare_remote: Path) -> tuple[Machine, Machine]:
-    a = Machine(tmp_path / "laptop", CliRunner(), "laptop")
-    b = Machine(tmp_path / "desktop", CliRunner(), "desktop")
+def _machines(tmp_path: Path, bare_remote: Path) -> tuple[Cli, Cli]:
+    a = Cli(tmp_path / "laptop", CliRunner(), "laptop")
+    b = Cli(tmp_path / "desktop", CliRunner(), "desktop")
     assert a("init", "--remote", str(bare_remote)).exit_code == 0
     _add(a, tmp_path, "Start", "the first document")
     assert a("sync").exit_code == 0
