@@ -4,9 +4,10 @@ from that record.
 
 - A copy archived or restored on one side and edited in place on the other: the edit follows
   the move (`align_shelf_moves`, before the per-file merges).
-- A copy left on the other shelf than its record names, which the merge brought (one machine
-  put a copy back from git while the other moved it; git sees two additions): its text joins
-  the copy the record names, merged line by line against the base's text, and the file goes
+- A copy under a file name no record names, which the merge brought (one machine put a copy
+  back from git while the other moved it to the other shelf, so git sees two additions; a copy
+  renamed by hand on one machine and edited in place on the other): its text joins the copy
+  the record names, merged line by line against the base's text, and the file goes
   (`fold_stray_copies`). Identical texts simply leave one copy; different ones keep every line
   (conflict blocks where they differ).
 - Every copy the merge wrote gets its front matter generated again (`copy_front_matter`).
@@ -73,8 +74,9 @@ def align_shelf_moves(trees: _Trees, ours_paths: set[str], theirs_paths: set[str
 
 
 def fold_stray_copies(result: TreeMerge, trees: _Trees, changed: set[str]) -> None:
-    """Copies the merge brought onto the shelf their record does not name, while the copy it
-    names is there too (or is missing): folded into the named copy, so the document lives once."""
+    """Copies the merge brought to a file no record names, whose front matter names a document
+    (put back on the other shelf, renamed by hand): folded into the copy the record names (or
+    moved there when it is missing), so the document lives once."""
     from gitmem.documents.model import load_index, render_copy
     from gitmem.documents.shelf import copy_path
 
@@ -91,16 +93,16 @@ def fold_stray_copies(result: TreeMerge, trees: _Trees, changed: set[str]) -> No
         except (UnicodeDecodeError, GitmemError):
             continue
         named = {copy_path(scope, r) for r in records}
-        record = next((r for r in records if copy_path(scope, r) == twin(stray)), None)
-        if stray in named or record is None or values.get("id") != record.id:
+        record = next((r for r in records if r.id == values.get("id")), None)
+        if stray in named or record is None:
             continue
         kept = copy_path(scope, record)
         text = _folded_body(trees, kept, stray, body, merged(kept))
         result.files[kept] = render_copy(record, text.text).encode("utf-8")
         result.files[stray] = None
         result.conflicts.extend(text.conflicts)
-        result.notes.append(f"{stray}: {record.id} is {record.status} ({kept}); the copy the merge "
-                            f"brought back on the other shelf joined it")
+        result.notes.append(f"{stray}: a copy of {record.id}, whose record names {kept}; its text "
+                            "joined that copy")
 
 
 def _folded_body(trees: _Trees, kept: str, stray: str, body: str, current: bytes | None) -> MergeResult:
