@@ -49,15 +49,19 @@ def copy_store(template: Path, target: Path) -> Path:
 
 @dataclass
 class Cli:
-    """Runs `gitmem --root <store> ...` in-process through click's CliRunner."""
+    """Runs `gitmem --root <store> ...` in-process through click's CliRunner; `machine` names the
+    machine its commits come from (GITMEM_MACHINE), as two real computers' commits differ."""
 
     root: Path
     runner: CliRunner
+    machine: str = ""
 
     def __call__(self, *args: str, workspace: str | None = None, env: dict[str, str] | None = None) -> Result:
         argv = ["--root", str(self.root)]
         if workspace:
             argv += ["--workspace", workspace]
+        if self.machine:
+            env = {"GITMEM_MACHINE": self.machine, **(env or {})}
         return self.runner.invoke(cli, [*argv, *args], env=env, catch_exceptions=False)
 
     def json(self, *args: str, workspace: str | None = None) -> object:

@@ -4,6 +4,9 @@
   only, that side's version is taken; changed on both, `merge.merge_file` merges it by its role.
 - Before that, texts are prepared (merge_prep.py): Ids two machines use for different entries are
   renumbered on this machine's side, and earlier conflict blocks are held as single entries.
+- Document copies follow their merged index record (sync/shelves.py): an edit follows a copy
+  moved between shelves, and a copy the merge brought back on the other shelf joins the one the
+  record names.
 - A topic file deleted on one side and changed on the other is merged entry by entry against an
   emptied base.
 - Generated files (layer indexes, SYSTEM.md) are rendered again from the merged files instead of
@@ -32,6 +35,7 @@ from gitmem.merge.prep import (
     parse_copy,
     renumber_local_ids,
 )
+from gitmem.sync.shelves import align_shelf_moves, copy_front_matter, fold_stray_copies
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
@@ -115,7 +119,7 @@ def merge_commits(store: Store, base: str, ours: str, theirs: str,
 
     rewritten, result.renumbered, result.notes = renumber_local_ids(ours_side, theirs_side, taken)
     both = _align_moves(result, trees, rewritten, set(ours_side), set(theirs_side))
-    both |= _align_shelf_moves(trees, ours_paths, theirs_paths)
+    both |= align_shelf_moves(trees, ours_paths, theirs_paths)
     renamed = _distinct_copy_names(trees, ours_paths, theirs_paths, result)
     regenerate: set[str] = set()
     for path in sorted(ours_paths | theirs_paths):
@@ -134,6 +138,7 @@ def merge_commits(store: Store, base: str, ours: str, theirs: str,
                 result.files[path] = other
             continue
         _merge_one(result, trees, path, rewritten, taken, regenerate, labels)
+    fold_stray_copies(result, trees, ours_paths | theirs_paths)
     _regenerate(store, result, ours_paths, theirs_paths, regenerate, trees)
     clear_parse_cache()
     return result
@@ -157,38 +162,6 @@ def _align_moves(result: TreeMerge, trees: _Trees, rewritten: dict[str, str], ou
         trees.override[(side, path)] = text
     result.notes.extend(aligned.notes())
     return aligned.paths()
-
-
-_SHELVES = ("/documents/active/", "/documents/archived/")
-
-
-def _twin(path: str) -> str | None:
-    """A document copy's path on the other shelf (active <-> archived), else None."""
-    for here, there in (_SHELVES, _SHELVES[::-1]):
-        if here in path:
-            return path.replace(here, there, 1)
-    return None
-
-
-def _align_shelf_moves(trees: _Trees, ours_paths: set[str], theirs_paths: set[str]) -> set[str]:
-    """A copy archived or restored (moved between shelves) on one side and edited in place on the
-    other: the edit follows the copy, so the document lives once, where the move put it; returns
-    the paths to merge."""
-    paths: set[str] = set()
-    for side, other, changed in (("ours", "theirs", ours_paths), ("theirs", "ours", theirs_paths)):
-        for path in sorted(changed):
-            old = _twin(path)
-            if old is None or trees.blob("base", path) is not None or trees.blob(side, path) is None:
-                continue
-            if trees.blob("base", old) is None or trees.blob(side, old) is not None:
-                continue  # not a move on this side
-            if trees.blob(other, path) is not None or trees.blob(other, old) in (None, trees.blob("base", old)):
-                continue  # the other side moved it too, deleted it, or left it as it was
-            trees.override[("base", path)] = trees.text("base", old)
-            trees.override[(other, path)] = trees.text(other, old)
-            trees.override[(other, old)] = None
-            paths |= {path, old}
-    return paths
 
 
 def _distinct_copy_names(trees: _Trees, ours_paths: set[str], theirs_paths: set[str],
@@ -298,7 +271,7 @@ def _regenerate(
     if system != trees.blob("ours", SYSTEM_DOC):
         result.files[SYSTEM_DOC] = system
     _regenerate_runtime(result, ours_paths | theirs_paths, trees)
-    _copy_front_matter(result, trees)
+    copy_front_matter(result, trees)
 
 
 def _regenerate_runtime(result: TreeMerge, changed: set[str], trees: _Trees) -> None:
@@ -354,34 +327,3 @@ def _system_doc(store: Store, result: TreeMerge) -> str:
     arrived = {p.split("/")[1] for p in result.files if p.startswith("workspaces/") and p.count("/") >= 2}
     scopes = [*store.scope_keys(), *sorted(k for k in arrived - set(store.scope_keys()) if L.is_workspace_key(k))]
     return render_system_doc(registry, store.catalog.counts(), tier_counts(scopes, read))
-
-
-def _copy_front_matter(result: TreeMerge, trees: _Trees) -> None:
-    """Every document copy the merge wrote gets its front matter generated again from its merged
-    index record: the front matter is a function of the record, so two machines' changes to it
-    (an archive here, an update there; an id renumbered) are never conflict blocks in the copy."""
-    from gitmem.documents.model import load_index, parse_doc_id, render_copy
-    from gitmem.documents.shelf import copy_path, index_path
-    from gitmem.format.document import split_copy
-
-    copies = {p for p, data in result.files.items() if data is not None and _twin(p) is not None
-              and p.endswith(".md")}
-    renumbered = {new for old, new in result.renumbered.items() if parse_doc_id(old)}
-    indexes = {p.split("/documents/")[0] + "/documents/index.json" for p in copies}
-    indexes |= {index_path(parsed[0]) for new in renumbered if (parsed := parse_doc_id(new))}
-    for index in sorted(indexes):
-        scope = index.removesuffix("/documents/index.json").removeprefix("workspaces/")
-        data = result.files.get(index, trees.blob("ours", index))
-        try:
-            records = load_index((data or b"").decode("utf-8"), index).documents
-        except (UnicodeDecodeError, GitmemError):
-            continue
-        for record in records:
-            path = copy_path(scope, record)
-            if path not in copies and record.id not in renumbered:
-                continue
-            copy = result.files.get(path, trees.blob("ours", path))
-            if copy is None:
-                continue
-            _values, body, _line = split_copy(copy.decode("utf-8", errors="replace"))
-            result.files[path] = render_copy(record, body).encode("utf-8")

@@ -6,12 +6,13 @@ line holding `§`, which must refuse the next write and change nothing), runtime
 replace, remove), syncs, and fresh clones made in the middle. Each item is changed only by the
 machine that made it, so the outcome is known without any conflict: after every machine has synced
 until nothing moves, each machine's memories.json and projections hold every live item exactly
-once, and nothing else.
+once, and nothing else. GITMEM_RUNTIME_EXAMPLES sets the number of examples (10).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from hypothesis import strategies as st
 
 from support import Cli, git
 
-EXAMPLES = 10
+EXAMPLES = int(os.environ.get("GITMEM_RUNTIME_EXAMPLES", "10"))
 FILES = {"user": "global/runtime/USER.md", "memory": "global/runtime/MEMORY.md"}
 RECORDS = "global/runtime/memories.json"
 STEPS = ("append", "edit", "delete", "crlf", "paste", "add", "replace", "remove", "sync", "clone")
@@ -148,13 +149,18 @@ def step(world: World, kind: str, machine: Machine, pick: int, target: str, word
 
 
 def settle(world: World) -> None:
-    """Every machine syncs, round after round, until no HEAD moves."""
+    """Every machine syncs, round after round, until no HEAD moves, the remote's included (a
+    machine's push moves only the remote: the machines before it in the round fetch it next)."""
+
+    def heads() -> list[str]:
+        return [m.head() for m in world.machines] + [git(world.remote, "rev-parse", "main").strip()]
+
     for _round in range(5):
-        heads = [m.head() for m in world.machines]
+        before = heads()
         for machine in world.machines:
             result = machine("sync")
             assert result.exit_code == 0, result.output
-        if [m.head() for m in world.machines] == heads:
+        if heads() == before:
             return
     pytest.fail("the machines never stopped exchanging commits")
 
