@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from gitmem.consolidate.apply import Fact, write_fact
 from gitmem.errors import InvalidInputError, StoreStateError
+from gitmem.format.entry import text_hash
 from gitmem.format.reviewqueue import REVIEW_PATH, Queue, fingerprint, item_id
 from gitmem.secrets.mask import hide_secrets
 from gitmem.secrets.scan import find_secrets, refuse_secrets
 from gitmem.store.review import read_queue, this_machine, write_queue
 from gitmem.store.settings import REVIEW_EVERYTHING, REVIEW_OFF, consolidate_review
+from gitmem.verbs.base import safe_body
 
 if TYPE_CHECKING:
     from gitmem.consolidate.protocol import Proposal
@@ -69,10 +71,24 @@ def triage(store: Store, proposals: list[Proposal]) -> Triage:
             out.dropped.append({"digest": proposal.digest, "text": hide_secrets(proposal.text)[:200],
                                 "reason": "rejected in review before"})
         elif needs_review(rule, proposal.confidence):
-            (out.queue if writable else out.blocked).append(proposal)
+            recorded = _recorded(store, proposal)
+            if recorded:
+                out.dropped.append({"digest": proposal.digest, "text": hide_secrets(proposal.text)[:200],
+                                    "reason": f"already recorded as {recorded}"})
+            else:
+                (out.queue if writable else out.blocked).append(proposal)
         else:
             out.write.append(proposal)
     return out
+
+
+def _recorded(store: Store, proposal: Proposal) -> str | None:
+    """The live entry already holding this fact's text in its layer and scope (a fact accepted
+    before is not asked about again), else None."""
+    if proposal.layer == "decisions":
+        return None  # written as a statement and a rationale: not the proposed text
+    hits = store.catalog.find_text(proposal.scope, proposal.layer, text_hash(safe_body(proposal.text)))
+    return next((hit.id for hit in hits if hit.status == "live"), None)
 
 
 def queue_proposals(store: Store, txn: WriteTxn,

@@ -118,16 +118,13 @@ def _write(store: Store, report: ConsolidateReport, parsed: ParsedReply, digests
     consolidate.review says), one commit for the pass; a fact rejected in review is dropped."""
     if not parsed.proposals:
         return
-    sorted_out = triage(store, parsed.proposals)
-    report.dropped = sorted_out.dropped
-    report.write_failed = sorted_out.blocked_note(store)
-    report.held = sorted({p.digest for p in sorted_out.blocked})
-    if not sorted_out.write and not sorted_out.queue:
-        return
-    with store.batch("consolidate") as txn:
+    with store.batch("consolidate") as txn:  # the catalog caught up: triage sees what is written
+        sorted_out = triage(store, parsed.proposals)
+        report.dropped = sorted_out.dropped
+        report.held = sorted({p.digest for p in sorted_out.blocked})
         report.entries, failed = write_proposals(store, sorted_out.write)
         report.queued, refused = queue_proposals(store, txn, sorted_out.queue)
-        report.write_failed += failed + refused
+        report.write_failed = sorted_out.blocked_note(store) + failed + refused
         added = sum(1 for e in report.entries if e["changed"])
         waiting = f", {len(report.queued)} queued for review" if report.queued else ""
         txn.message = f"consolidate: {added} entries{waiting} from {digests} digests"

@@ -2,8 +2,8 @@
 
 Items are only ever added (by a consolidation pass) and removed (accepted or rejected), never
 edited in place, so the merge is by id: an item removed on either side is gone, an item added on
-either side is kept (ours when both added one id), unless the other side rejected the same fact
-(its fingerprint). Rejections are kept from both sides, one per
+either side is kept (ours when both added one id), once per fact (fingerprint: a fact both
+machines queued waits once, ours first), unless either side rejected that fact. Rejections are kept from both sides, one per
 fingerprint (the earlier rejection stands), newest last, trimmed to the bound. A side that does
 not parse as a queue falls back to the line merge, whose markers leave the file unparseable:
 reads then use its last good version, and both sides' text stays in the file for a person.
@@ -11,6 +11,7 @@ reads then use its last good version, and both sides' text stays in the file for
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from gitmem.errors import GitmemError
@@ -42,6 +43,19 @@ def _rejected(ours: Queue, theirs: Queue) -> list[dict[str, Any]]:
     return list(found.values())[-REJECTED_KEPT:]
 
 
+def _one_per_fact(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first item of each fingerprint: a fact both machines queued (from digests of their
+    own) waits once."""
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        key = str(item.get("fingerprint") or item["id"])
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
+
+
 def merge_review(base: str | None, ours: str, theirs: str, *, path: str = REVIEW_PATH) -> MergeResult:
     """review.json merged by item id (see the module docstring)."""
     fast = fast_path(base, ours, theirs)
@@ -56,6 +70,6 @@ def merge_review(base: str | None, ours: str, theirs: str, *, path: str = REVIEW
         return result
     rejected = _rejected(ours_q, theirs_q)
     turned_down = {str(r["id"]) for r in rejected}
-    items = [i for i in _items(base_q, ours_q, theirs_q) if i.get("fingerprint") not in turned_down]
+    items = _one_per_fact(i for i in _items(base_q, ours_q, theirs_q) if i.get("fingerprint") not in turned_down)
     merged = Queue(items, rejected, {**theirs_q.extra, **ours_q.extra})
     return MergeResult(dump_queue(merged))
