@@ -37,8 +37,13 @@ class Triage:
         """The blocked facts as `not written` lines: their digests stay pending for a later pass."""
         stand_in = store.stand_ins.get(REVIEW_PATH)
         problem = stand_in.problem if stand_in is not None else REVIEW_PATH
-        return [{"digest": p.digest, "text": hide_secrets(p.text)[:200],
-                 "reason": f"{problem}; not queued for review, the digest stays pending"} for p in self.blocked]
+        return [_unwritten(p, f"{problem}; not queued for review, the digest stays pending")
+                for p in self.blocked]
+
+
+def _unwritten(proposal: Proposal, reason: str) -> dict[str, str]:
+    """A proposal reported as not written or not queued: its digest, its text masked, why."""
+    return {"digest": proposal.digest, "text": hide_secrets(proposal.text)[:200], "reason": reason}
 
 
 def review_rule(store: Store) -> str | float:
@@ -68,13 +73,11 @@ def triage(store: Store, proposals: list[Proposal]) -> Triage:
     out = Triage()
     for proposal in proposals:
         if fingerprint(proposal.text) in rejected:
-            out.dropped.append({"digest": proposal.digest, "text": hide_secrets(proposal.text)[:200],
-                                "reason": "rejected in review before"})
+            out.dropped.append(_unwritten(proposal, "rejected in review before"))
         elif needs_review(rule, proposal.confidence):
             recorded = _recorded(store, proposal)
             if recorded:
-                out.dropped.append({"digest": proposal.digest, "text": hide_secrets(proposal.text)[:200],
-                                    "reason": f"already recorded as {recorded}"})
+                out.dropped.append(_unwritten(proposal, f"already recorded as {recorded}"))
             else:
                 (out.queue if writable else out.blocked).append(proposal)
         else:
@@ -105,9 +108,8 @@ def queue_proposals(store: Store, txn: WriteTxn,
     for proposal in proposals:
         found = find_secrets(f"{proposal.topic}\n{proposal.text}")
         if found:
-            refused.append({"digest": proposal.digest, "text": hide_secrets(proposal.text)[:200],
-                            "reason": f"refused: it looks like it holds a secret ({found[0].kind}); "
-                                      "not queued for review"})
+            refused.append(_unwritten(proposal, f"refused: it looks like it holds a secret "
+                                                f"({found[0].kind}); not queued for review"))
             continue
         print_ = fingerprint(proposal.text)
         if print_ in waiting:
