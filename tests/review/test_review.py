@@ -206,3 +206,21 @@ def test_a_hand_broken_queue_stops_nothing_else(gm: Cli, store: Store, tmp_path:
     assert [q["text"] for q in report["queued"]] == [] and second in report["consolidated"]
     assert gm.json("review")["count"] == 1  # the same fact was already waiting
     assert gm("check").exit_code == 0
+
+
+def test_a_secret_typed_into_the_queue_by_hand_is_never_committed_nor_shown(
+        gm: Cli, store: Store, tmp_path: Path) -> None:
+    gm("config", "set", "consolidate.review", "0.5")
+    use_model(store.root, tmp_path)
+    make_digest(store.root, 1)
+    gm("consolidate")
+    token = "ghp_" + "k3J9x2LmQ7vR4tY8wZ1bN6cF0dH5sA2pE9gU"
+    data = queue_of(store.root)
+    data["items"][0]["text"] = f"The CI token is {token}"
+    (store.root / "review.json").write_text(json.dumps(data, indent=2) + "\n")
+    head = git(store.root, "rev-parse", "HEAD")
+    refused = gm("remember", "A plain fact", "-l", "semantic")
+    assert refused.exit_code == 2 and "review.json" in refused.stderr and token not in refused.output
+    assert git(store.root, "rev-parse", "HEAD") == head
+    listed = gm("review")
+    assert listed.exit_code == 0 and token not in listed.output and "***" in listed.output
