@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 KINDS = ("good", "empty", "fail", "slow", "reasoning", "truncated-json", "prose", "only-done",
-         "nothing", "none", "json", "partial", "bad-line")
+         "nothing", "none", "json", "partial", "bad-line", "confidence", "secret")
 
 _SCRIPT = r'''
 import json, os, re, sys, time
@@ -83,6 +83,21 @@ elif kind == "partial":
     # Attributes only the first digest.
     d = digests[0]
     print(f"- [{d} | global | semantic | normal] queue :: The queue is RabbitMQ.\nDONE {d}")
+elif kind == "confidence":
+    # A confidence per fact: sure, unsure, none given (counts as sure), and a percentage.
+    for d in digests:
+        print(f"- [{d} | workspace:x | semantic | high | 0.9] queue :: The worker acks only after the handler commits.")
+        print(f"- [{d} | global | learnings | normal | 0.4] rabbitmq :: A prefetch of 50 starved the other consumers; use 10.")
+        print(f"- [{d} | workspace:x | codebase | normal] src/queue/worker.py :: The job worker: handles queue messages and acks after processing.")
+        print(f"- [{d} | global | semantic | low | stable | 55%] staging :: Staging RabbitMQ listens on port 5673.")
+        print(f"DONE {d}")
+elif kind == "secret":
+    # One clean fact, one that repeats a token the session showed.
+    for d in digests:
+        print(f"- [{d} | global | semantic | high | 0.9] queue :: The worker acks only after the handler commits.")
+        token = "ghp_" + "k3J9x2LmQ7vR4tY8wZ1bN6cF0dH5sA2pE9gU"
+        print(f"- [{d} | global | semantic | high | 0.9] ci :: The CI token is {token}")
+        print(f"DONE {d}")
 elif kind == "bad-line":
     d = digests[0]
     print(f"- [{d} | global | gossip | normal] office :: Someone likes tea.")

@@ -27,6 +27,8 @@ def memory_work_lines(data: dict[str, Any]) -> list[str]:
     lines = [f"digests: {data['pending']} pending consolidation"
              + (f", {len(data['needsReview'])} need review ({', '.join(data['needsReview'])})"
                 if data["needsReview"] else "")]
+    if data.get("reviewQueue"):
+        lines.append(f"review queue: {data['reviewQueue']} proposed facts wait (`gitmem review`)")
     last = data.get("lastConsolidation")
     if last:
         lines.append(f"last consolidation: {last.get('at')} ({last.get('result')}, "
@@ -166,11 +168,16 @@ def _consolidate_text(report: ConsolidateReport) -> str:
     if not report.digests:
         return "no pending digests" + (f" (pruned {len(report.pruned)} old ones)" if report.pruned else "")
     added = [e for e in report.entries if e["changed"]]
-    lines = [f"{report.result} with {report.model}: {len(added)} new entries, "
+    waiting = f", {len(report.queued)} queued for review" if report.queued else ""
+    lines = [f"{report.result} with {report.model}: {len(added)} new entries{waiting}, "
              f"{len(report.consolidated)} of {len(report.digests)} digests consolidated"]
     lines += [f"  {e['id']}  [{e['scope']}/{e['layer']}] {e['topic']}  (digest {e['digest']})" for e in added]
     lines += [f"  rejected: {r['line'][:100]} — {r['reason']}" for r in report.rejected]
     lines += [f"  not written: {f['text'][:80]} — {f['reason']}" for f in report.write_failed]
+    lines += [f"  queued for review: {q['id']}  [{q['scope']}/{q['layer']}] {q['topic']}"
+              + (f"  (confidence {q['confidence']:g})" if q.get("confidence") is not None else "")
+              for q in report.queued]
+    lines += [f"  dropped: {d['text'][:80]} — {d['reason']}" for d in report.dropped]
     if report.still_pending:
         lines.append(f"  still pending (not attributed): {', '.join(report.still_pending)}")
     if report.needs_review:

@@ -102,7 +102,7 @@ def cli(ctx: click.Context, root: str | None, workspace: str | None, verbose: bo
 COMMAND_MODULES = ("store", "entries", "workspace", "search", "sync", "resolve", "hooks", "models",
                    "capture", "history", "activity", "runtime", "documents", "spaces", "relations",
                    "provenance", "mcp", "integrate", "moves", "serve", "web", "imports", "config",
-                   "batch")
+                   "batch", "review")
 
 
 def _register() -> None:

@@ -10,7 +10,7 @@ You are consolidating digests of work sessions into a long-term memory store. Ea
 starts with a line "### digest" followed by its id. For every fact in a digest that a later
 session should know, write one line in exactly this form:
 
-- [<digest> | <scope> | <layer> | <importance>] <topic> :: <text>
+- [<digest> | <scope> | <layer> | <importance> | <confidence>] <topic> :: <text>
 
   <digest>      the id from the digest's "### digest" line
   <scope>       global, or workspace:<key> with the workspace key printed in the digest, for facts
@@ -19,6 +19,8 @@ session should know, write one line in exactly this form:
                 that work), learnings (mistakes not to repeat), decisions (a settled choice and
                 why), codebase (what a file or subsystem does; the topic is its path)
   <importance>  critical, high, normal or low
+  <confidence>  how sure you are that the digest states this fact and that it is durable, from
+                0.0 (a guess) to 1.0 (stated plainly)
   <topic>       a short topic name; related facts share one
   <text>        the fact in one or two self-contained sentences, starting with the date
                 (YYYY-MM-DD) when it holds only for a while

@@ -2,7 +2,8 @@
 
     - [<digest> | global|workspace:<key> | <layer> | <importance>] <topic> :: <text>
 
-(an optional fifth field in the brackets is the volatility), and `DONE <digest>` per digest
+(optional further fields in the brackets: the volatility, and the model's confidence in the fact,
+0 to 1 or a percentage; a fact without one counts as confident), and `DONE <digest>` per digest
 handled. Lines are read one at a time: prose, reasoning and an echoed prompt are ignored, a bad
 line is rejected with its reason and the rest still count. A reply with no protocol line at all
 may be JSON, read with escalating recovery."""
@@ -24,6 +25,7 @@ _SYNONYMS = {"learning": "learnings", "lesson": "learnings", "lessons": "learnin
 _FACT = re.compile(r"^\s*(?:[-*•]\s*)?\[(?P<fields>[^\[\]]*)\]\s*(?P<topic>.*?)\s*::\s*(?P<text>.*?)\s*$")
 _DONE = re.compile(r"^\s*[-*•]?\s*\**DONE\**:?\s+`?(?P<id>[A-Za-z0-9._-]+)`?\s*\.?\s*$")
 _KEY = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+_CONFIDENCE = re.compile(r"^(?:conf(?:idence)?\s*[:=]?\s*)?(?P<n>\d+(?:\.\d+)?|\.\d+)\s*(?P<pct>%?)$", re.I)
 
 
 @dataclass
@@ -37,6 +39,7 @@ class Proposal:
     topic: str
     text: str
     volatility: str | None = None
+    confidence: float | None = None  # None: the model gave none, which counts as confident
 
 
 @dataclass
@@ -89,7 +92,25 @@ def check_proposal(raw: dict[str, Any], digests: dict[str, str]) -> Proposal | s
     importance = _clean(raw.get("importance")).lower()
     volatility = _clean(raw.get("volatility")).lower()
     return Proposal(digest, scope, layer, importance if importance in IMPORTANCE_VALUES else "normal",
-                    topic[:120], text, volatility if volatility in VOLATILITY_VALUES else None)
+                    topic[:120], text, volatility if volatility in VOLATILITY_VALUES else None,
+                    confidence_of(raw.get("confidence")))
+
+
+def confidence_of(value: Any) -> float | None:
+    """The model's confidence as 0..1 ("0.7", "70%", 0.7, "confidence: 0.7"); None when it gave
+    none or none that reads (the fact then counts as confident)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        number = float(value)
+        return number / 100 if 1 < number <= 100 else number if 0 <= number <= 1 else None
+    match = _CONFIDENCE.match(_clean(value))
+    if match is None:
+        return None
+    number = float(match["n"])
+    if match["pct"] or number > 1:
+        number /= 100
+    return number if 0 <= number <= 1 else None
 
 
 def parse_line(line: str) -> dict[str, Any] | None:
@@ -97,8 +118,10 @@ def parse_line(line: str) -> dict[str, Any] | None:
     if not match:
         return None
     fields = [f.strip() for f in match.group("fields").split("|")]
-    names = ("digest", "scope", "layer", "importance", "volatility")
+    names = ("digest", "scope", "layer", "importance")
     raw: dict[str, Any] = dict(zip(names, fields, strict=False))
+    for extra in fields[len(names):]:  # the volatility and the confidence, in either order
+        raw["confidence" if confidence_of(extra) is not None else "volatility"] = extra
     raw.update(topic=match.group("topic"), text=match.group("text"))
     return raw
 

@@ -26,6 +26,7 @@ from gitmem.capture.digests import (
 from gitmem.consolidate.apply import write_proposals
 from gitmem.consolidate.prompt import consolidation_prompt
 from gitmem.consolidate.protocol import ParsedReply, parse_reply
+from gitmem.consolidate.review import queue_proposals, triage
 from gitmem.fsio import file_lock, write_text_atomic
 from gitmem.models.ladder import ask
 from gitmem.observe.record import record
@@ -53,6 +54,9 @@ class ConsolidateReport:
     entries: list[dict[str, Any]] = field(default_factory=list)
     rejected: list[dict[str, str]] = field(default_factory=list)
     write_failed: list[dict[str, Any]] = field(default_factory=list)
+    queued: list[dict[str, Any]] = field(default_factory=list)  # waiting in the review queue
+    dropped: list[dict[str, str]] = field(default_factory=list)  # rejected in review before
+    held: list[str] = field(default_factory=list)  # digests kept pending: their queue does not parse
     pruned: list[str] = field(default_factory=list)
     commit: str | None = None
     failed_file: str | None = None
@@ -110,20 +114,28 @@ def _pass(store: Store, report: ConsolidateReport, pending: list[Digest], conf: 
 
 
 def _write(store: Store, report: ConsolidateReport, parsed: ParsedReply, digests: int) -> None:
-    """Every proposal through the normal write path, one commit for the pass."""
+    """Every proposal through the normal write path or into the review queue (as the setting
+    consolidate.review says), one commit for the pass; a fact rejected in review is dropped."""
     if not parsed.proposals:
         return
-    with store.batch("consolidate") as txn:
-        report.entries, report.write_failed = write_proposals(store, parsed.proposals)
+    with store.batch("consolidate") as txn:  # the catalog caught up: triage sees what is written
+        sorted_out = triage(store, parsed.proposals)
+        report.dropped = sorted_out.dropped
+        report.held = sorted({p.digest for p in sorted_out.blocked})
+        report.entries, failed = write_proposals(store, sorted_out.write)
+        report.queued, refused = queue_proposals(store, txn, sorted_out.queue)
+        report.write_failed = sorted_out.blocked_note(store) + failed + refused
         added = sum(1 for e in report.entries if e["changed"])
-        txn.message = f"consolidate: {added} entries from {digests} digests"
-    report.commit = store.git.head_oid() if any(e["changed"] for e in report.entries) else None
+        waiting = f", {len(report.queued)} queued for review" if report.queued else ""
+        txn.message = f"consolidate: {added} entries{waiting} from {digests} digests"
+    changed = any(e["changed"] for e in report.entries) or bool(report.queued)
+    report.commit = store.git.head_oid() if changed else None
 
 
 def _settle(store: Store, report: ConsolidateReport, batch: list[Digest], parsed: ParsedReply,
             max_attempts: int, stamp: datetime) -> None:
     """Attributed digests are consolidated; the others count an attempt (needs-review at the max)."""
-    attributed = parsed.attributed if not report.parse_failed else set()
+    attributed = parsed.attributed - set(report.held) if not report.parse_failed else set()
     with digests_lock(store.root):
         for digest in batch:
             if digest.id in attributed:
@@ -140,6 +152,7 @@ def _settle(store: Store, report: ConsolidateReport, batch: list[Digest], parsed
         "digests": len(report.digests), "consolidated": len(report.consolidated),
         "entries": sum(1 for e in report.entries if e["changed"]), "rejected": len(report.rejected),
         "writeFailed": len(report.write_failed), "needsReview": len(report.needs_review),
+        "queued": len(report.queued), "dropped": len(report.dropped),
     })
 
 
@@ -152,10 +165,13 @@ def _record(store: Store, report: ConsolidateReport) -> None:
     if report.digests:
         activity = (f"consolidate: {report.result}, {added} entries from {len(report.consolidated)} of "
                     f"{len(report.digests)} digests")
+        if report.queued:
+            activity += f", {len(report.queued)} queued for review"
         if report.needs_review:
             activity += f", {len(report.needs_review)} need review"
     record(store.root, "consolidate", count=counts, activity=activity, result=report.result,
            model=report.model, recovery=report.recovery, digests=len(report.digests),
            consolidated=len(report.consolidated), entries=added, rejected=len(report.rejected),
            write_failed=len(report.write_failed), needs_review=report.needs_review,
+           queued=len(report.queued), dropped=len(report.dropped),
            pruned=len(report.pruned), failed_file=report.failed_file)

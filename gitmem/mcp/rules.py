@@ -15,9 +15,10 @@ and critical facts. What it leaves out still exists: `search` finds it.
 - Write only what a later session needs and could not read from the code or the git log: a \
 decision and why, a lesson learned the hard way, a convention, where work stands. Writing nothing \
 is a correct outcome; never write to fill a gap.
-- The rest of the loop needs no shell: `consolidate` turns captured digests into entries, \
-`refresh` re-judges stale ones, `sync` shares, `conflicts` lists what a sync left and `resolve` \
-settles it; `workspaces` / `associate` say which project a folder is.
+- The rest of the loop needs no shell: `consolidate` turns captured digests into entries (what \
+it was unsure of waits in `review_list` for the user to accept or reject), `refresh` re-judges \
+stale ones, `sync` shares, `conflicts` lists what a sync left and `resolve` settles it; \
+`workspaces` / `associate` say which project a folder is.
 - A subagent never writes memory: it reads and searches freely and reports what it learned to \
 its caller, whose job recording is. Under GITMEM_SUBAGENT=1 (or a server started with \
 --subagent) every write tool refuses.

@@ -1,6 +1,6 @@
 """`gitmem mcp`: the store as an MCP server on stdio, built on the official MCP Python SDK.
 
-Tools (gitmem/mcp/entries.py, workspace.py, hot.py, loop.py) call the same library functions as the CLI;
+Tools (gitmem/mcp/entries.py, workspace.py, hot.py, loop.py, review.py) call the same library functions as the CLI;
 the context card is also the resource gitmem://context and the prompt `start-of-session`.
 """
 
@@ -14,7 +14,7 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import ValidationError
 
 from gitmem import __version__
-from gitmem.mcp import entries, hot, loop, rules, workspace
+from gitmem.mcp import entries, hot, loop, review, rules, workspace
 from gitmem.mcp.session import Outcome, Session
 
 if TYPE_CHECKING:
@@ -61,6 +61,7 @@ def build(session: Session) -> MCPServer:
     workspace.register(server, session)
     hot.register(server, session)
     loop.register(server, session)
+    review.register(server, session)
 
     async def card_text() -> Outcome:
         def work(store: Store) -> str:

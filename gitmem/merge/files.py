@@ -7,10 +7,12 @@ import re
 
 from gitmem.format.idmarks import MARKS_PATH, merge_marks
 from gitmem.format.layers import classify_path
+from gitmem.format.reviewqueue import REVIEW_PATH
 from gitmem.merge.common import PLAIN, Labels, MergeResult
 from gitmem.merge.entries import TakenIds, merge_topic_text
 from gitmem.merge.lines import merge_lines
 from gitmem.merge.records import merge_records, merge_registry
+from gitmem.merge.review import merge_review
 
 _GENERATED_RE = re.compile(
     r"^(?:SYSTEM\.md|(?:global|workspaces/[^/]+)/runtime/(?:USER|MEMORY)\.md)$"
@@ -97,6 +99,8 @@ def merge_file(
         return merge_topic_text(path, base, ours, theirs, taken_ids=taken_ids, labels=labels)
     if path == MARKS_PATH:  # the highest Id numbers handed out: the larger of each side
         return MergeResult(merge_marks(base, ours, theirs))
+    if path == REVIEW_PATH:  # the review queue: by item id, removals win (merge/review.py)
+        return merge_review(base, ours, theirs, path=path)
     if _REGISTRY_RE.match(path):
         return merge_json_registry(base, ours, theirs, path=path)
     if _RECORDS_RE.match(path):

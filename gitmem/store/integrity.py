@@ -22,6 +22,7 @@ from gitmem.format.document import FRONT_MATTER_SCAN_LINES
 from gitmem.format.idmarks import MARKS_PATH
 from gitmem.format.normalize import Outcome, Problem
 from gitmem.format.records import load_record_list
+from gitmem.format.reviewqueue import REVIEW_PATH, parse_queue
 from gitmem.fsio import read_regular_file
 from gitmem.store import tree
 
@@ -34,9 +35,11 @@ _RECORD_KEYS = {"runtime/memories.json": "items", "documents/index.json": "docum
 
 
 def json_kind(relpath: str) -> str | None:
-    """What a JSON file gitmem reads is ('registry', 'marks', 'records', 'meta'), else None."""
+    """What a JSON file gitmem reads is ('registry', 'marks', 'review', 'records', 'meta'), else None."""
     if relpath == REGISTRY_PATH:
         return "registry"
+    if relpath == REVIEW_PATH:
+        return "review"
     if relpath == MARKS_PATH:
         return "marks"
     scope_dir, _, rest = _split_scope(relpath)
@@ -99,6 +102,12 @@ def check_text(relpath: str, text: str) -> None:
 
 
 def _json_problem(relpath: str, kind: str, text: str) -> Problem | None:
+    if kind == "review":
+        try:
+            parse_queue(text)
+        except InvalidInputError as exc:
+            return _problem_from_message(relpath, str(exc))
+        return None
     if kind == "records":
         key = _RECORD_KEYS[_split_scope(relpath)[2]]
         try:
@@ -147,7 +156,7 @@ def _copy_problem(root: Path, relpath: str, text: str) -> Problem | None:
 
 def read_files(root: Path) -> list[str]:
     """Every file on disk that parse_problem judges: the JSON files and the document copies."""
-    found = [p for p in (REGISTRY_PATH, MARKS_PATH) if (root / p).exists()]
+    found = [p for p in (REGISTRY_PATH, MARKS_PATH, REVIEW_PATH) if (root / p).exists()]
     for scope in tree.scope_keys(root):
         base = L.scope_dir(scope)
         names = [*_RECORD_KEYS, *(["meta.json"] if scope != L.GLOBAL else [])]

@@ -46,6 +46,22 @@ def consolidate_settings(registry: Registry) -> dict[str, int]:
     return merged
 
 
+REVIEW_OFF, REVIEW_EVERYTHING = "off", "everything"
+REVIEW_ALLOWED = 'off, everything, or a confidence from 0 to 1 (facts below it wait for review)'
+
+
+def consolidate_review(registry: Registry) -> str | float:
+    """settings.consolidate.review: "off" (every fact is written), "everything" (every fact waits
+    for review), or a confidence threshold 0..1 (facts the model is less sure of wait)."""
+    raw = registry.setting("consolidate")
+    value = raw.get("review", REVIEW_OFF) if isinstance(raw, dict) else REVIEW_OFF
+    if value in (REVIEW_OFF, REVIEW_EVERYTHING):
+        return str(value)
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
+        return value
+    raise InvalidInputError(f"memory.json settings.consolidate.review must be {REVIEW_ALLOWED}")
+
+
 def context_max_chars(registry: Registry) -> int:
     """settings.contextMaxChars: the context card's budget in characters."""
     value = registry.setting("contextMaxChars")

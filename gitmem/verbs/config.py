@@ -38,7 +38,7 @@ class Setting:
 
     key: str
     where: str  # shared (memory.json) | local (state/, this machine)
-    kind: str  # number | bool | text | secret
+    kind: str  # number | bool | choice (a word or a number) | text | secret
     allowed: str
     help: str
     read: Reader | None = None  # the reader the using part calls (shared settings)
@@ -122,12 +122,6 @@ def _working(name: str) -> Reader:
     return read
 
 
-
-
-
-
-
-
 _DAYS = "a whole number of days from 1 to 100000"
 _BYTES64 = "a whole number of bytes >= 64"
 _BYTES1K = "a whole number of bytes >= 1024"
@@ -178,6 +172,9 @@ SETTINGS: tuple[Setting, ...] = (
             _consolidate("maxAttempts")),
     Setting("consolidate.keepDigests", SHARED, "number", _COUNT1, "settled digests kept",
             _consolidate("keepDigests")),
+    Setting("consolidate.review", SHARED, "choice", "off, everything, or a confidence from 0 to 1",
+            "which proposed facts wait in the review queue instead of being written",
+            _stored("consolidate_review")),
     Setting("serve.autoStart", SHARED, "bool", "true or false", "start the warm server on first use",
             _stored("serve_auto_start")),
     Setting("serve.idleMinutes", SHARED, "number", "a number of minutes >= 0 (0: never)",

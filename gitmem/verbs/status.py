@@ -12,6 +12,7 @@ from gitmem.redaction import redact
 from gitmem.secrets.scan import refuse_hand_edit_secrets
 from gitmem.store import integrity, kept
 from gitmem.store.recovery import leftovers
+from gitmem.store.review import queue_length
 from gitmem.store.serverstate import describe as describe_server
 from gitmem.store.store import Store
 from gitmem.store.system_doc import system_doc_stale
@@ -52,6 +53,7 @@ def status(store: Store, *, check: bool = True) -> dict[str, Any]:
             "leftovers": [str(p) for p in leftovers(store)],
         }
     data.update({key: value for key, value in facts.items() if key not in data})  # memory_work's
+    data["reviewQueue"] = queue_length(store)  # facts consolidation left for a person
     data["server"] = describe_server(store.root)
     return data
 

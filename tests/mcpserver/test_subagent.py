@@ -26,6 +26,8 @@ WRITE_CALLS = {
     "runtime_remove": {"old": "An item"},
     "doc_add": {"text": "# Doc", "title": "Doc"},
     "batch": {"items": [{"op": "remember", "text": "A fact", "layer": "semantic"}]},
+    "review_accept": {"item": "r0123456789"},
+    "review_reject": {"item": "r0123456789", "reason": "wrong"},
 }
 
 
