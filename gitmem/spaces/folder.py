@@ -19,7 +19,6 @@ from gitmem.store.registry import Registry, default_registry
 from gitmem.store.store import Store
 
 if TYPE_CHECKING:
-    from gitmem.git.repo import GitRepo
     from gitmem.search.index import SearchIndex
     from gitmem.store.txn import WriteTxn
 
@@ -35,6 +34,13 @@ def read_only_error(name: str) -> InvalidInputError:
 
 def is_folder_provider(provider: str) -> bool:
     return provider in FLAVOURS
+
+
+def cite(store: Store, record: dict[str, Any], source: str) -> None:
+    """A record of a folder's note names the note itself: `note` (its path:line in the folder)
+    and `folder` (the record's `path` is the cache's topic file)."""
+    if isinstance(store, FolderSpace) and source:
+        record.update(note=source, folder=str(store.folder))
 
 
 class FolderSpace(Store):
@@ -71,7 +77,7 @@ class FolderSpace(Store):
         return self._registry
 
     @property
-    def git(self) -> GitRepo:
+    def git(self) -> NoReturn:
         raise read_only_error(self.name)
 
     # -- reading -----------------------------------------------------------------------------

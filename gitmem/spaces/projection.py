@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 from gitmem.errors import InvalidInputError
-from gitmem.format.entry import Entry
+from gitmem.format.entry import IMPORTANCE_RANK, Entry
 from gitmem.format.layers import LAYERS, canonical_slug
 from gitmem.format.markdown import new_topic_file, render_topic_file
 from gitmem.format.wording import guess_layer
@@ -74,6 +74,7 @@ def note_id(relpath: str, anchor: str) -> str:
     """The stable Id of a note's section: its file stem, its heading, a hash of both."""
     stem = canonical_slug(PurePosixPath(relpath).stem)[:40].strip("-_") or "note"
     part = "" if anchor in ("_", "note") else canonical_slug(anchor.rsplit("/", 1)[-1])[:30].strip("-_")
+    part = "" if part == stem[:30].strip("-_") else part  # the note's own title: the stem says it
     digest = hashlib.blake2b(f"{relpath}#{anchor}".encode(), digest_size=4).hexdigest()
     return f"{stem}.{part}-{digest}" if part else f"{stem}-{digest}"
 
@@ -177,7 +178,8 @@ def read_source(folder: Path, relpath: str, stamp: Stamp, flavour: str) -> Sourc
     context = ReadContext(folder)
     if flavour == "basic-memory":
         return read_note(folder / relpath, folder, context)
-    return read_note_file(folder / relpath, folder, context, meta_fields={"tags": "Tags"})
+    return read_note_file(folder / relpath, folder, context,
+                          meta_fields={"tags": "Tags", "importance": "Importance"})
 
 
 def unreadable_reason(message: str, relpath: str) -> str:
@@ -215,6 +217,8 @@ def _entry(relpath: str, note: Note, day: str) -> Entry:
     fields = {"Id": note_id(relpath, note.anchor), "Source": f"{relpath}:{note.line}",
               "Created": day, "Verified": day}
     fields.update({k: hide_secrets(v) for k, v in note.fields.items() if k not in fields})
+    if fields.get("Importance", "normal").lower() not in IMPORTANCE_RANK:
+        del fields["Importance"]  # a word gitmem does not grade by: left out, not guessed
     body = hide_secrets(note.body.strip()) or note.title
     return Entry(title=hide_secrets(" ".join(note.title.split())) or "note", body=body, fields=fields)
 
