@@ -24,6 +24,7 @@ import os
 import shutil
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -35,10 +36,10 @@ from gitmem.format.markdown import new_topic_file, render_topic_file
 from gitmem.format.wording import guess_layer
 from gitmem.fsio import read_regular_text, write_json_atomic, write_text_atomic
 from gitmem.notes.basic_memory import read_note
-from gitmem.notes.markdown import markdown_files, read_note_file
+from gitmem.notes.markdown import SUFFIXES, markdown_files, read_note_file
 from gitmem.notes.model import Note, ReadContext, SourceFile
 from gitmem.secrets.mask import hide_secrets
-from gitmem.stamps import Stamp, settled, stamp_of, stamp_text
+from gitmem.stamps import Stamp, file_stamp, settled, stamp_of
 
 FORMAT = 1
 MANIFEST = "state/notes.json"
@@ -50,16 +51,10 @@ _LAYERS = tuple(name for name, spec in LAYERS.items() if spec.shape == "topics" 
 class NoteRecord:
     """What the cache knows of one note: its stamp when read, the topic files it became."""
 
-    stamp: str
-    recorded_ns: int
+    stamp: Stamp
+    racy: bool  # read too soon after a change for an equal stamp to prove it unchanged since
     files: list[str] = field(default_factory=list)
     error: str = ""
-
-    @property
-    def racy(self) -> bool:
-        """Read too soon after a change for an equal stamp to prove it unchanged since."""
-        mtime = int(self.stamp.split(":")[4]) if self.stamp.count(":") == 5 else 0
-        return not settled((0, 0, 0, 0, mtime, 0), self.recorded_ns)
 
 
 @dataclass
@@ -87,38 +82,75 @@ def topic_path(relpath: str, layer: str) -> str:
 
 
 def scan(folder: Path) -> dict[str, Stamp]:
-    """Every note below the folder (hidden folders skipped, links to folders not followed) with
-    the stamp of what it points at (of the link itself when that cannot be followed)."""
+    """Every note below the folder (as gitmem/notes/markdown.py finds them: hidden folders and
+    files skipped, links to folders not followed) with the stamp of what it points at (of the
+    link itself when that cannot be followed). Plain scandir: a read of the space pays for it."""
     found: dict[str, Stamp] = {}
-    for path in markdown_files(folder):
+    pending = [("", os.fspath(folder))]
+    while pending:
+        prefix, here = pending.pop()
         try:
-            info = os.stat(path)
+            with os.scandir(here) as listing:
+                items = list(listing)
         except OSError:
+            continue
+        for item in items:
+            name = item.name
+            if name.startswith("."):
+                continue
             try:
-                info = os.lstat(path)
+                if item.is_dir(follow_symlinks=False):
+                    pending.append((f"{prefix}{name}/", item.path))
+                elif name.lower().endswith(SUFFIXES):
+                    found[prefix + name] = _stamp(item)
             except OSError:
                 continue  # gone while scanning
-        found[path.relative_to(folder).as_posix()] = stamp_of(info)
     return found
+
+
+def _stamp(item: os.DirEntry[str]) -> Stamp:
+    try:
+        return stamp_of(item.stat())
+    except OSError:
+        return stamp_of(item.stat(follow_symlinks=False))
+
+
+# The notes last loaded or saved per cache, with the manifest's stamp then: a process that reads
+# the space again (a server, a benchmark) parses the manifest only when another process wrote it.
+_LOADED: dict[Path, tuple[Stamp, dict[str, NoteRecord]]] = {}
 
 
 def _load(cache: Path, folder: Path, flavour: str) -> dict[str, NoteRecord] | None:
     """The recorded notes, or None when the cache is missing, damaged or of another folder."""
+    path = cache / MANIFEST
+    stamp = file_stamp(path)
+    known = _LOADED.pop(cache, None)
+    if known is not None and stamp is not None and known[0] == stamp:
+        return known[1]
     try:
-        data = json.loads(read_regular_text(cache / MANIFEST))
+        data = json.loads(read_regular_text(path))
         if (data.get("format"), data.get("folder"), data.get("flavour")) != (FORMAT, str(folder), flavour):
             return None
-        return {str(k): NoteRecord(str(v[0]), int(v[1]), [str(f) for f in v[2]], str(v[3]))
+        return {str(k): NoteRecord(tuple(int(n) for n in v[0]), bool(v[1]),  # type: ignore[arg-type]
+                                   [str(f) for f in v[2]], str(v[3]))
                 for k, v in data["notes"].items()}
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
 
 
 def _save(cache: Path, folder: Path, flavour: str, notes: dict[str, NoteRecord]) -> None:
-    write_json_atomic(cache / MANIFEST, {
+    path = cache / MANIFEST
+    write_json_atomic(path, {
         "format": FORMAT, "folder": str(folder), "flavour": flavour,
-        "notes": {k: [r.stamp, r.recorded_ns, r.files, r.error] for k, r in sorted(notes.items())},
+        "notes": {k: [list(r.stamp), r.racy, r.files, r.error] for k, r in sorted(notes.items())},
     }, durable=False)
+    _remember(cache, notes)
+
+
+def _remember(cache: Path, notes: dict[str, NoteRecord]) -> None:
+    stamp = file_stamp(cache / MANIFEST)
+    if stamp is not None:
+        _LOADED[cache] = (stamp, notes)
 
 
 def sync(folder: Path, cache: Path, flavour: str) -> Synced:
@@ -135,7 +167,7 @@ def sync(folder: Path, cache: Path, flavour: str) -> Synced:
         out.changed += _remove(cache, notes.pop(relpath).files)
     for relpath, stamp in stamps.items():
         record = notes.get(relpath)
-        if record is None or record.stamp != stamp_text(stamp) or record.racy:
+        if record is None or record.stamp != stamp or record.racy:
             notes[relpath] = _project(folder, cache, relpath, stamp, flavour, now_ns,
                                       record.files if record else [], out)
     for relpath, record in notes.items():
@@ -143,6 +175,8 @@ def sync(folder: Path, cache: Path, flavour: str) -> Synced:
             out.skipped[relpath] = record.error
     if out.changed:
         _save(cache, folder, flavour, notes)
+    else:
+        _remember(cache, notes)
     return out
 
 
@@ -155,7 +189,7 @@ def _remove(cache: Path, files: list[str]) -> list[str]:
 def _project(folder: Path, cache: Path, relpath: str, stamp: Stamp, flavour: str, now_ns: int,
              before: list[str], out: Synced) -> NoteRecord:
     """Read one note and write its topic files (the ones it no longer makes are removed)."""
-    record = NoteRecord(stamp_text(stamp), now_ns)
+    record = NoteRecord(stamp, not settled(stamp, now_ns))
     try:
         source = read_source(folder, relpath, stamp, flavour)
     except InvalidInputError as exc:
@@ -191,16 +225,17 @@ def unreadable_reason(message: str, relpath: str) -> str:
 def render_note(relpath: str, source: SourceFile, stamp: Stamp) -> dict[str, str]:
     """The topic files (cache path -> text) of one note's entries, one file per layer."""
     day = datetime.fromtimestamp(stamp[4] / 1e9, tz=UTC).date().isoformat()
+    mask = hide_secrets if hide_secrets(source.text) != source.text else _as_is  # one look per note
     by_layer: dict[str, list[Entry]] = {}
     for note in source.notes:
         layer = _layer_of(note)
-        by_layer.setdefault(layer, []).append(_entry(relpath, note, day))
+        by_layer.setdefault(layer, []).append(_entry(relpath, note, day, mask))
     texts = {}
     title = source.notes[0].title if source.notes else PurePosixPath(relpath).stem
     for layer, entries in by_layer.items():
         target = topic_path(relpath, layer)
         topic = new_topic_file({"topic": target.rsplit("/", 1)[-1][:-3], "layer": layer,
-                                "scope": "global"}, hide_secrets(" ".join(title.split())))
+                                "scope": "global"}, mask(" ".join(title.split())))
         topic.entries = entries
         texts[target] = render_topic_file(topic)
     return texts
@@ -213,14 +248,18 @@ def _layer_of(note: Note) -> str:
     return guessed if guessed in _LAYERS else "semantic"
 
 
-def _entry(relpath: str, note: Note, day: str) -> Entry:
+def _as_is(text: str) -> str:
+    return text
+
+
+def _entry(relpath: str, note: Note, day: str, mask: Callable[[str], str]) -> Entry:
     fields = {"Id": note_id(relpath, note.anchor), "Source": f"{relpath}:{note.line}",
               "Created": day, "Verified": day}
-    fields.update({k: hide_secrets(v) for k, v in note.fields.items() if k not in fields})
+    fields.update({k: mask(v) for k, v in note.fields.items() if k not in fields})
     if fields.get("Importance", "normal").lower() not in IMPORTANCE_RANK:
         del fields["Importance"]  # a word gitmem does not grade by: left out, not guessed
-    body = hide_secrets(note.body.strip()) or note.title
-    return Entry(title=hide_secrets(" ".join(note.title.split())) or "note", body=body, fields=fields)
+    body = mask(note.body.strip()) or note.title
+    return Entry(title=mask(" ".join(note.title.split())) or "note", body=body, fields=fields)
 
 
 def detect_flavour(folder: Path, sample: int = 20) -> str | None:
