@@ -52,7 +52,7 @@ ALLOWED: dict[str, set[str]] = {
     "documents": {"store", "format", "search", "observe", "secrets"},
     "githooks": {"store", "merge", "git", "format", "observe", "runtime", "secrets"},
     "sync": {"store", "merge", "git", "githooks", "format", "observe", "runtime", "documents"},
-    "spaces": {"store", "sync", "format", "notes", "secrets"},
+    "spaces": {"store", "sync", "format", "notes", "secrets", "search"},
     "provenance": {"store", "git", "search", "format", "secrets"},
     "verbs": {"store", "sync", "githooks", "format", "capture", "observe", "runtime", "documents",
               "secrets", "spaces", "provenance"},
