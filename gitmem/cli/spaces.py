@@ -162,15 +162,21 @@ def space_describe(ctx: click.Context, name: str, description: str | None, keywo
                    own_name: str | None, as_json: bool) -> None:
     """Set a space's own description, keywords or name, in its memory.json (one commit there)."""
     from gitmem.errors import InvalidInputError
-    from gitmem.spaces.manage import describe_space
+    from gitmem.spaces.manage import describe_folder, describe_space
     from gitmem.spaces.mounts import check_name, get_mount, is_home, load_mounts, open_mount
 
     home = get_store(ctx)
-    store = home if is_home(home, name) else open_mount(home, get_mount(home, name))
+    mount = None if is_home(home, name) else get_mount(home, name)
+    store = home if mount is None else open_mount(home, mount)
     if own_name and store is home and own_name in load_mounts(home.root):
         raise InvalidInputError(f"{own_name!r} already names a mounted space")
-    changed = describe_space(store, check_name(own_name) if own_name else name, description,
-                             list(keywords), rename=own_name is not None)
+    if mount is not None and not mount.writable:
+        if own_name:
+            raise InvalidInputError(f"space {name!r} is a read-only Markdown folder: it is named by its mount")
+        changed = describe_folder(home, name, description, list(keywords))
+    else:
+        changed = describe_space(store, check_name(own_name) if own_name else name, description,
+                                 list(keywords), rename=own_name is not None)
     emit({"space": name, "changed": changed}, as_json,
          f"{name}: described" if changed else f"{name}: already so; nothing changed")
 

@@ -68,6 +68,11 @@ class FolderSpace(Store):
                 f" (`gitmem space remove {self.name}`, or add it again with its new path)"
             )
 
+    def describe(self, description: str) -> None:
+        """Take a description set in the mount since this space was opened."""
+        if description != self.description:
+            self.description, self._registry = description, None
+
     @property
     def registry(self) -> Registry:
         """What the space says of itself (its name, its description): no memory.json is read."""

@@ -169,6 +169,24 @@ def describe_space(space: Store, name: str, description: str | None, keywords: l
         return bool(txn.touched)
 
 
+def describe_folder(home: Store, name: str, description: str | None, keywords: list[str]) -> bool:
+    """Set a Markdown folder's description, kept in its mount (the folder is never written);
+    it takes no keywords: they route writes, and it takes none."""
+    if keywords:
+        raise InvalidInputError(f"space {name!r} is a read-only Markdown folder: routing keywords"
+                                " send writes to a space, and it takes none")
+    with home.locked():
+        mounts = load_mounts(home.root)
+        mount = get_mount(home, name)
+        wanted = " ".join((description or "").split()) if description is not None else mount.description
+        if wanted == mount.description:
+            return False
+        mount.description = wanted
+        mounts[name] = mount
+        save_mounts(home.root, mounts)
+    return True
+
+
 def set_active(home: Store, name: str, active: bool) -> dict[str, Any]:
     """Switch a space on or off for reads; `home` (or the store's own name): the store itself."""
     refuse_subagent("space activate" if active else "space deactivate")

@@ -158,6 +158,8 @@ def open_mount(home: Store, mount: Mount) -> Store:
 
     opened = _OPENED.setdefault(home, {})
     space = opened.get(mount.path)
+    if isinstance(space, FolderSpace):
+        space.describe(mount.description)  # described since it was opened: `space list` says so
     if space is None and not mount.writable:
         space = FolderSpace(home, mount.name, mount.path, mount.provider, mount.description)
     elif space is None:

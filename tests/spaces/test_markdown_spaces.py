@@ -152,6 +152,19 @@ def test_every_write_to_the_folder_is_refused(home: Cli, vault: Path) -> None:
     assert keyword.exit_code != 0 and "takes none" in keyword.output
 
 
+def test_a_folder_is_described_in_its_mount_and_skipped_by_sync_all(home: Cli, vault: Path) -> None:
+    mount(home, vault)
+    described = home("space", "describe", "vault", "-d", "My  reading notes")
+    assert described.exit_code == 0, described.output
+    assert home.json("space", "list")[1]["description"] == "My reading notes"
+    assert json.loads((home.root / "state" / "spaces.json").read_text())["spaces"]["vault"] == {
+        "path": str(vault.resolve()), "active": True, "url": None, "added": home.json("space", "list")[1]["added"],
+        "provider": "obsidian", "description": "My reading notes"}
+    assert home("space", "describe", "vault", "-k", "deploy").exit_code != 0
+    synced = home("sync", "--all")
+    assert "vault: skipped (a read-only Markdown folder: nothing to sync)" in synced.output
+
+
 def test_merge_out_of_the_folder_copies_its_notes_into_the_store(home: Cli, vault: Path) -> None:
     mount(home, vault)
     count = len(home.json("list", "--space", "vault"))
