@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem import caller
 from gitmem.errors import GitmemError, InvalidInputError
-from gitmem.spaces.folder import FolderSpace
+from gitmem.spaces.folder import CACHE_DIR, FolderSpace
 from gitmem.spaces.mounts import (
     CLONES_DIR,
     GITMEM,
@@ -204,13 +205,16 @@ def set_active(home: Store, name: str, active: bool) -> dict[str, Any]:
 
 
 def remove_space(home: Store, name: str) -> dict[str, Any]:
-    """Unmount a space; its folder (a clone too) is left as it is: nothing is deleted."""
+    """Unmount a space; its folder (a clone too) is left as it is: nothing is deleted but a
+    Markdown folder's cache (state/providers/NAME: derived from the folder alone)."""
     refuse_subagent("space remove")
     with home.locked():
         mounts = load_mounts(home.root)
         mount = get_mount(home, name)
         del mounts[name]
         save_mounts(home.root, mounts)
+        if not mount.writable:
+            shutil.rmtree(home.root / CACHE_DIR / name, ignore_errors=True)
     return {"name": name, "path": mount.path, "removed": True}
 
 

@@ -163,6 +163,9 @@ def test_a_folder_is_described_in_its_mount_and_skipped_by_sync_all(home: Cli, v
     assert home("space", "describe", "vault", "-k", "deploy").exit_code != 0
     synced = home("sync", "--all")
     assert "vault: skipped (a read-only Markdown folder: nothing to sync)" in synced.output
+    # Unmounted: the cache goes (it is derived from the folder alone), the folder stays.
+    assert home("space", "remove", "vault").exit_code == 0
+    assert not (home.root / "state" / "providers" / "vault").exists() and (vault / "squash.md").is_file()
 
 
 def test_merge_out_of_the_folder_copies_its_notes_into_the_store(home: Cli, vault: Path) -> None:
