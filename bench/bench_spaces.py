@@ -2,6 +2,9 @@
 
 Search across N spaces of E entries each against one store of E entries, in the same process and
 the same run (queries interleaved, medians): the library call and the `gitmem search` process.
+Then search with a read-only Markdown folder of V notes (an Obsidian-style vault) mounted beside
+them against the same spaces without it (the vault switched off and on between queries), its
+first read (the notes read into the cache and indexed) and a read after one note was edited.
 Then, on the first store: `gitmem as-of REV search` (first call exports and indexes the commit's
 tree, later calls reuse it) and `gitmem why ID` after C more commits.
 
@@ -9,7 +12,7 @@ With --fusion: retrieval quality of each fusion method on the labelled fixture s
 spaces (recall@5 / MRR against the same entries in one store), and nothing else.
 
 Usage: python bench/bench_spaces.py [--entries 10000] [--spaces 3] [--queries 200] [--cli 20]
-                                    [--commits 200] [--fusion]
+                                    [--vault 2000] [--commits 200] [--fusion]
 """
 
 from __future__ import annotations
@@ -30,9 +33,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from synthstore import SynthConfig, build_store, make_queries  # noqa: E402
+from synthstore import Synth, SynthConfig, build_store, make_queries  # noqa: E402
 
-from gitmem.spaces.manage import add_space  # noqa: E402
+from gitmem.spaces.manage import add_space, set_active  # noqa: E402
 from gitmem.store.store import Store  # noqa: E402
 from gitmem.verbs.search import search  # noqa: E402
 
@@ -90,6 +93,49 @@ def bench_search(home: Store, queries: list[str], cli_queries: int) -> None:
         ratio = statistics.median(cli_all) / statistics.median(cli_one)
         print(line("  gitmem search process, one store", cli_one))
         print(line("  gitmem search process, all spaces", cli_all) + f"  (x{ratio:.2f})")
+
+
+def make_vault(folder: Path, notes: int, seed: int = 23) -> Path:
+    """An Obsidian-style vault: notes in 40 folders, front matter, a title and 2-4 sections each,
+    wiki links between them; the words drawn as the stores' are."""
+    synth = Synth(seed)
+    (folder / ".obsidian").mkdir(parents=True)
+    for n in range(notes):
+        sections = "\n\n".join(f"## {synth.title(False)}\n{synth.body(False)}"
+                                 for _ in range(synth.rng.randint(2, 4)))
+        text = (f"---\ntags: [{synth.zipf(TOOLS_WORDS)}]\n---\n# {synth.title(False)}\n\n"
+                f"{synth.body(False)} See [[note {(n * 7) % notes}]].\n\n{sections}\n")
+        path = folder / f"area-{n % 40}" / f"note {n}.md"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return folder
+
+
+def bench_vault(home: Store, queries: list[str], notes: int, tmp: Path) -> None:
+    vault = make_vault(tmp / "vault", notes)
+    add_space(home, "vault", str(vault))
+    first = ms(lambda: search(home, "warm up"))
+    without: list[float] = []
+    with_vault: list[float] = []
+    for query in queries:  # interleaved: the vault off, then on, for each query
+        set_active(home, "vault", False)
+        without.append(ms(lambda q=query: search(home, q)))
+        set_active(home, "vault", True)
+        with_vault.append(ms(lambda q=query: search(home, q)))
+    ratio = statistics.median(with_vault) / statistics.median(without)
+    print(f"  first read of the vault ({notes} notes read into the cache and indexed): {first:.0f} ms")
+    print(line("  library, the spaces without the vault", without))
+    print(line(f"  library, the spaces and a {notes}-note vault", with_vault) + f"  (x{ratio:.2f})")
+    edited = next((tmp / "vault").rglob("*.md"))
+    edits = []
+    for n in range(10):
+        edited.write_text(edited.read_text(encoding="utf-8") + f"\nEdit {n} mentions a flamingo.\n",
+                          encoding="utf-8")
+        edits.append(ms(lambda: search(home, "flamingo")))
+    print(line("  search right after a note was edited (read again, re-indexed)", edits))
+
+
+TOOLS_WORDS = ["ops", "deploy", "infra", "notes", "meeting", "design"]
 
 
 def bench_history(home: Store, commits: int) -> None:
@@ -192,6 +238,7 @@ def main() -> int:
     parser.add_argument("--spaces", type=int, default=3)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--cli", type=int, default=20, help="queries run through the CLI (0: skip)")
+    parser.add_argument("--vault", type=int, default=2000, help="notes of the Markdown vault mounted (0: skip)")
     parser.add_argument("--commits", type=int, default=200, help="commits before timing `why` (0: skip)")
     parser.add_argument("--fusion", action="store_true", help="only the fusion quality table")
     args = parser.parse_args()
@@ -211,6 +258,9 @@ def main() -> int:
         search(home, "warm up")
         print(f"search, {args.queries} queries, {args.spaces} spaces vs one store:")
         bench_search(home, queries, args.cli)
+        if args.vault:
+            print(f"search with a read-only Markdown vault of {args.vault} notes mounted:")
+            bench_vault(home, queries, args.vault, tmp)
         if args.commits:
             print("history:")
             bench_history(home, args.commits)

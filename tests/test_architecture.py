@@ -31,7 +31,7 @@ GROUND = TOP_LEVEL - {"__init__", "__main__"}
 
 # The folders from the bottom up: imports point down this list, never up or sideways-up.
 LAYERS: tuple[str, ...] = (
-    "observe", "format", "git", "secrets", "merge", "search", "store", "runtime", "documents",
+    "observe", "format", "git", "secrets", "notes", "merge", "search", "store", "runtime", "documents",
     "githooks", "sync", "spaces", "provenance", "models", "capture", "verbs", "consolidate",
     "history", "imports", "serve", "integrate", "mcp", "web", "cli",
 )
@@ -42,6 +42,7 @@ LAYERS: tuple[str, ...] = (
 ALLOWED: dict[str, set[str]] = {
     "observe": set(),
     "format": set(),
+    "notes": {"format"},
     "merge": {"format"},
     "git": set(),
     "search": {"format"},
@@ -51,7 +52,7 @@ ALLOWED: dict[str, set[str]] = {
     "documents": {"store", "format", "search", "observe", "secrets"},
     "githooks": {"store", "merge", "git", "format", "observe", "runtime", "secrets"},
     "sync": {"store", "merge", "git", "githooks", "format", "observe", "runtime", "documents"},
-    "spaces": {"store", "sync", "format"},
+    "spaces": {"store", "sync", "format", "notes", "secrets", "search"},
     "provenance": {"store", "git", "search", "format", "secrets"},
     "verbs": {"store", "sync", "githooks", "format", "capture", "observe", "runtime", "documents",
               "secrets", "spaces", "provenance"},
@@ -60,7 +61,7 @@ ALLOWED: dict[str, set[str]] = {
     "consolidate": {"store", "verbs", "format", "capture", "models", "observe", "secrets"},
     "history": {"store", "verbs", "format", "git", "observe"},
     # imports/: other tools' memory read in (`gitmem import`), and gitmem's own export.
-    "imports": {"store", "verbs", "format", "runtime", "documents", "secrets", "spaces"},
+    "imports": {"store", "verbs", "format", "runtime", "documents", "secrets", "spaces", "notes"},
     # serve/: the warm server, its thin client and its schedule (the client imports wire only).
     "serve": {"store", "sync", "history", "consolidate", "capture", "models", "observe"},
     "integrate": {"verbs", "store", "capture", "observe"},

@@ -77,7 +77,8 @@ def show(ctx: click.Context, entry_id: str, space: str | None, as_json: bool) ->
         label = f" {record['label']}" if record["label"] else ""
         where = f"{record['space']}:" if record["ref"] != record["id"] else ""
         suspect = "".join(f"\nSUSPECT: {reason}" for reason in record["suspect"])
-        return (f"{record['title']}{label}\n{where}{record['path']}:{record['line']}  "
+        place = record.get("note") or f"{record['path']}:{record['line']}"
+        return (f"{record['title']}{label}\n{where}{place}  "
                 f"[{record['scope']}/{record['layer']}, {record['status']}, {record['freshness']}]"
                 f"{suspect}\n\n{record['body']}\n\n{fields}")
 

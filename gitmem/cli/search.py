@@ -19,7 +19,8 @@ def _hit_line(hit: dict[str, Any], spaces: bool) -> str:
     flag = f" [{', '.join(dict.fromkeys(marks))}]" if marks else ""  # expired is a grade and a status
     head = f"{hit.get('ref') or hit['id'] or '(no Id yet)'}  {hit['title']}{flag}"
     where = f"{hit['space']}:" if spaces else ""
-    line = f"{head}\n    {where}{hit['path']}:{hit['line']}  {hit['scope']}/{hit['layer']}  {hit['snippet']}"
+    place = hit.get("note") or f"{hit['path']}:{hit['line']}"  # a folder's note: its own place
+    line = f"{head}\n    {where}{place}  {hit['scope']}/{hit['layer']}  {hit['snippet']}"
     if hit.get("suspect"):
         from gitmem.verbs.suspects import summary
 

@@ -16,6 +16,8 @@ def _row(info: dict[str, Any]) -> str:
     if info["status"] != "ok":
         state += f", {info['status']}"
     own = f" (calls itself {info['own_name']})" if info.get("own_name") not in (None, info["name"]) else ""
+    if info.get("provider", "gitmem") != "gitmem":
+        state += f", read-only {info['provider']} folder"
     text = f"{info['name']}  [{state}]  {info['path']}{own}"
     if info.get("description"):
         text += f"\n    {info['description']}"
@@ -25,6 +27,8 @@ def _row(info: dict[str, Any]) -> str:
         text += "\n    route: " + ", ".join(f"{k} {v}" for k, v in rule.items() if k != "space")
     if info.get("problem"):
         text += f"\n    {info['problem']}"
+    for note, why in (info.get("skipped") or {}).items():
+        text += f"\n    skipped {note}: {why}"
     return text
 
 
@@ -43,21 +47,28 @@ def space() -> None:
 @click.option("--branch", default="main", show_default=True, help="Branch to clone from a URL.")
 @click.option("--create", is_flag=True,
               help="Create a new store at PATH when it is missing or an empty folder (asked on a terminal).")
+@click.option("--provider", type=click.Choice(["gitmem", "markdown", "obsidian", "basic-memory"]),
+              help="What PATH is: a gitmem store, or a read-only folder of Markdown notes"
+                   " (default: detected; markdown finds obsidian and basic-memory folders itself).")
 @json_option
 @click.pass_context
 def space_add(ctx: click.Context, name: str, location: str, description: str | None,
-              keywords: tuple[str, ...], inactive: bool, branch: str, create: bool, as_json: bool) -> None:
-    """Mount the gitmem store at PATH, or clone one from URL, as space NAME (on this machine)."""
+              keywords: tuple[str, ...], inactive: bool, branch: str, create: bool,
+              provider: str | None, as_json: bool) -> None:
+    """Mount the gitmem store at PATH, or clone one from URL, as space NAME (on this machine);
+    a folder of Markdown notes (an Obsidian vault, a basic-memory project) is mounted read-only."""
     import sys
 
     from gitmem.spaces.manage import add_space, can_create
 
     store = get_store(ctx)
-    if not create and can_create(location) and sys.stdin.isatty() and not as_json:
+    if not create and provider in (None, "gitmem") and can_create(location) and sys.stdin.isatty() \
+            and not as_json:
         create = click.confirm(f"{location} holds no gitmem store: create one there?", default=False,
                                err=True)
     info = add_space(store, name, location, description=description,
-                     keywords=list(keywords), inactive=inactive, branch=branch, create=create)
+                     keywords=list(keywords), inactive=inactive, branch=branch, create=create,
+                     provider=provider)
     emit(info, as_json, lambda: _row(info))
 
 
@@ -151,15 +162,21 @@ def space_describe(ctx: click.Context, name: str, description: str | None, keywo
                    own_name: str | None, as_json: bool) -> None:
     """Set a space's own description, keywords or name, in its memory.json (one commit there)."""
     from gitmem.errors import InvalidInputError
-    from gitmem.spaces.manage import describe_space
+    from gitmem.spaces.manage import describe_folder, describe_space
     from gitmem.spaces.mounts import check_name, get_mount, is_home, load_mounts, open_mount
 
     home = get_store(ctx)
-    store = home if is_home(home, name) else open_mount(home, get_mount(home, name))
+    mount = None if is_home(home, name) else get_mount(home, name)
+    store = home if mount is None else open_mount(home, mount)
     if own_name and store is home and own_name in load_mounts(home.root):
         raise InvalidInputError(f"{own_name!r} already names a mounted space")
-    changed = describe_space(store, check_name(own_name) if own_name else name, description,
-                             list(keywords), rename=own_name is not None)
+    if mount is not None and not mount.writable:
+        if own_name:
+            raise InvalidInputError(f"space {name!r} is a read-only Markdown folder: it is named by its mount")
+        changed = describe_folder(home, name, description, list(keywords))
+    else:
+        changed = describe_space(store, check_name(own_name) if own_name else name, description,
+                                 list(keywords), rename=own_name is not None)
     emit({"space": name, "changed": changed}, as_json,
          f"{name}: described" if changed else f"{name}: already so; nothing changed")
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from gitmem import caller
 from gitmem.imports.instructions import InstructionReader, nested
-from gitmem.imports.markdown import markdown_files
-from gitmem.imports.model import ReadContext, SourceFile, malformed
+from gitmem.notes.markdown import markdown_files
+from gitmem.notes.model import ReadContext, SourceFile, malformed
 
 _AUTO_LAYERS = {"feedback": "learnings", "user": "semantic", "project": "semantic",
                 "reference": "semantic"}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gitmem import caller
 from gitmem.imports.instructions import InstructionReader, nested
-from gitmem.imports.model import ReadContext, SourceFile, malformed
+from gitmem.notes.model import ReadContext, SourceFile, malformed
 
 NAMES = ("AGENTS.override.md", "AGENTS.md")
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from gitmem import caller
 from gitmem.imports.instructions import InstructionReader
-from gitmem.imports.markdown import markdown_files
-from gitmem.imports.model import ReadContext, SourceFile, malformed
+from gitmem.notes.markdown import markdown_files
+from gitmem.notes.model import ReadContext, SourceFile, malformed
 
 
 def read(path: Path | None, context: ReadContext) -> Iterator[SourceFile]:

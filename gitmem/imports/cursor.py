@@ -18,8 +18,8 @@ from pathlib import Path
 
 from gitmem import caller
 from gitmem.imports.instructions import SKIP_DIRS, InstructionReader
-from gitmem.imports.model import ReadContext, SourceFile, malformed
-from gitmem.imports.sections import split_front_matter
+from gitmem.notes.model import ReadContext, SourceFile, malformed
+from gitmem.notes.sections import split_front_matter
 
 _FIELDS = {"globs": "Applies-to", "alwaysApply": "Always-apply"}
 

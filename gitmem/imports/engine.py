@@ -29,9 +29,9 @@ from gitmem.format.references import RELATION_TYPES, add_relation
 from gitmem.format.safetext import clean_text, safe_text
 from gitmem.format.wording import guess_layer
 from gitmem.imports.hot import HotWriter
-from gitmem.imports.model import Action, ImportReport, Note, SourceFile
 from gitmem.imports.spool import FileDone, Hot, Relink, Spool, Write
 from gitmem.imports.writer import Pending, TopicWriter
+from gitmem.notes.model import Action, ImportReport, Note, SourceFile
 from gitmem.secrets.scan import find_secrets, refusal
 from gitmem.store.paths import sanitize_workspace_key, topic_slug
 from gitmem.store.store import Store, WriteTxn

@@ -17,7 +17,7 @@ from pathlib import Path
 from gitmem import caller
 from gitmem.format.entry import text_hash
 from gitmem.imports.instructions import InstructionReader, nested
-from gitmem.imports.model import Note, ReadContext, SourceFile, malformed
+from gitmem.notes.model import Note, ReadContext, SourceFile, malformed
 
 MEMORIES = "Gemini Added Memories"
 _BULLET_RE = re.compile(r"^\s*[-*]\s+(.+?)\s*$")

@@ -25,7 +25,7 @@ from gitmem.format import layers as L
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.markdown import new_topic_file, render_frontmatter
 from gitmem.imports.export import FORMAT
-from gitmem.imports.model import Action, ImportReport, malformed, read_source_text
+from gitmem.notes.model import Action, ImportReport, malformed, read_source_text
 from gitmem.secrets.scan import find_secrets, refusal
 from gitmem.spaces.merge import relinked
 from gitmem.store.store import Store, WriteTxn

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from gitmem.imports.model import (
+from gitmem.notes.model import (
     HotItem,
     ReadContext,
     SourceFile,

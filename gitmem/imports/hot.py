@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
 from gitmem.format.entry import text_hash
-from gitmem.imports.model import Action, SourceFile, malformed
+from gitmem.notes.model import Action, SourceFile, malformed
 from gitmem.runtime.model import (
     PROJECTIONS,
     Item,

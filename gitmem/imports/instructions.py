@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from gitmem.imports.markdown import read_note_file
-from gitmem.imports.model import ReadContext, SourceFile
+from gitmem.notes.markdown import read_note_file
+from gitmem.notes.model import ReadContext, SourceFile
 
 MAX_HOPS = 5
 _IMPORT_RE = re.compile(r"(?:^|(?<=\s))@((?:~/|\.{1,2}/|/)?[\w.\-/~]+)")

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gitmem.imports.model import ReadContext, display_path, malformed, read_source_text
+from gitmem.notes.model import ReadContext, display_path, malformed, read_source_text
 
 
 def load_json(path: Path, context: ReadContext) -> tuple[str, str, Any]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gitmem.imports.jsonsource import line_of, load_json
-from gitmem.imports.model import Note, ReadContext, SourceFile, malformed
+from gitmem.notes.model import Note, ReadContext, SourceFile, malformed
 
 
 def _agent_name(data: dict[str, Any]) -> str:

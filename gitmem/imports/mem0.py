@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gitmem.imports.jsonsource import day, line_of, load_json
-from gitmem.imports.model import Note, ReadContext, SourceFile, malformed
+from gitmem.notes.model import Note, ReadContext, SourceFile, malformed
 
 
 def _records(data: Any, shown: str) -> list[Any]:

@@ -10,7 +10,7 @@ from gitmem.errors import InvalidInputError
 from gitmem.imports import SOURCES
 from gitmem.imports.engine import ImportOptions, Progress, run_import
 from gitmem.imports.gitmem_export import restore
-from gitmem.imports.model import ImportReport, ReadContext
+from gitmem.notes.model import ImportReport, ReadContext
 from gitmem.store.store import Store
 
 NAMES = ("gitmem", *SOURCES)

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from gitmem.imports.model import Action, SourceFile
 from gitmem.imports.writer import Pending
+from gitmem.notes.model import Action, SourceFile
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem import caller
 from gitmem.errors import GitmemError, InvalidInputError
+from gitmem.spaces.folder import CACHE_DIR, FolderSpace
 from gitmem.spaces.mounts import (
     CLONES_DIR,
+    GITMEM,
     HOME,
     Mount,
     check_name,
@@ -22,6 +25,7 @@ from gitmem.spaces.mounts import (
     save_mounts,
     set_home_reads,
 )
+from gitmem.spaces.projection import FLAVOURS, detect_flavour
 from gitmem.spaces.routing import stored_rules
 from gitmem.store.txn import refuse_subagent
 
@@ -77,11 +81,40 @@ def _place(home: Store, name: str, location: str, branch: str,
     return target.resolve(), clean
 
 
+PROVIDERS = (GITMEM, *FLAVOURS)
+
+
+def choose_provider(location: str, wanted: str | None, create: bool) -> str:
+    """The provider of a new space: a gitmem store (a store, a URL, a folder to create), else the
+    flavour of a folder of Markdown notes (`--provider markdown` refines it to the one detected)."""
+    if wanted is not None and wanted not in PROVIDERS:
+        raise InvalidInputError(f"unknown provider {wanted!r}: use one of {', '.join(PROVIDERS)}")
+    if wanted == GITMEM or looks_like_url(location):
+        if wanted not in (None, GITMEM):
+            raise InvalidInputError(f"a URL is mounted as a gitmem store, not with --provider {wanted}")
+        return GITMEM
+    folder = Path(caller.absolute(caller.expanduser(location)))
+    if (folder / "memory.json").is_file():
+        if wanted is not None:
+            raise InvalidInputError(f"{location} is a gitmem store: mount it without --provider {wanted}")
+        return GITMEM
+    if wanted is None and (create or not folder.is_dir()):
+        return GITMEM
+    if not folder.is_dir():
+        raise InvalidInputError(f"{location} is not a folder of Markdown notes")
+    detected = detect_flavour(folder)
+    if wanted in (None, "markdown"):
+        return detected or ("markdown" if wanted else GITMEM)
+    return wanted
+
+
 def add_space(home: Store, name: str, location: str, *, description: str | None = None,
               keywords: list[str] | None = None, inactive: bool = False,
-              branch: str = "main", create: bool = False) -> dict[str, Any]:
+              branch: str = "main", create: bool = False,
+              provider: str | None = None) -> dict[str, Any]:
     """Mount a store by path, or clone it from a URL into state/spaces/NAME, and mount it;
-    `create`: a missing or empty folder becomes a new store first."""
+    `create`: a missing or empty folder becomes a new store first. A folder of Markdown notes
+    (no memory.json) is mounted read-only with its provider (`provider`, else detected)."""
     refuse_subagent("space add")
     home.require()
     check_name(name)
@@ -90,18 +123,28 @@ def add_space(home: Store, name: str, location: str, *, description: str | None 
     mounts = load_mounts(home.root)
     if name in mounts:
         raise InvalidInputError(f"space {name!r} is already mounted at {mounts[name].path}")
-    folder, url = _place(home, name, location, branch, create)
+    kind = choose_provider(location, provider, create)
+    if kind != GITMEM and keywords:
+        raise InvalidInputError(f"space {name!r} would be a read-only Markdown folder: routing keywords"
+                                " send writes to a space, and it takes none")
+    if kind == GITMEM:
+        folder, url = _place(home, name, location, branch, create)
+    else:
+        folder, url = Path(caller.absolute(caller.expanduser(location))).resolve(), None
     if folder == home.root.resolve():
         raise InvalidInputError("a store cannot mount itself as a space")
     for other in mounts.values():
         if Path(other.path).resolve() == folder:
             raise InvalidInputError(f"{folder} is already mounted as space {other.name!r}")
-    mount = Mount(name, str(folder), not inactive, url, home.today().isoformat())
+    if kind != GITMEM and folder.is_relative_to(home.root.resolve()):
+        raise InvalidInputError("a folder inside this store cannot be mounted as a space")
+    mount = Mount(name, str(folder), not inactive, url, home.today().isoformat(), kind,
+                  " ".join((description or "").split()) if kind != GITMEM else "")
     with home.locked():
         mounts = load_mounts(home.root)
         mounts[name] = mount
         save_mounts(home.root, mounts)
-    if description is not None or keywords:
+    if kind == GITMEM and (description is not None or keywords):
         describe_space(open_mount(home, mount), name, description, keywords or [])
     return space_info(home, mount)
 
@@ -127,6 +170,24 @@ def describe_space(space: Store, name: str, description: str | None, keywords: l
         return bool(txn.touched)
 
 
+def describe_folder(home: Store, name: str, description: str | None, keywords: list[str]) -> bool:
+    """Set a Markdown folder's description, kept in its mount (the folder is never written);
+    it takes no keywords: they route writes, and it takes none."""
+    if keywords:
+        raise InvalidInputError(f"space {name!r} is a read-only Markdown folder: routing keywords"
+                                " send writes to a space, and it takes none")
+    with home.locked():
+        mounts = load_mounts(home.root)
+        mount = get_mount(home, name)
+        wanted = " ".join((description or "").split()) if description is not None else mount.description
+        if wanted == mount.description:
+            return False
+        mount.description = wanted
+        mounts[name] = mount
+        save_mounts(home.root, mounts)
+    return True
+
+
 def set_active(home: Store, name: str, active: bool) -> dict[str, Any]:
     """Switch a space on or off for reads; `home` (or the store's own name): the store itself."""
     refuse_subagent("space activate" if active else "space deactivate")
@@ -144,13 +205,16 @@ def set_active(home: Store, name: str, active: bool) -> dict[str, Any]:
 
 
 def remove_space(home: Store, name: str) -> dict[str, Any]:
-    """Unmount a space; its folder (a clone too) is left as it is: nothing is deleted."""
+    """Unmount a space; its folder (a clone too) is left as it is: nothing is deleted but a
+    Markdown folder's cache (state/providers/NAME: derived from the folder alone)."""
     refuse_subagent("space remove")
     with home.locked():
         mounts = load_mounts(home.root)
         mount = get_mount(home, name)
         del mounts[name]
         save_mounts(home.root, mounts)
+        if not mount.writable:
+            shutil.rmtree(home.root / CACHE_DIR / name, ignore_errors=True)
     return {"name": name, "path": mount.path, "removed": True}
 
 
@@ -158,8 +222,13 @@ def space_info(home: Store, mount: Mount) -> dict[str, Any]:
     """A mounted space as `space list` shows it, with what its memory.json says of itself."""
     info: dict[str, Any] = {**mount.as_json(), "home": False, "status": "ok"}
     try:
-        own = identity(open_mount(home, mount))
+        space = open_mount(home, mount)
+        own = identity(space)
         info.update(own_name=own.name, description=own.description, keywords=list(own.keywords))
+        if isinstance(space, FolderSpace):
+            with space.reading():
+                space.catch_up_catalog()
+            info.update(space.info())
     except GitmemError as exc:
         info.update(status="unavailable", problem=str(exc), own_name=None, description="",
                     keywords=[])
@@ -173,6 +242,7 @@ def list_spaces(home: Store) -> list[dict[str, Any]]:
     own = identity(home)
     rows: list[dict[str, Any]] = [{
         "name": own.name, "path": str(home.root), "active": home_reads(home.root), "url": None, "added": "",
+        "provider": GITMEM,
         "home": True, "status": "ok", "own_name": own.name, "description": own.description,
         "keywords": list(own.keywords), "routes": [],
     }]

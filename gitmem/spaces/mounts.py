@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 MOUNTS_FILE = "state/spaces.json"
 CLONES_DIR = "state/spaces"
 HOME = "home"  # always names the store itself, whatever its own name is
+GITMEM = "gitmem"  # the provider of a space that is a gitmem store
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
 
@@ -37,9 +38,16 @@ class Mount:
     active: bool = True
     url: str | None = None  # set when gitmem cloned it
     added: str = ""
+    provider: str = "gitmem"  # or a Markdown folder's flavour: markdown, obsidian, basic-memory
+    description: str = ""  # a folder's (a store keeps its own in its memory.json)
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    @property
+    def writable(self) -> bool:
+        """A gitmem store takes writes; a Markdown folder is only read."""
+        return self.provider == GITMEM
 
 
 @dataclass(frozen=True)
@@ -113,13 +121,17 @@ def load_mounts(root: Path) -> dict[str, Mount]:
     for name, record in spaces.items():
         if isinstance(record, dict) and isinstance(record.get("path"), str):
             out[str(name)] = Mount(str(name), record["path"], bool(record.get("active", True)),
-                                   record.get("url"), str(record.get("added") or ""))
+                                   record.get("url"), str(record.get("added") or ""),
+                                   str(record.get("provider") or GITMEM),
+                                   str(record.get("description") or ""))
     return out
 
 
 def save_mounts(root: Path, mounts: dict[str, Mount]) -> None:
     data: dict[str, Any] = {"version": 1, "spaces": {
-        name: {k: v for k, v in m.as_json().items() if k != "name"} for name, m in sorted(mounts.items())}}
+        name: {k: v for k, v in m.as_json().items()
+               if k != "name" and not (k == "provider" and v == GITMEM) and not (k == "description" and not v)}
+        for name, m in sorted(mounts.items())}}
     if not home_reads(root):
         data["home"] = {"active": False}
     write_json_atomic(root / MOUNTS_FILE, data)
@@ -139,19 +151,26 @@ _OPENED: weakref.WeakKeyDictionary[Store, dict[str, Store]] = weakref.WeakKeyDic
 
 
 def open_mount(home: Store, mount: Mount) -> Store:
-    """The mounted store, sharing the home store's workspace, folder and clock."""
+    """The mounted store, sharing the home store's workspace, folder and clock (a Markdown
+    folder: a read-only store over its cache, gitmem/spaces/folder.py)."""
+    from gitmem.spaces.folder import FolderSpace
     from gitmem.store.store import Store
 
     opened = _OPENED.setdefault(home, {})
     space = opened.get(mount.path)
-    if space is None:
+    if isinstance(space, FolderSpace):
+        space.describe(mount.description)  # described since it was opened: `space list` says so
+    if space is None and not mount.writable:
+        space = FolderSpace(home, mount.name, mount.path, mount.provider, mount.description)
+    elif space is None:
         space = Store(mount.path, workspace=home.workspace_flag, cwd=home.cwd, clock=home.clock)
     if space.exists():
         opened[mount.path] = space
     else:
         opened.pop(mount.path, None)
+        what = "gitmem store" if mount.writable else "folder"
         raise StoreStateError(
-            f"space {mount.name!r}: no gitmem store at {mount.path} any more"
+            f"space {mount.name!r}: no {what} at {mount.path} any more"
             f" (`gitmem space remove {mount.name}`, or add it again with its new path)"
         )
     return space

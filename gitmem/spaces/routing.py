@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import GitmemError, InvalidInputError, NotFoundError
+from gitmem.spaces.folder import read_only_error
 from gitmem.spaces.mounts import (
     HOME,
     Mount,
@@ -100,7 +101,7 @@ def all_rules(home: Store) -> list[Rule]:
     """The store's routing list plus the keywords of every active space."""
     rules = stored_rules(home)
     for mount in load_mounts(home.root).values():
-        if not mount.active:
+        if not mount.active or not mount.writable:
             continue
         try:
             own = identity(open_mount(home, mount))
@@ -152,12 +153,16 @@ def choose(home: Store, *, space: str | None, layer: str, topic: str | None, tex
             return Target(home_name(home), home, True, "--space")
         if space not in mounts:
             raise NotFoundError(f"no space named {space!r} is mounted (`gitmem space list`)")
+        if not mounts[space].writable:
+            raise read_only_error(space)
         return _space_target(home, mounts[space], "--space", explicit=True)
+    folders = {name for name, mount in mounts.items() if not mount.writable}
+    mounts = {name: mount for name, mount in mounts.items() if name not in folders}  # never a folder
     if not mounts:
         return Target(home_name(home), home, True, "")
     hits: dict[str, list[Rule]] = {}
     for rule in all_rules(home):
-        if rule.space in (HOME, home_name(home)) or not matches(rule, layer, topic or "general", text):
+        if rule.space in (HOME, home_name(home), *folders) or not matches(rule, layer, topic or "general", text):
             continue
         mount = mounts.get(rule.space)
         if mount is None:
@@ -197,6 +202,9 @@ def _unrouted(home: Store, mounts: dict[str, Mount]) -> Target:
         )
     if is_home(home, wanted):
         return Target(home_name(home), home, True, "the default space (settings.spaces.default)")
+    if wanted in load_mounts(home.root) and wanted not in mounts:
+        raise InvalidInputError(f"settings.spaces.default names space {wanted!r}, which is a read-only"
+                                " Markdown folder: set the default to a store, or pass --space NAME")
     if wanted not in mounts:
         raise InvalidInputError(
             f"settings.spaces.default names space {wanted!r}, which is not mounted on this machine:"
@@ -214,7 +222,11 @@ def _described(home: Store, mount: Mount) -> str:
 
 
 def add_rule(home: Store, rule: Rule) -> list[dict[str, Any]]:
-    """Add a rule to the store's routing list (one commit); returns the list."""
+    """Add a rule to the store's routing list (one commit); returns the list. A read-only
+    Markdown folder takes no rule: writes never go there."""
+    mount = load_mounts(home.root).get(rule.space)
+    if mount is not None and not mount.writable:
+        raise read_only_error(rule.space)
     return _edit_routes(home, lambda routes: routes + [rule.as_json()]
                         if rule.as_json() not in routes else routes, f"space route: {rule.space}")
 

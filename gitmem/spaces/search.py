@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from gitmem.eventlog import log_event
+from gitmem.spaces.folder import cite
 from gitmem.spaces.fusion import DEFAULT_METHOD, fuse
 from gitmem.spaces.mounts import reading_targets
 
@@ -34,6 +35,7 @@ def ranked(stores: list[tuple[str, bool, Store]], run: Run, limit: int,
     for (_name, _home, store), found in zip(stores, hits, strict=True):
         for hit in found:
             hit["root"] = str(store.root)
+            cite(store, hit, str(hit.get("source") or ""))
     return fuse([(name, home, found) for (name, home, _store), found in zip(stores, hits, strict=True)],
                 limit, method)
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import GitmemError
+from gitmem.spaces.folder import FolderSpace
 from gitmem.spaces.mounts import reading_targets
 
 if TYPE_CHECKING:
@@ -36,6 +37,9 @@ def sync_all(home: Store, progress: Callable[[str], None] | None = None) -> list
     targets, problems = reading_targets(home, every=True)
     out = [SpaceSync(name, "failed", error=reason, exit_code=2) for name, reason in problems]
     for name, store in targets:
+        if isinstance(store, FolderSpace):
+            out.append(SpaceSync(name, "skipped", error="a read-only Markdown folder: nothing to sync"))
+            continue
         if not store.git.remote_url("origin"):
             out.append(SpaceSync(name, "skipped", error="no remote configured"))
             continue

@@ -56,12 +56,14 @@ def entry_record(found: Located, store: Store) -> dict[str, Any]:
 def show(store: Store, entry_id: str, *, space: str | None = None) -> dict[str, Any]:
     """One entry by `ID` or `SPACE/ID` (the store's own first, else the active space holding
     it); an entry in conflict is shown with every version and status "conflicted"."""
+    from gitmem.spaces.folder import cite
     from gitmem.spaces.lookup import resolve_ref
     from gitmem.verbs.suspects import mark_records
 
     ref, found = resolve_ref(store, entry_id, space=space)
     record = entry_record(found, ref.store)
     record.update(space=ref.space, ref=ref.qualified, root=str(ref.store.root))
+    cite(ref.store, record, record["fields"].get("Source", ""))
     conflict = conflict_of(ref.store, found.path, ref.id)
     if conflict is not None:
         record["status"] = "conflicted"
@@ -116,6 +118,7 @@ def list_entries(
     `space` names), in file order; hidden ones only with include_all.
 
     A file that cannot be read is left out and added to `skipped` (never an error)."""
+    from gitmem.spaces.folder import cite
     from gitmem.spaces.lookup import qualify
     from gitmem.spaces.mounts import reading_targets
 
@@ -127,6 +130,7 @@ def list_entries(
         for record in _store_entries(target, layer, scopes, include_all, skipped):
             record.update(space=name, ref=qualify(name, target is store, record["id"]),
                           root=str(target.root))
+            cite(target, record, record["fields"].get("Source", ""))
             records.append(record)
     return records
 

@@ -1,4 +1,5 @@
-"""What an import source reads, as values: the notes and hot items of one source file."""
+"""What a source reads, as values: the notes and hot items of one source file (an import
+source, or a Markdown folder mounted as a space), and what an import did with them."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from gitmem.format.layers import canonical_slug
-from gitmem.imports.model import Note, malformed
+from gitmem.notes.model import Note, malformed
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when installed: ~10x faster
 _HEADING_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
