@@ -69,7 +69,7 @@ ALLOWED: dict[str, set[str]] = {
             "spaces", "secrets", "consolidate", "provenance"},
     # web/: the local page, a thin adapter over the same library functions as the CLI.
     "web": {"verbs", "store", "sync", "format", "runtime", "documents", "provenance", "spaces",
-            "secrets", "models", "capture"},
+            "secrets", "models", "capture", "consolidate"},
     "cli": {"verbs", "store", "sync", "githooks", "format", "observe", "models", "capture",
             "consolidate", "history", "runtime", "documents", "spaces", "provenance", "mcp",
             "integrate", "serve", "secrets", "web", "imports"},

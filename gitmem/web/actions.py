@@ -142,6 +142,21 @@ def _document(verb: str) -> Handler:
     return run
 
 
+# -- the review queue ---------------------------------------------------------------------------
+def _review_accept(store: Store, form: dict[str, str]) -> tuple[str, str]:
+    from gitmem.consolidate.review import review_accept
+
+    done = review_accept(store, _required(form, "item"), text=form.get("text"))
+    return "/review", f"accepted {done['item']}{' (edited)' if done['edited'] else ''}: {done['id']}"
+
+
+def _review_reject(store: Store, form: dict[str, str]) -> tuple[str, str]:
+    from gitmem.consolidate.review import review_reject
+
+    done = review_reject(store, _required(form, "item"), reason=form.get("reason", ""))
+    return "/review", f"rejected {done['item']}: it will not be proposed again"
+
+
 # -- settings -----------------------------------------------------------------------------------
 def _shared_settings(store: Store, form: dict[str, str]) -> tuple[str, str]:
     from gitmem.verbs.config import settings_set
@@ -190,6 +205,7 @@ HANDLERS: dict[str, Handler] = {
     "/resolve": _resolve, "/resolve/edit": _resolve_edited,
     **{f"/runtime/{v}": _runtime(v) for v in ("add", "replace", "remove", "archive")},
     "/doc/archive": _document("archive"), "/doc/restore": _document("restore"),
+    "/review/accept": _review_accept, "/review/reject": _review_reject,
     "/settings/shared": _shared_settings, "/settings/remote": _remote,
     "/settings/model/add": _model("add"), "/settings/model/remove": _model("remove"),
 }

@@ -1,8 +1,7 @@
-"""Capture and review: the digests waiting for consolidation (and those that need a person), the
-last consolidation pass, and the recent consolidation commits with the files they wrote.
-
-Read-only: the library keeps no review queue beyond the digests' own status (pending,
-needs-review); a digest is consolidated by `gitmem consolidate`, which calls the model ladder."""
+"""Capture and review: the facts consolidation left for a person (the review queue, each with
+Accept, Edit and accept, Reject: the calls `gitmem review` makes), the digests waiting for
+consolidation (and those the model failed on), the last consolidation pass, and the recent
+consolidation commits with the files they wrote."""
 
 from __future__ import annotations
 
@@ -10,8 +9,9 @@ from datetime import datetime
 from html import escape
 from typing import Any
 
+from gitmem.errors import GitmemError
 from gitmem.store.store import Store
-from gitmem.web.html import notice, shown, table, url
+from gitmem.web.html import attr, button_form, csrf_field, notice, shown, table, url
 
 PASSES_SHOWN = 5
 LOG_DEPTH = 300  # commits looked through for consolidation passes
@@ -65,8 +65,48 @@ def _passes(store: Store) -> list[dict[str, Any]]:
     return out
 
 
+def _queue(store: Store, csrf: str) -> str:
+    """The facts consolidation left for a person, each with Accept, Accept edited and Reject."""
+    from gitmem.consolidate.review import review_list
+
+    try:
+        data = review_list(store)
+    except GitmemError as exc:  # a broken queue file stops this part of the page only
+        return "<h2>Waiting for review</h2>" + notice(str(exc), "error")
+    rule = data["rule"]
+    if rule == "everything":
+        told = "every proposed fact"
+    elif isinstance(rule, int | float):
+        told = f"the facts proposed with a confidence below {rule:g}"
+    else:
+        told = "nothing (consolidate.review is off)"
+    head = f"<h2>Waiting for review ({data['count']})</h2><p>Consolidation leaves here: {told}.</p>"
+    if not data["items"]:
+        return head + notice("the review queue is empty")
+    return head + "".join(_queued(item, csrf, n) for n, item in enumerate(data["items"]))
+
+
+def _queued(item: dict[str, Any], csrf: str, n: int) -> str:
+    sure = f", confidence {item['confidence']:g}" if item.get("confidence") is not None else ""
+    where = f"{item.get('scope') or 'global'} / {item.get('layer')} / {item.get('topic') or 'general'}"
+    fields = {"item": str(item["id"])}
+    return (
+        f'<article class="card"><h3>{shown(item["text"])}</h3>'
+        f'<p class="meta">{shown(where)} — digest <code>{shown(item.get("digest") or "")}</code>{sure},'
+        f' {shown(item.get("machine") or "")} {shown(str(item.get("at") or "")[:10])}</p>'
+        '<div class="actions">'
+        + button_form("/review/accept", "Accept", csrf, fields=fields)
+        + button_form("/review/reject", "Reject", csrf, fields=fields, kind="danger")
+        + f'<details><summary>Edit and accept</summary><form method="post" action="/review/accept"'
+        f' class="edit">{csrf_field(csrf)}<input type="hidden" name="item" value="{attr(str(item["id"]))}">'
+        f'<label for="rev-{n}">Text</label><textarea id="rev-{n}" name="text" rows="3" required>'
+        f'{escape(str(item["text"]))}</textarea><button type="submit">Accept edited</button></form></details>'
+        "</div></article>"
+    )
+
+
 def review(store: Store, csrf: str) -> str:
-    parts = [_digests(store, "pending", "Pending digests"),
+    parts = [_queue(store, csrf), _digests(store, "pending", "Pending digests"),
              _digests(store, "needs-review", "Digests that need review"), _last_pass(store)]
     passes = _passes(store)
     rows = [(f"<code>{escape(p['commit'])}</code>", escape(p["date"]), shown(p["machine"]),

@@ -119,3 +119,37 @@ def test_review_shows_pending_digests_and_what_the_last_pass_wrote(web: WebPage,
               "workspaces/acme-api/codebase/src-queue-worker-py.md"]
     assert set(topics) <= set(written) and all(f"/topic?path={quote(f, safe='')}" in passes for f in topics)
     assert "SYSTEM.md" not in passes and "INDEX.md" not in passes
+
+
+def test_the_review_queue_is_settled_in_the_page(web: WebPage, tmp_path: Path) -> None:
+    from reviewsupport import HALF_SURE, SURE, UNSURE, make_digest, use_model
+
+    _cli(web, "config", "set", "consolidate.review", "everything")
+    use_model(web.root, tmp_path)
+    make_digest(web.root, 1)
+    _cli(web, "consolidate")
+    queued = json.loads(_cli(web, "review", "--json"))["items"]
+    assert len(queued) >= 3
+    page = web.get("/review").text
+    assert f"Waiting for review ({len(queued)})" in page and "every proposed fact" in page
+    assert all(item["id"] in page for item in queued)
+    assert page.count(">Accept</button>") == len(queued) and page.count(">Reject</button>") == len(queued)
+    by_text = {item["text"]: item["id"] for item in queued}
+    before = len(commits(web.root))
+    accepted = web.post("/review/accept", {"item": by_text[SURE]})
+    assert accepted.status == 303 and len(commits(web.root)) == before + 1
+    assert commits(web.root)[0].startswith(f"review accept {by_text[SURE]}")
+    edited = web.post("/review/accept", {"item": by_text[HALF_SURE],
+                                         "text": "Staging RabbitMQ listens on port 5674."})
+    assert edited.status == 303 and "edited" in edited.headers["location"]
+    rejected = web.post("/review/reject", {"item": by_text[UNSURE]})
+    assert rejected.status == 303
+    left = json.loads(_cli(web, "review", "--json"))
+    assert {i["id"] for i in left["items"]} == {i["id"] for i in queued} - {
+        by_text[SURE], by_text[HALF_SURE], by_text[UNSURE]}
+    assert left["rejectedRemembered"] == 1
+    hits = json.loads(_cli(web, "search", "RabbitMQ port", "--json"))
+    assert any("5674" in h["title"] + h.get("snippet", "") for h in hits)
+    again = web.post("/review/accept", {"item": by_text[SURE]})
+    assert again.status in (400, 404) and "no review item" in again.text
+    assert len(commits(web.root)) == before + 3
