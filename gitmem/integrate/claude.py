@@ -19,10 +19,10 @@ from typing import Any
 from gitmem import caller
 from gitmem.errors import InvalidInputError
 from gitmem.integrate.files import (
-    SERVER_NAME,
     Change,
     gitmem_words,
     json_change,
+    place_server,
     shell_line,
     split_command,
 )
@@ -92,25 +92,7 @@ def is_our_server(entry: Any) -> bool:
 
 def set_server(data: dict[str, Any], path: Path, entry: dict[str, Any] | None) -> None:
     """Put (or with None, take out) the "gitmem" server in `data["mcpServers"]`."""
-    servers = data.get("mcpServers")
-    if servers is None:
-        if entry is None:
-            return
-        servers = data["mcpServers"] = {}
-    if not isinstance(servers, dict):
-        raise InvalidInputError(f"{path}: mcpServers is not an object; gitmem does not overwrite it")
-    existing = servers.get(SERVER_NAME)
-    if existing is not None and not is_our_server(existing):
-        if entry is None:
-            return  # someone else's server of that name: not ours to remove
-        raise InvalidInputError(f"{path}: an MCP server named {SERVER_NAME!r} that does not run "
-                                "gitmem is already there; rename or remove it first")
-    if entry is None:
-        servers.pop(SERVER_NAME, None)
-        if not servers:
-            data.pop("mcpServers")
-    elif existing is None or {**existing, **entry} != existing:
-        servers[SERVER_NAME] = {**(existing or {}), **entry}  # keeps fields the person added
+    place_server(data, "mcpServers", path, entry, is_our_server)
 
 
 def hook_of(item: Any) -> tuple[str, ...] | None:

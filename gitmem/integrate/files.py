@@ -8,6 +8,7 @@ import json
 import shlex
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -191,3 +192,29 @@ def schedule_change(root: Path, folder: Path, agent: str, *, remove: bool) -> Ch
             data[key] = {**(known if isinstance(known, dict) else {}), "agent": agent}
 
     return json_change(root / SCHEDULE_FILE, edit)
+
+
+def place_server(data: dict[str, Any], key: str, path: Path, entry: dict[str, Any] | None,
+                 ours: Callable[[Any], bool]) -> None:
+    """Put (or with None, take out) the "gitmem" MCP server in the object `data[key]`, keeping
+    the fields the person added to it; a server of that name that `ours` does not recognise is
+    someone else's and is never changed."""
+    servers = data.get(key)
+    if servers is None:
+        if entry is None:
+            return
+        servers = data[key] = {}
+    if not isinstance(servers, dict):
+        raise InvalidInputError(f"{path}: {key} is not an object; gitmem does not overwrite it")
+    existing = servers.get(SERVER_NAME)
+    if existing is not None and not ours(existing):
+        if entry is None:
+            return  # someone else's server of that name: not ours to remove
+        raise InvalidInputError(f"{path}: an MCP server named {SERVER_NAME!r} that does not run "
+                                "gitmem is already there; rename or remove it first")
+    if entry is None:
+        servers.pop(SERVER_NAME, None)
+        if not servers:
+            data.pop(key)
+    elif existing is None or {**existing, **entry} != existing:
+        servers[SERVER_NAME] = {**(existing or {}), **entry}

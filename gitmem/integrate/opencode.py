@@ -16,10 +16,10 @@ from gitmem import caller
 from gitmem.errors import InvalidInputError
 from gitmem.integrate.codex import AGENTS_SECTION
 from gitmem.integrate.files import (
-    SERVER_NAME,
     Change,
     gitmem_words,
     json_change,
+    place_server,
     rules_change,
     schedule_change,
 )
@@ -55,29 +55,14 @@ def is_our_server(entry: Any) -> bool:
 
 
 def set_server(data: dict[str, Any], path: Path, entry: dict[str, Any] | None) -> None:
-    """Put (or with None, take out) the "gitmem" server in `data["mcp"]`."""
-    servers = data.get("mcp")
-    if servers is None:
-        if entry is None:
-            return
+    """Put (or with None, take out) the "gitmem" server in `data["mcp"]`; a file gitmem wrote
+    (its $schema alone left) goes when the server does."""
+    had = "mcp" in data
+    if entry is not None and not had:
         data.setdefault("$schema", SCHEMA)
-        servers = data["mcp"] = {}
-    if not isinstance(servers, dict):
-        raise InvalidInputError(f"{path}: mcp is not an object; gitmem does not overwrite it")
-    existing = servers.get(SERVER_NAME)
-    if existing is not None and not is_our_server(existing):
-        if entry is None:
-            return  # someone else's server of that name: not ours to remove
-        raise InvalidInputError(f"{path}: an MCP server named {SERVER_NAME!r} that does not run "
-                                "gitmem is already there; rename or remove it first")
-    if entry is None:
-        servers.pop(SERVER_NAME, None)
-        if not servers:
-            data.pop("mcp")
-            if list(data) == ["$schema"] and data["$schema"] == SCHEMA:
-                data.pop("$schema")  # gitmem wrote the file: nothing of the person's is in it
-    elif existing is None or {**existing, **entry} != existing:
-        servers[SERVER_NAME] = {**(existing or {}), **entry}  # keeps fields the person added
+    place_server(data, "mcp", path, entry, is_our_server)
+    if had and "mcp" not in data and list(data) == ["$schema"] and data["$schema"] == SCHEMA:
+        data.pop("$schema")  # gitmem wrote the file: nothing of the person's is in it
 
 
 def plan(gitmem: list[str], *, project: Path | None, user: bool, home: Path, remove: bool = False,
