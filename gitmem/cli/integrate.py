@@ -4,7 +4,7 @@ in one command."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -168,6 +168,20 @@ def codex(ctx: click.Context, project: str | None, remove: bool, dry_run: bool, 
         _advise_schedule(ctx, changes, "Codex CLI", sessions_folder(_home()))
 
 
+def _scheduled_agent(ctx: click.Context, plan: Any, agent: str, sessions: Path, *, project: str | None,
+                     user: bool, remove: bool, dry_run: bool, as_json: bool) -> None:
+    """An agent without capture hooks: its MCP entry and rules section (`plan`), then its
+    session folder on the warm server's capture schedule."""
+    gitmem = _gitmem(ctx, shared=not user)
+    changes = plan(gitmem, project=Path(project) if project else None, user=user, home=_home(),
+                   remove=remove, store_root=_store_root(ctx))
+    _finish(changes, dry_run, as_json)
+    if not remove and not dry_run:
+        if not user:
+            _warn_machine_paths(changes[:1], gitmem)
+        _advise_schedule(ctx, changes, agent, sessions)
+
+
 @integrate.command(name="gemini")
 @click.option("--project", type=click.Path(file_okay=False),
               help="Project folder: .gemini/settings.json and GEMINI.md there (default: the current one).")
@@ -182,14 +196,8 @@ def gemini(ctx: click.Context, project: str | None, user: bool, remove: bool, dr
     Gemini's chats (~/.gemini/tmp) on the warm server's capture schedule."""
     from gitmem.integrate.gemini import chats_folder, plan
 
-    gitmem = _gitmem(ctx, shared=not user)
-    changes = plan(gitmem, project=Path(project) if project else None, user=user, home=_home(),
-                   remove=remove, store_root=_store_root(ctx))
-    _finish(changes, dry_run, as_json)
-    if not remove and not dry_run:
-        if not user:
-            _warn_machine_paths(changes[:1], gitmem)
-        _advise_schedule(ctx, changes, "Gemini CLI", chats_folder(_home()))
+    _scheduled_agent(ctx, plan, "Gemini CLI", chats_folder(_home()), project=project, user=user,
+                     remove=remove, dry_run=dry_run, as_json=as_json)
 
 
 @integrate.command(name="opencode")
@@ -206,14 +214,8 @@ def opencode(ctx: click.Context, project: str | None, user: bool, remove: bool, 
     session storage on the warm server's capture schedule."""
     from gitmem.integrate.opencode import plan, storage_folder
 
-    gitmem = _gitmem(ctx, shared=not user)
-    changes = plan(gitmem, project=Path(project) if project else None, user=user, home=_home(),
-                   remove=remove, store_root=_store_root(ctx))
-    _finish(changes, dry_run, as_json)
-    if not remove and not dry_run:
-        if not user:
-            _warn_machine_paths(changes[:1], gitmem)
-        _advise_schedule(ctx, changes, "OpenCode", storage_folder(_home()))
+    _scheduled_agent(ctx, plan, "OpenCode", storage_folder(_home()), project=project, user=user,
+                     remove=remove, dry_run=dry_run, as_json=as_json)
 
 
 @integrate.command(name="generic")
