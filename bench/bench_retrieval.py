@@ -1,4 +1,6 @@
-"""Retrieval quality of gitmem search on the labelled fixture store: recall@1/5/10 and MRR.
+"""Retrieval quality of gitmem search against plain BM25 over the same text, in one run:
+recall@1/5/10 and MRR per question kind on two labelled sets, (a) conversational (multi-session
+dialogues, tests/fixtures/retrieval/dialogues.py) and (b) agent memory (store.py, queries.json).
 
 Usage: python bench/bench_retrieval.py [--filler N] [--verbose]
 """
@@ -8,42 +10,76 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from fixtures.retrieval.evaluate import evaluate  # noqa: E402
-from fixtures.retrieval.store import build  # noqa: E402
+from fixtures.retrieval import dialogues, store  # noqa: E402
+from fixtures.retrieval.baseline import PlainBM25  # noqa: E402
+from fixtures.retrieval.evaluate import (  # noqa: E402
+    HIDDEN_KEYS,
+    KS,
+    Report,
+    Spec,
+    agent_specs,
+    conversation_specs,
+    run_specs,
+    searcher,
+)
 from gitmem.search.index import SearchIndex  # noqa: E402
 
 
-def main() -> int:
-    """Build the fixture store, run every labelled query, print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--filler", type=int, default=900, help="distractor entries to add")
-    parser.add_argument("--verbose", action="store_true", help="list the misses")
-    args = parser.parse_args()
+def table(name: str, reports: dict[str, Report]) -> None:
+    """One Markdown table: a row per kind (and all), recall@k and MRR of each ranking."""
+    first = next(iter(reports.values()))
+    heads = [f"{label} {m}" for label in reports for m in (*(f"R@{k}" for k in KS), "MRR")]
+    print(f"\n{name}\n| kind | n | " + " | ".join(heads) + " |")
+    print("|---" * (len(heads) + 2) + "|")
+    for kind in [*first.kinds(), None]:
+        count = len(first.ranks_of(kind))
+        cells = []
+        for report in reports.values():
+            cells += [f"{report.recall(k, kind):.3f}" for k in KS] + [f"{report.mrr(kind):.3f}"]
+        print(f"| {kind or 'all'} | {count} | " + " | ".join(cells) + " |")
+
+
+def measure(build: Callable[[Path], dict[str, str]], specs: list[Spec], verbose: bool,
+            hidden_keys: tuple[str, ...] = ()) -> dict[str, Report]:
+    """Build a store, then run its queries through gitmem search and plain BM25."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        ids = build(root, filler=args.filler)
+        ids = build(root)
+        hidden = {ids[key] for key in hidden_keys}
         index = SearchIndex(root)
-        entries = index.rebuild()
-        report = evaluate(index, ids)
+        index.rebuild()
+        baseline = PlainBM25(root, store.TODAY)
+        reports = {"bm25": run_specs(searcher(baseline, store.TODAY), specs, ids, hidden),
+                   "gitmem": run_specs(searcher(index, store.TODAY), specs, ids, hidden)}
         index.close()
-    print(f"entries {entries}, labelled queries {len(report.ranks)}")
-    print(f"recall@1  {report.recall(1):.3f}")
-    print(f"recall@5  {report.recall(5):.3f}")
-    print(f"recall@10 {report.recall(10):.3f}")
-    print(f"MRR       {report.mrr():.3f}")
-    for category, (hit, total) in sorted(report.by_category().items()):
-        print(f"  {category:18} {hit}/{total} within 5")
-    print(f"stale-vs-fresh rank-1 failures: {len(report.rank1_failures)}")
-    print(f"hidden entries leaked: {len(report.hidden_leaks)}")
-    if args.verbose:
-        for line in report.misses() + report.rank1_failures + report.hidden_leaks:
-            print("  miss:", line)
+        baseline.close()
+    if verbose:
+        for line in reports["gitmem"].misses(10):
+            print("  miss@10:", line)
+    return reports
+
+
+def main() -> int:
+    """Build both fixture stores, run every labelled query, print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--filler", type=int, default=900, help="distractor entries in set (b)")
+    parser.add_argument("--verbose", action="store_true", help="list the misses")
+    args = parser.parse_args()
+    conv = measure(dialogues.build, conversation_specs(), args.verbose)
+    agent = measure(lambda root: store.build(root, filler=args.filler), agent_specs(), args.verbose,
+                    HIDDEN_KEYS)
+    table("(a) conversational", conv)
+    table("(b) agent memory", agent)
+    gitmem = agent["gitmem"]
+    print(f"\n(b) stale-vs-fresh rank-1 failures: {len(gitmem.rank1_failures)}; "
+          f"hidden entries leaked: {len(gitmem.hidden_leaks)}")
     return 0
 
 
