@@ -30,6 +30,7 @@ from fixtures.retrieval.evaluate import (  # noqa: E402
     searcher,
 )
 from gitmem.search.index import SearchIndex  # noqa: E402
+from gitmem.search.query import Levers  # noqa: E402
 
 
 def table(name: str, reports: dict[str, Report]) -> None:
@@ -46,9 +47,31 @@ def table(name: str, reports: dict[str, Report]) -> None:
         print(f"| {kind or 'all'} | {count} | " + " | ".join(cells) + " |")
 
 
+# Each lever added to the ones before it; "today" is the ranking without any of them.
+STEPS: dict[str, Levers] = {
+    "today": Levers(understanding=False, dates=False, neighbours=False),
+    "+words": Levers(dates=False, neighbours=False),
+    "+dates": Levers(neighbours=False),
+    "+neighbours": Levers(),
+    "+feedback": Levers(feedback=True),
+}
+
+
+def steps(name: str, reports: dict[str, Report]) -> None:
+    """recall@10 and MRR per kind after each lever."""
+    first = reports["today"]
+    heads = [f"{step} {m}" for step in STEPS for m in ("R@10", "MRR")]
+    print(f"\n{name}, lever by lever\n| kind | " + " | ".join(heads) + " |")
+    print("|---" * (len(heads) + 1) + "|")
+    for kind in [*first.kinds(), None]:
+        cells = [f"{reports[s].recall(10, kind):.3f} | {reports[s].mrr(kind):.3f}" for s in STEPS]
+        print(f"| {kind or 'all'} | " + " | ".join(cells) + " |")
+
+
 def measure(build: Callable[[Path], dict[str, str]], specs: list[Spec], verbose: bool,
             hidden_keys: tuple[str, ...] = ()) -> dict[str, Report]:
-    """Build a store, then run its queries through gitmem search and plain BM25."""
+    """Build a store, then run its queries through plain BM25 and gitmem search (with each
+    lever added in turn, and as it ships)."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         ids = build(root)
@@ -58,6 +81,9 @@ def measure(build: Callable[[Path], dict[str, str]], specs: list[Spec], verbose:
         baseline = PlainBM25(root, store.TODAY)
         reports = {"bm25": run_specs(searcher(baseline, store.TODAY), specs, ids, hidden),
                    "gitmem": run_specs(searcher(index, store.TODAY), specs, ids, hidden)}
+        for step, levers in STEPS.items():
+            reports[step] = run_specs(searcher(index, store.TODAY, levers=levers), specs, ids,
+                                      hidden)
         index.close()
         baseline.close()
     if verbose:
@@ -75,8 +101,11 @@ def main() -> int:
     conv = measure(dialogues.build, conversation_specs(), args.verbose)
     agent = measure(lambda root: store.build(root, filler=args.filler), agent_specs(), args.verbose,
                     HIDDEN_KEYS)
-    table("(a) conversational", conv)
-    table("(b) agent memory", agent)
+    shipped = ("bm25", "gitmem")
+    table("(a) conversational", {k: conv[k] for k in shipped})
+    steps("(a) conversational", conv)
+    table("(b) agent memory", {k: agent[k] for k in shipped})
+    steps("(b) agent memory", agent)
     gitmem = agent["gitmem"]
     print(f"\n(b) stale-vs-fresh rank-1 failures: {len(gitmem.rank1_failures)}; "
           f"hidden entries leaked: {len(gitmem.hidden_leaks)}")

@@ -18,12 +18,16 @@ from operator import itemgetter, mul
 from typing import Any
 
 from gitmem.format.freshness import Freshness
-from gitmem.search.analysis import highlight_words, query_groups
+from gitmem.search.analysis import highlight_words
+from gitmem.search.context import Lift, neighbour_lift
 from gitmem.search.files import FileRecord
+from gitmem.search.query import DEFAULT_LEVERS, Levers, understand
 from gitmem.search.rank import (
     EntryFacts,
     Scores,
     Windows,
+    coverage_factor,
+    date_plan,
     idf,
     plan_words,
     score_entries,
@@ -78,6 +82,7 @@ class SearchRequest:
     include_all: bool
     now: date
     windows: Mapping[str, int] | None = None
+    levers: Levers = DEFAULT_LEVERS
 
     def window_days(self) -> Windows:
         return window_days(self.windows)
@@ -161,21 +166,44 @@ class View:
 
     def run(self, request: SearchRequest) -> list[SearchHit]:
         """Score, filter and rank; build the top hits."""
-        groups = query_groups(request.query)
+        question = understand(request.query, request.now, request.levers)
+        groups = question.groups
         lexicon = _MemoLexicon(self)
         plans = plan_words(groups, lexicon, request.limit)
+        if question.when is not None:
+            plans.append(date_plan(question.when.span.terms(), lexicon))
         doc_count = max(1, self.reader.doc_count_all())
         scores = score_entries(plans, lambda t: self.postings(TERMS, t),
                                lambda t: idf(doc_count, lexicon.doc_frequency(t)), doc_count)
         docs = self._admitted(scores.docs, request)
         if not docs:
             return []
+        if request.levers.neighbours and len(plans) > 1:  # a one-word lookup takes no context
+            self._lift(scores, docs, request)
         words = highlight_words(groups)
         facts = self.facts()
         windows = request.window_days()
         return [_hit(fields, score, EntryFacts.unpack(facts[doc]).freshness(request.now, windows),
                      words)
                 for doc, score, fields in self._top(scores, docs, request)]
+
+    def _lift(self, scores: Scores, docs: list[int], request: SearchRequest) -> Lift:
+        """Neighbour lift (context.py) folded into the scores; lifted new docs join `docs`."""
+        factors = self.factors(request)
+        finals = list(map(mul, scores.bases(docs), map(factors.__getitem__, docs)))
+        lift = neighbour_lift(docs, finals, self.facts(),
+                              lambda found: set(self._admitted(found, request)))
+        for doc, (amount, source) in lift.given.items():
+            factor = factors[doc]
+            if factor <= 0.0:
+                continue
+            if doc not in scores.docs:
+                scores.docs.add(doc)
+                docs.append(doc)
+            scores.total[doc] += amount / (factor * coverage_factor(scores.matched[doc], scores.words))
+            if scores.whole is not None and source in scores.whole:
+                scores.whole.add(doc)
+        return lift
 
     def _admitted(self, matching: set[int], request: SearchRequest) -> list[int]:
         """Matching docs the request may return: not deleted, hidden or outside its filters."""
