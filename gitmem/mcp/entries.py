@@ -47,12 +47,15 @@ def register(server: MCPServer, session: Session) -> None:
         include_all: Annotated[bool, Field(description=(
             "Include forgotten, superseded and expired entries."))] = False,
         space: Space = None,
+        explain: Annotated[bool, Field(description=(
+            "Each hit says why it ranked where it did: terms and fields, coverage, importance, "
+            "freshness, date match, neighbour lift."))] = False,
     ) -> CallToolResult:
         from gitmem.verbs.search import search as do_search
 
         def work(store: Store) -> list[dict[str, Any]]:
             return do_search(store, query, scope=scope, layer=layer, limit=limit,
-                             include_all=include_all, space=space)
+                             include_all=include_all, space=space, explain=explain)
 
         return reply(await session.call(work))
 

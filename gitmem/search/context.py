@@ -6,14 +6,16 @@ match are about the same thing. Entries of one file are consecutive documents of
 each document's facts carry a 12-bit code of its file's path, so "the entry before and after" is
 docnum - 1 and + 1 with the same code: no stored field is read.
 
-Each of the best LIFT_SOURCES matches passes LIFT times its score to its two neighbours (each
-neighbour keeps the largest lift offered), so a neighbour ranks near the match that lifted it but
-an exact hit is never pushed down by its own neighbours.
+Each of the best LIFT_SOURCES matches passes LIFT (< 1) times its score to its two neighbours
+(each neighbour keeps the largest lift offered). A neighbour that shares no word with the query
+so ranks below the match that lifted it; one that matches some words itself can pass it (in a
+dialogue the answer often names the person asked about, the question the topic). An entry that
+matched a query word only in part (partial.py) is not lifted out of the tier below the whole
+matches.
 """
 
 from __future__ import annotations
 
-import heapq
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -36,17 +38,12 @@ class Lift:
     given: dict[int, tuple[float, int]] = field(default_factory=dict)
 
 
-def neighbour_lift(docs: Sequence[int], finals: Sequence[float], facts: Sequence[int],
+def neighbour_lift(sources: Sequence[tuple[int, float]], facts: Sequence[int],
                    admitted: Callable[[set[int]], set[int]]) -> Lift:
-    """Lifts from the best matches to their neighbours in the same file (pure)."""
-    lift = Lift()
+    """Lifts from these (doc, final score) matches to their neighbours in the same file (pure)."""
     count = len(facts)
-    best = heapq.nlargest(LIFT_SOURCES, range(len(docs)), key=finals.__getitem__)
     offers: dict[int, tuple[float, int]] = {}
-    for index in best:
-        source, score = docs[index], finals[index]
-        if score <= 0.0:
-            continue
+    for source, score in sources:
         code = facts[source] >> FILE_SHIFT
         for near in (source - 1, source + 1):
             if 0 <= near < count and facts[near] >> FILE_SHIFT == code:
@@ -54,5 +51,4 @@ def neighbour_lift(docs: Sequence[int], finals: Sequence[float], facts: Sequence
                 if amount > offers.get(near, (0.0, 0))[0]:
                     offers[near] = (amount, source)
     allowed = admitted(set(offers))
-    lift.given = {doc: offer for doc, offer in offers.items() if doc in allowed}
-    return lift
+    return Lift({doc: offer for doc, offer in offers.items() if doc in allowed})

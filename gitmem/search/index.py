@@ -366,13 +366,14 @@ class SearchIndex:
     def search(self, query: str, *, scopes: Sequence[str] | None = None, layer: str | None = None,
                limit: int = 10, include_all: bool = False, now: date | None = None,
                windows: Mapping[str, int] | None = None,
-               levers: Levers = DEFAULT_LEVERS) -> list[SearchHit]:
+               levers: Levers = DEFAULT_LEVERS, explain: bool = False) -> list[SearchHit]:
         """Ranked entries matching `query` (plain words; no query syntax is interpreted);
         `windows`: the store's freshness windows in days by volatility (default: the defaults);
-        `levers`: which parts of query understanding and context to use (query.py)."""
+        `levers`: which parts of query understanding and context to use (query.py);
+        `explain`: each hit says why it ranked where it did (explain.py)."""
         self.refresh()
         request = SearchRequest(query, scopes, layer, limit, include_all, now or caller.today(),
-                                windows, levers)
+                                windows, levers, explain)
         if limit < 1 or not understand(query, request.now, levers).searchable():
             return []
         try:

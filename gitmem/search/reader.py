@@ -19,7 +19,8 @@ from typing import Any
 
 from gitmem.format.freshness import Freshness
 from gitmem.search.analysis import highlight_words
-from gitmem.search.context import Lift, neighbour_lift
+from gitmem.search.context import LIFT_SOURCES, Lift, neighbour_lift
+from gitmem.search.explain import explain_hit
 from gitmem.search.files import FileRecord
 from gitmem.search.query import DEFAULT_LEVERS, Levers, understand
 from gitmem.search.rank import (
@@ -68,6 +69,7 @@ class SearchHit:
     status: str
     score: float
     conflicted: bool
+    explain: dict[str, Any] | None = None  # why it ranked here (explain.py), when asked
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,7 @@ class SearchRequest:
     now: date
     windows: Mapping[str, int] | None = None
     levers: Levers = DEFAULT_LEVERS
+    explain: bool = False
 
     def window_days(self) -> Windows:
         return window_days(self.windows)
@@ -173,37 +176,31 @@ class View:
         if question.when is not None:
             plans.append(date_plan(question.when.span.terms(), lexicon))
         doc_count = max(1, self.reader.doc_count_all())
-        scores = score_entries(plans, lambda t: self.postings(TERMS, t),
-                               lambda t: idf(doc_count, lexicon.doc_frequency(t)), doc_count)
+
+        def idf_of(term: str) -> float:
+            return idf(doc_count, lexicon.doc_frequency(term))
+
+        scores = score_entries(plans, lambda t: self.postings(TERMS, t), idf_of, doc_count)
         docs = self._admitted(scores.docs, request)
         if not docs:
             return []
-        if request.levers.neighbours and len(plans) > 1:  # a one-word lookup takes no context
-            self._lift(scores, docs, request)
+        lifting = request.levers.neighbours and len(plans) > 1  # a one-word lookup: no context
         words = highlight_words(groups)
         facts = self.facts()
         windows = request.window_days()
-        return [_hit(fields, score, EntryFacts.unpack(facts[doc]).freshness(request.now, windows),
+        top, lift = self._top(scores, docs, request, lifting)
+        hits = [_hit(fields, score, EntryFacts.unpack(facts[doc]).freshness(request.now, windows),
                      words)
-                for doc, score, fields in self._top(scores, docs, request)]
-
-    def _lift(self, scores: Scores, docs: list[int], request: SearchRequest) -> Lift:
-        """Neighbour lift (context.py) folded into the scores; lifted new docs join `docs`."""
-        factors = self.factors(request)
-        finals = list(map(mul, scores.bases(docs), map(factors.__getitem__, docs)))
-        lift = neighbour_lift(docs, finals, self.facts(),
-                              lambda found: set(self._admitted(found, request)))
-        for doc, (amount, source) in lift.given.items():
-            factor = factors[doc]
-            if factor <= 0.0:
-                continue
-            if doc not in scores.docs:
-                scores.docs.add(doc)
-                docs.append(doc)
-            scores.total[doc] += amount / (factor * coverage_factor(scores.matched[doc], scores.words))
-            if scores.whole is not None and source in scores.whole:
-                scores.whole.add(doc)
-        return lift
+                for doc, score, fields in top]
+        if request.explain:
+            raw = [group.raw for group in groups]
+            for hit, (doc, score, fields) in zip(hits, top, strict=True):
+                given = lift.given.get(doc) if lift else None
+                source = (given[0], dict(self.reader.stored_fields(given[1]))) if given else None
+                fresh = EntryFacts.unpack(facts[doc]).freshness(request.now, windows)
+                hit.explain = explain_hit(fields, plans, raw, question.when, idf_of, fresh, score,
+                                          source)
+        return hits
 
     def _admitted(self, matching: set[int], request: SearchRequest) -> list[int]:
         """Matching docs the request may return: not deleted, hidden or outside its filters."""
@@ -227,32 +224,66 @@ class View:
             self._factor_cache[key] = values
         return self._factor_cache[key]
 
-    def _top(self, scores: Scores, docs: list[int],
-             request: SearchRequest) -> list[tuple[int, float, dict[str, Any]]]:
-        """The best `limit` docs by final score, those matching a query word whole first."""
+    def _top(self, scores: Scores, docs: list[int], request: SearchRequest,
+             lifting: bool) -> tuple[list[tuple[int, float, dict[str, Any]]], Lift | None]:
+        """The best `limit` docs by final score, those matching a query word whole first;
+        `lifting`: the best of the first tier lift their neighbours (context.py)."""
         factors = self.factors(request)
         top: list[tuple[int, float, dict[str, Any]]] = []
+        lift = None
         for tier in scores.tiers(docs):
-            if len(top) < request.limit:
-                top += self._best(scores, tier, factors, request.limit - len(top))
-        return top
+            if len(top) >= request.limit:
+                break
+            finals = list(map(mul, scores.bases(tier), map(factors.__getitem__, tier)))
+            if lifting and lift is None:
+                lift, tier, finals = self._lifted(scores, tier, finals, factors, request)
+            seen = {doc for doc, _score, _fields in top}
+            top += self._best(tier, finals, request.limit - len(top), seen)
+        return top, lift
 
-    def _best(self, scores: Scores, docs: list[int], factors: array[float],
-              limit: int) -> list[tuple[int, float, dict[str, Any]]]:
-        """The best `limit` of these docs; ties by path and line (all loops run in C)."""
-        finals = list(map(mul, scores.bases(docs), map(factors.__getitem__, docs)))
-        best = heapq.nlargest(limit, finals)
+    def _lifted(self, scores: Scores, docs: list[int], finals: list[float], factors: array[float],
+                request: SearchRequest) -> tuple[Lift, list[int], list[float]]:
+        """Neighbour lift: the lifted neighbours join the candidates with their lifted score
+        (a doc already there then appears twice; `_best` keeps its better score)."""
+        best = heapq.nlargest(LIFT_SOURCES, finals)
+        if not best or best[-1] <= 0.0:
+            return Lift(), docs, finals
+        cut = best[-1]
+        sources = [(docs[i], finals[i]) for i in compress(range(len(docs)), map(cut.__le__, finals))]
+        sources.sort(key=itemgetter(1), reverse=True)  # ties at the cut: the best come first
+        lift = neighbour_lift(sources[:LIFT_SOURCES], self.facts(),
+                              lambda found: set(self._admitted(found, request)))
+        extra_docs: list[int] = []
+        extra_finals: list[float] = []
+        partly = scores.whole
+        for doc, (amount, _source) in list(lift.given.items()):
+            factor = factors[doc]
+            own = scores.total[doc] * coverage_factor(scores.matched[doc], scores.words) * factor
+            if factor <= 0.0 or (partly is not None and own > 0.0 and doc not in partly):
+                del lift.given[doc]  # hidden, or a partial match: it keeps its own tier
+                continue
+            extra_docs.append(doc)
+            extra_finals.append(own + amount)
+        return lift, docs + extra_docs, finals + extra_finals
+
+    def _best(self, docs: list[int], finals: list[float], limit: int,
+              seen: set[int]) -> list[tuple[int, float, dict[str, Any]]]:
+        """The best `limit` of these docs (not in `seen`); ties by path and line (the loops over
+        all docs run in C)."""
+        best = heapq.nlargest(limit + len(seen), finals)
         best = [score for score in best if score > 0.0]
         if not best:
             return []
         cut = best[-1] - 1e-9
-        chosen = []
+        chosen: dict[int, tuple[tuple[float, str, int], int, float, dict[str, Any]]] = {}
         for index in compress(range(len(docs)), map(cut.__le__, finals)):
             doc, score = docs[index], finals[index]
-            fields = self.reader.stored_fields(doc)
-            chosen.append((sort_key(score, fields["path"], fields["line"]), doc, score, fields))
-        chosen.sort(key=itemgetter(0))
-        return [(doc, score, fields) for _key, doc, score, fields in chosen[:limit]]
+            if doc in seen or (doc in chosen and chosen[doc][2] >= score):
+                continue
+            fields = chosen[doc][3] if doc in chosen else self.reader.stored_fields(doc)
+            chosen[doc] = (sort_key(score, fields["path"], fields["line"]), doc, score, fields)
+        ordered = sorted(chosen.values(), key=itemgetter(0))
+        return [(doc, score, fields) for _key, doc, score, fields in ordered[:limit]]
 
 
 class _MemoLexicon:
