@@ -52,3 +52,23 @@ def neighbour_lift(sources: Sequence[tuple[int, float]], facts: Sequence[int],
                     offers[near] = (amount, source)
     allowed = admitted(set(offers))
     return Lift({doc: offer for doc, offer in offers.items() if doc in allowed})
+
+
+FEEDBACK_DOCS = 3
+FEEDBACK_TERMS = 6
+FEEDBACK_WEIGHT = 0.3
+
+
+def feedback_terms(top_fields: Sequence[dict[str, object]], idf_of: Callable[[str], float],
+                   exclude: set[str]) -> list[str]:
+    """Pseudo-relevance feedback: the terms that weigh most (weight x idf) in the best hits."""
+    from gitmem.search.rank import term_weights
+
+    totals: dict[str, float] = {}
+    for fields in top_fields[:FEEDBACK_DOCS]:
+        topic = str(fields.get("topic", "")).replace("-", " ")
+        weights = term_weights(str(fields.get("title", "")), str(fields.get("body", "")), topic)
+        for term, weight in weights.items():
+            if term not in exclude and len(term) > 2 and not term.isdigit():
+                totals[term] = totals.get(term, 0.0) + weight * idf_of(term)
+    return sorted(totals, key=lambda t: (-totals[t], t))[:FEEDBACK_TERMS]

@@ -19,7 +19,13 @@ from typing import Any
 
 from gitmem.format.freshness import Freshness
 from gitmem.search.analysis import highlight_words
-from gitmem.search.context import LIFT_SOURCES, Lift, neighbour_lift
+from gitmem.search.context import (
+    FEEDBACK_WEIGHT,
+    LIFT_SOURCES,
+    Lift,
+    feedback_terms,
+    neighbour_lift,
+)
 from gitmem.search.explain import explain_hit
 from gitmem.search.files import FileRecord
 from gitmem.search.query import DEFAULT_LEVERS, Levers, understand
@@ -27,6 +33,7 @@ from gitmem.search.rank import (
     EntryFacts,
     Scores,
     Windows,
+    WordPlan,
     coverage_factor,
     date_plan,
     idf,
@@ -185,6 +192,13 @@ class View:
         if not docs:
             return []
         lifting = request.levers.neighbours and len(plans) > 1  # a one-word lookup: no context
+        if request.levers.feedback:
+            first, _lift = self._top(scores, docs, request, lifting)
+            known = {term for plan in plans for term in plan.terms()}
+            extra = feedback_terms([fields for _d, _s, fields in first], idf_of, known)
+            plans = plans + [WordPlan(((term, FEEDBACK_WEIGHT),)) for term in extra]
+            scores = score_entries(plans, lambda t: self.postings(TERMS, t), idf_of, doc_count)
+            docs = self._admitted(scores.docs, request)
         words = highlight_words(groups)
         facts = self.facts()
         windows = request.window_days()
