@@ -122,12 +122,6 @@ def _working(name: str) -> Reader:
     return read
 
 
-
-
-
-
-
-
 _DAYS = "a whole number of days from 1 to 100000"
 _BYTES64 = "a whole number of bytes >= 64"
 _BYTES1K = "a whole number of bytes >= 1024"
@@ -184,6 +178,9 @@ SETTINGS: tuple[Setting, ...] = (
             "idle minutes before a self-started server exits", _stored("serve_idle_minutes")),
     Setting("serve.refreshMinutes", SHARED, "number", "a number of minutes >= 0 (0: never)",
             "how often the warm server runs the freshness pass (`gitmem refresh`)", _stored("serve_refresh_minutes")),
+    Setting("search.rerank", SHARED, "bool", "true or false",
+            "search asks the model ladder to reorder its top 30 hits (`search --rerank`)",
+            _stored("search_rerank")),
     Setting("spaces.default", SHARED, "text", "a mounted space's name, or home (empty: ask)",
             "where a new entry goes when spaces are mounted and no routing rule chooses",
             _stored("default_space")),

@@ -302,3 +302,14 @@ def test_search_explains_its_ranking_when_asked(world) -> None:
     why = next(hit["explain"] for hit in hits if hit["id"] == made["id"])
     assert {t["word"] for t in why["terms"]} == {"nightly", "export", "bucket"}
     assert why["coverage"] == {"matched": 3, "words": 3, "factor": 1.6}
+
+
+def test_search_rerank_without_a_model_keeps_the_lexical_order_with_a_note(world) -> None:
+    client = world.client
+    for text in ("The audit log is kept for 400 days.", "Audit log exports run for 30 days."):
+        client.ok("remember", {"text": text, "layer": "semantic", "topic": "audit"})
+    plain = client.ok("search", {"query": "audit log days"})["results"]
+    result = client.call("search", {"query": "audit log days", "rerank": True})
+    assert not result.is_error
+    assert result.structured_content["results"] == plain
+    assert "rerank skipped, lexical order kept" in _text(result)
