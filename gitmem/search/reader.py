@@ -246,29 +246,33 @@ class View:
         top: list[tuple[int, float, dict[str, Any]]] = []
         lift = None
         for tier in scores.tiers(docs):
-            if len(top) >= request.limit:
+            want = request.limit - len(top)
+            if want <= 0:
                 break
-            finals = list(map(mul, scores.bases(tier), map(factors.__getitem__, tier)))
-            if lifting and lift is None:
-                lift, tier, finals = self._lifted(scores, tier, finals, factors, request)
             seen = {doc for doc, _score, _fields in top}
-            top += self._best(tier, finals, request.limit - len(top), seen)
+            lift_here = lifting and lift is None
+            # One pass over the tier (in C) keeps the candidates for both the page and the lift.
+            finals = list(map(mul, scores.bases(tier), map(factors.__getitem__, tier)))
+            depth = max(LIFT_SOURCES, want + len(seen)) if lift_here else want + len(seen)
+            head = [score for score in heapq.nlargest(depth, finals) if score > 0.0]
+            if not head:
+                continue
+            cut = head[-1] - 1e-9
+            candidates = [(tier[i], finals[i])
+                          for i in compress(range(len(tier)), map(cut.__le__, finals))]
+            if lift_here:
+                lift, lifted = self._lifted(scores, candidates, factors, request)
+                candidates += lifted
+            top += self._best(candidates, want, seen)
         return top, lift
 
-    def _lifted(self, scores: Scores, docs: list[int], finals: list[float], factors: array[float],
-                request: SearchRequest) -> tuple[Lift, list[int], list[float]]:
-        """Neighbour lift: the lifted neighbours join the candidates with their lifted score
-        (a doc already there then appears twice; `_best` keeps its better score)."""
-        best = heapq.nlargest(LIFT_SOURCES, finals)
-        if not best or best[-1] <= 0.0:
-            return Lift(), docs, finals
-        cut = best[-1]
-        sources = [(docs[i], finals[i]) for i in compress(range(len(docs)), map(cut.__le__, finals))]
-        sources.sort(key=itemgetter(1), reverse=True)  # ties at the cut: the best come first
-        lift = neighbour_lift(sources[:LIFT_SOURCES], self.facts(),
-                              lambda found: set(self._admitted(found, request)))
-        extra_docs: list[int] = []
-        extra_finals: list[float] = []
+    def _lifted(self, scores: Scores, candidates: list[tuple[int, float]], factors: array[float],
+                request: SearchRequest) -> tuple[Lift, list[tuple[int, float]]]:
+        """Neighbour lift from the best candidates: the lifted neighbours with their lifted
+        score (a doc already a candidate then appears twice; `_best` keeps its better score)."""
+        sources = sorted(candidates, key=itemgetter(1), reverse=True)[:LIFT_SOURCES]
+        lift = neighbour_lift(sources, self.facts(), lambda found: set(self._admitted(found, request)))
+        lifted: list[tuple[int, float]] = []
         partly = scores.whole
         for doc, (amount, _source) in list(lift.given.items()):
             factor = factors[doc]
@@ -276,28 +280,28 @@ class View:
             if factor <= 0.0 or (partly is not None and own > 0.0 and doc not in partly):
                 del lift.given[doc]  # hidden, or a partial match: it keeps its own tier
                 continue
-            extra_docs.append(doc)
-            extra_finals.append(own + amount)
-        return lift, docs + extra_docs, finals + extra_finals
+            lifted.append((doc, own + amount))
+        return lift, lifted
 
-    def _best(self, docs: list[int], finals: list[float], limit: int,
+    def _best(self, candidates: list[tuple[int, float]], limit: int,
               seen: set[int]) -> list[tuple[int, float, dict[str, Any]]]:
-        """The best `limit` of these docs (not in `seen`); ties by path and line (the loops over
-        all docs run in C)."""
-        best = heapq.nlargest(limit + len(seen), finals)
-        best = [score for score in best if score > 0.0]
+        """The best `limit` candidates (each doc's best score, none in `seen`); ties by path
+        and line."""
+        scores: dict[int, float] = {}
+        for doc, score in candidates:
+            if doc not in seen and score > scores.get(doc, 0.0):
+                scores[doc] = score
+        best = heapq.nlargest(limit, scores.values())
         if not best:
             return []
         cut = best[-1] - 1e-9
-        chosen: dict[int, tuple[tuple[float, str, int], int, float, dict[str, Any]]] = {}
-        for index in compress(range(len(docs)), map(cut.__le__, finals)):
-            doc, score = docs[index], finals[index]
-            if doc in seen or (doc in chosen and chosen[doc][2] >= score):
-                continue
-            fields = chosen[doc][3] if doc in chosen else self.reader.stored_fields(doc)
-            chosen[doc] = (sort_key(score, fields["path"], fields["line"]), doc, score, fields)
-        ordered = sorted(chosen.values(), key=itemgetter(0))
-        return [(doc, score, fields) for _key, doc, score, fields in ordered[:limit]]
+        chosen = []
+        for doc, score in scores.items():
+            if score >= cut:
+                fields = self.reader.stored_fields(doc)
+                chosen.append((sort_key(score, fields["path"], fields["line"]), doc, score, fields))
+        chosen.sort(key=itemgetter(0))
+        return [(doc, score, fields) for _key, doc, score, fields in chosen[:limit]]
 
 
 class _MemoLexicon:
