@@ -85,10 +85,23 @@ def _shown(hit: dict[str, Any]) -> dict[str, Any]:
     """A hit as printed: a credential stored in its text is never shown."""
     if hit.get("explain") is None:
         hit.pop("explain", None)
+    else:
+        hit["explain"] = _masked(hit["explain"])
     for name in ("title", "snippet", "source"):
         if isinstance(hit.get(name), str):
             hit[name] = hide_secrets(hit[name])
     return hit
+
+
+def _masked(value: Any) -> Any:
+    """Every string inside an explanation with its credentials hidden (terms come from text)."""
+    if isinstance(value, str):
+        return hide_secrets(value)
+    if isinstance(value, dict):
+        return {key: _masked(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_masked(item) for item in value]
+    return value
 
 
 def skipped_files(store: Store, scope: str | None = None, workspace: str | None = None) -> list[str]:

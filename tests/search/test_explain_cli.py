@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from support import Cli
 
@@ -38,3 +39,15 @@ def test_explain_shows_the_date_the_question_asked_for(gm: Cli) -> None:
     assert isinstance(hits, list)
     date = hits[0]["explain"]["date"]
     assert date["asked"] == "today" and date["matched"] == date["span"]
+
+
+def test_explain_never_shows_a_credential_that_matched(gm: Cli) -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    entry = Path(gm.root) / "global" / "semantic" / "tokens.md"
+    entry.parent.mkdir(parents=True, exist_ok=True)
+    entry.write_text(f"---\ntopic: tokens\nlayer: semantic\n---\n# tokens\n\n## CI token\n"
+                     f"The CI token {token} was revoked.\n\n**Id:** global-sem-0900\n", "utf-8")
+    result = gm("search", f"revoked {token}", "--explain", "--json")
+    assert result.exit_code == 0, result.output
+    assert token not in result.stdout and token.lower() not in result.stdout
+    assert json.loads(result.stdout)[0]["explain"]["terms"]
