@@ -23,6 +23,9 @@ entries = re.findall(r"^### entry (\S+)", prompt, re.M)
 
 
 def answer():
+    ranked = re.findall(r"^\[(\d+)\] ", prompt, re.M)
+    if ranked and "Question:" in prompt:  # search rerank: the entries in reverse order
+        return "Most helpful first: " + ", ".join(reversed(ranked))
     if digests:
         lines = []
         for d in digests:

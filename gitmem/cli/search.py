@@ -25,6 +25,8 @@ def _hit_line(hit: dict[str, Any], spaces: bool) -> str:
         from gitmem.verbs.suspects import summary
 
         line += f"\n    suspect: {summary(hit['suspect'])}"
+    if hit.get("explain"):
+        line += f"\n    why: {hit['explain']['summary']}"
     return line
 
 
@@ -36,13 +38,16 @@ def _hit_line(hit: dict[str, Any], spaces: bool) -> str:
 @click.option("--workspace", "-w", help="Search this workspace plus global.")
 @click.option("--limit", "-n", type=int, default=10, show_default=True, help="Most results to return.")
 @click.option("--all", "include_all", is_flag=True, help="Include forgotten, superseded and expired entries, and archived documents.")
+@click.option("--rerank/--no-rerank", default=None,
+              help="Let the model ladder reorder the top 30 hits (default: setting search.rerank, off); a failing or slow model keeps the lexical order, with a note.")
+@click.option("--explain", is_flag=True, help="Say for each hit why it ranked where it did (terms, fields, freshness, importance, date match, neighbour lift).")
 @space_option
 @hook_option
 @json_option
 @click.pass_context
 def search(ctx: click.Context, query: str | None, layer: str | None, scope: str | None,
-           workspace: str | None, limit: int, include_all: bool, space: str | None, hook: bool,
-           as_json: bool) -> None:
+           workspace: str | None, limit: int, include_all: bool, rerank: bool | None, explain: bool,
+           space: str | None, hook: bool, as_json: bool) -> None:
     """Ranked full-text search over the store and its active spaces, with path:line citations;
     exit 1 when nothing matches (`--hook`: the entries for a UserPromptSubmit hook's prompt)."""
     if hook:
@@ -52,13 +57,14 @@ def search(ctx: click.Context, query: str | None, layer: str | None, scope: str 
         return
     if query is None:
         raise click.UsageError("missing argument QUERY")
+    from gitmem.consolidate.rerank import search as do_search
     from gitmem.verbs.reads import skipped_note
-    from gitmem.verbs.search import search as do_search
     from gitmem.verbs.search import skipped_files
 
     store = get_store(ctx)
-    hits = do_search(store, query, scope=scope, workspace=workspace, layer=layer,
-                     limit=limit, include_all=include_all, space=space)
+    hits = do_search(store, query, rerank_hits=rerank, scope=scope, workspace=workspace,
+                     layer=layer, limit=limit, include_all=include_all, space=space,
+                     explain=explain)
     spaces = len({h["space"] for h in hits}) > 1 or any(h["ref"] != h["id"] for h in hits)
     emit(hits, as_json, lambda: "\n".join(_hit_line(h, spaces) for h in hits) or "no matches")
     skipped = skipped_files(store, scope, workspace)

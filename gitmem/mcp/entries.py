@@ -47,12 +47,18 @@ def register(server: MCPServer, session: Session) -> None:
         include_all: Annotated[bool, Field(description=(
             "Include forgotten, superseded and expired entries."))] = False,
         space: Space = None,
+        explain: Annotated[bool, Field(description=(
+            "Each hit says why it ranked where it did: terms and fields, coverage, importance, "
+            "freshness, date match, neighbour lift."))] = False,
+        rerank: Annotated[bool | None, Field(description=(
+            "Let the model ladder reorder the top 30 hits (default: the store's search.rerank "
+            "setting, off). A failing or slow model keeps the lexical order, with a note."))] = None,
     ) -> CallToolResult:
-        from gitmem.verbs.search import search as do_search
+        from gitmem.consolidate.rerank import search as do_search
 
         def work(store: Store) -> list[dict[str, Any]]:
-            return do_search(store, query, scope=scope, layer=layer, limit=limit,
-                             include_all=include_all, space=space)
+            return do_search(store, query, rerank_hits=rerank, scope=scope, layer=layer,
+                             limit=limit, include_all=include_all, space=space, explain=explain)
 
         return reply(await session.call(work))
 

@@ -71,20 +71,27 @@ def call_rung(root: Path, rung: Rung, prompt: str, purpose: str,
 
 
 def ask(root: Path, prompt: str, *, purpose: str, runner: Runner = run_command,
-        clock: Callable[[], datetime] = utc_now) -> Reply:
-    """Send `prompt` up the ladder until a rung returns text. ModelError when none does."""
+        clock: Callable[[], datetime] = utc_now, cap: float | None = None) -> Reply:
+    """Send `prompt` up the ladder until a rung returns text. ModelError when none does.
+
+    `cap`: a quick, best-effort call (search rerank): each rung gets at most `cap` seconds, and
+    a rung that fails it is not benched (its own time-out was not reached) nor moved."""
     ladder = load_ladder(root)
     if not ladder.rungs:
         raise ModelError("no model is configured: add one with `gitmem models add NAME 'COMMAND'` "
                          "or set GITMEM_MODEL")
     attempts: list[Attempt] = []
     for rung in try_order(ladder, clock()):
+        if cap is not None:
+            rung = Rung(rung.name, rung.command, min(rung.timeout, cap))
         text, attempt = call_rung(root, rung, prompt, purpose, runner)
         attempts.append(attempt)
         if text:
-            _remember_winner(root, ladder, rung.name)
+            if cap is None:
+                _remember_winner(root, ladder, rung.name)
             return Reply(text, rung.name, attempts)
-        _bench(root, ladder, rung.name, clock() + timedelta(seconds=BENCH_SECONDS))
+        if cap is None:
+            _bench(root, ladder, rung.name, clock() + timedelta(seconds=BENCH_SECONDS))
     tried = "; ".join(f"{a.rung}: {a.outcome}" for a in attempts)
     record(root, "model-failed", count=("failures.ladder",), purpose=purpose, tried=tried,
            activity=f"{purpose}: no model returned text ({tried})")

@@ -133,6 +133,7 @@ class QueryGroup:
     terms: tuple[str, ...]  # whole-word alternatives; any one matches
     parts: tuple[str, ...] = ()  # identifier parts; all of them together also match
     prefixable: bool = False  # a word that may be retried as part of longer index terms
+    weight: float = 1.0  # how much a whole match counts (names and numbers count more)
 
 
 def _bigram_groups(piece: str) -> list[QueryGroup]:

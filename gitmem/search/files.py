@@ -30,7 +30,7 @@ from gitmem.fsio import NotRegularFileError, read_regular_file, read_regular_tex
 from gitmem.search.documents import document_sections
 from gitmem.stamps import Stamp, file_stamp, settled, stamp_of
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: day and month terms (dates.py)
 MANIFEST_NAME = "manifest.json"
 BODY_STORE_CHARS = 4000
 

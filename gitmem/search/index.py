@@ -26,7 +26,6 @@ from whoosh.reading import SegmentReader
 from gitmem import caller
 from gitmem.errors import LockTimeoutError
 from gitmem.fsio import file_lock
-from gitmem.search.analysis import query_groups
 from gitmem.search.files import (
     BODY_STORE_CHARS,
     MANIFEST_NAME,
@@ -43,6 +42,7 @@ from gitmem.search.files import (
     save_manifest,
     scan_memory_files,
 )
+from gitmem.search.query import DEFAULT_LEVERS, Levers, understand
 from gitmem.search.reader import DocLookup, SearchHit, SearchRequest, SegmentCache, View
 from gitmem.search.schema import (
     SCHEMA,
@@ -365,13 +365,16 @@ class SearchIndex:
 
     def search(self, query: str, *, scopes: Sequence[str] | None = None, layer: str | None = None,
                limit: int = 10, include_all: bool = False, now: date | None = None,
-               windows: Mapping[str, int] | None = None) -> list[SearchHit]:
+               windows: Mapping[str, int] | None = None,
+               levers: Levers = DEFAULT_LEVERS, explain: bool = False) -> list[SearchHit]:
         """Ranked entries matching `query` (plain words; no query syntax is interpreted);
-        `windows`: the store's freshness windows in days by volatility (default: the defaults)."""
+        `windows`: the store's freshness windows in days by volatility (default: the defaults);
+        `levers`: which parts of query understanding and context to use (query.py);
+        `explain`: each hit says why it ranked where it did (explain.py)."""
         self.refresh()
         request = SearchRequest(query, scopes, layer, limit, include_all, now or caller.today(),
-                                windows)
-        if limit < 1 or not query_groups(query):
+                                windows, levers, explain)
+        if limit < 1 or not understand(query, request.now, levers).searchable():
             return []
         try:
             return self._current_view().run(request)

@@ -43,6 +43,7 @@ FIELDS: dict[str, FieldWeighting] = {
     "body": FieldWeighting(boost=1.0, b=0.75, nominal_length=60.0),
 }
 ID_WEIGHT = 4.0  # an entry's own Id, indexed as one strong term
+DATE_WEIGHT = 1.5  # a day or month the entry is about (dates.py), like a word in a short title
 IMPORTANCE_BOOST: dict[str, float] = {"critical": 1.3, "high": 1.15, "normal": 1.0, "low": 0.85}
 COVERAGE_BONUS = 0.6  # an entry matching every query word scores up to 60% more
 SNIPPET_CHARS = 200
@@ -52,8 +53,10 @@ _SPACE_RE = re.compile(r"\s+")
 # -- index time ------------------------------------------------------------------------------
 
 
-def term_weights(title: str, body: str, topic: str, entry_id: str = "") -> dict[str, float]:
-    """BM25F weight of every term of an entry (saturated, length-normalised, field-boosted)."""
+def term_weights(title: str, body: str, topic: str, entry_id: str = "",
+                 dates: Sequence[str] = ()) -> dict[str, float]:
+    """BM25F weight of every term of an entry (saturated, length-normalised, field-boosted);
+    `dates`: its day and month terms, each of one fixed weight."""
     combined: dict[str, float] = {}
     for name, text in (("title", title), ("topic", topic), ("body", body)):
         terms = index_terms(text)
@@ -66,6 +69,8 @@ def term_weights(title: str, body: str, topic: str, entry_id: str = "") -> dict[
     weights = {term: tf * (K1 + 1.0) / (tf + K1) for term, tf in combined.items()}
     if entry_id:
         weights[entry_id.lower()] = weights.get(entry_id.lower(), 0.0) + ID_WEIGHT
+    for term in dates:
+        weights[term] = DATE_WEIGHT
     return weights
 
 
@@ -103,7 +108,7 @@ def plan_words(groups: Sequence[QueryGroup], lexicon: Lexicon, limit: int) -> li
     plans: list[WordPlan] = []
     for group in groups:
         frequencies = {t: lexicon.doc_frequency(t) for t in group.terms}
-        alternatives = [(t, 1.0) for t, df in frequencies.items() if df > 0]
+        alternatives = [(t, group.weight) for t, df in frequencies.items() if df > 0]
         parts = tuple(p for p in group.parts if p not in group.terms)
         if len(parts) < 2 or not all(lexicon.doc_frequency(p) > 0 for p in parts):
             parts = ()
@@ -211,6 +216,14 @@ def score_entries(plans: Sequence[WordPlan], postings: Postings, idf_of: Callabl
             if whole is not None:
                 whole.update(whole_here)
     return Scores(total, matched, seen, min(len(plans), 255), whole)
+
+
+DATE_BOOST = 1.0  # a question's date counts this many times a plain word's match
+
+
+def date_plan(terms: Sequence[str], lexicon: Lexicon) -> WordPlan:
+    """The plan of a question's span of days: any of its day (or month) terms matches."""
+    return WordPlan(tuple((t, DATE_BOOST) for t in terms if lexicon.doc_frequency(t) > 0))
 
 
 # -- final ranking ---------------------------------------------------------------------------

@@ -18,12 +18,24 @@ from operator import itemgetter, mul
 from typing import Any
 
 from gitmem.format.freshness import Freshness
-from gitmem.search.analysis import highlight_words, query_groups
+from gitmem.search.analysis import highlight_words
+from gitmem.search.context import (
+    FEEDBACK_WEIGHT,
+    LIFT_SOURCES,
+    Lift,
+    feedback_terms,
+    neighbour_lift,
+)
+from gitmem.search.explain import explain_hit
 from gitmem.search.files import FileRecord
+from gitmem.search.query import DEFAULT_LEVERS, Levers, understand
 from gitmem.search.rank import (
     EntryFacts,
     Scores,
     Windows,
+    WordPlan,
+    coverage_factor,
+    date_plan,
     idf,
     plan_words,
     score_entries,
@@ -64,6 +76,7 @@ class SearchHit:
     status: str
     score: float
     conflicted: bool
+    explain: dict[str, Any] | None = None  # why it ranked here (explain.py), when asked
 
 
 @dataclass(frozen=True)
@@ -78,6 +91,8 @@ class SearchRequest:
     include_all: bool
     now: date
     windows: Mapping[str, int] | None = None
+    levers: Levers = DEFAULT_LEVERS
+    explain: bool = False
 
     def window_days(self) -> Windows:
         return window_days(self.windows)
@@ -161,21 +176,45 @@ class View:
 
     def run(self, request: SearchRequest) -> list[SearchHit]:
         """Score, filter and rank; build the top hits."""
-        groups = query_groups(request.query)
+        question = understand(request.query, request.now, request.levers)
+        groups = question.groups
         lexicon = _MemoLexicon(self)
         plans = plan_words(groups, lexicon, request.limit)
+        if question.when is not None:
+            plans.append(date_plan(question.when.span.terms(), lexicon))
         doc_count = max(1, self.reader.doc_count_all())
-        scores = score_entries(plans, lambda t: self.postings(TERMS, t),
-                               lambda t: idf(doc_count, lexicon.doc_frequency(t)), doc_count)
+
+        def idf_of(term: str) -> float:
+            return idf(doc_count, lexicon.doc_frequency(term))
+
+        scores = score_entries(plans, lambda t: self.postings(TERMS, t), idf_of, doc_count)
         docs = self._admitted(scores.docs, request)
         if not docs:
             return []
+        lifting = request.levers.neighbours and len(plans) > 1  # a one-word lookup: no context
+        if request.levers.feedback:
+            first, _lift = self._top(scores, docs, request, lifting)
+            known = {term for plan in plans for term in plan.terms()}
+            extra = feedback_terms([fields for _d, _s, fields in first], idf_of, known)
+            plans = plans + [WordPlan(((term, FEEDBACK_WEIGHT),)) for term in extra]
+            scores = score_entries(plans, lambda t: self.postings(TERMS, t), idf_of, doc_count)
+            docs = self._admitted(scores.docs, request)
         words = highlight_words(groups)
         facts = self.facts()
         windows = request.window_days()
-        return [_hit(fields, score, EntryFacts.unpack(facts[doc]).freshness(request.now, windows),
+        top, lift = self._top(scores, docs, request, lifting)
+        hits = [_hit(fields, score, EntryFacts.unpack(facts[doc]).freshness(request.now, windows),
                      words)
-                for doc, score, fields in self._top(scores, docs, request)]
+                for doc, score, fields in top]
+        if request.explain:
+            raw = [group.raw for group in groups]
+            for hit, (doc, score, fields) in zip(hits, top, strict=True):
+                given = lift.given.get(doc) if lift else None
+                source = (given[0], dict(self.reader.stored_fields(given[1]))) if given else None
+                fresh = EntryFacts.unpack(facts[doc]).freshness(request.now, windows)
+                hit.explain = explain_hit(fields, plans, raw, question.when, idf_of, fresh, score,
+                                          source)
+        return hits
 
     def _admitted(self, matching: set[int], request: SearchRequest) -> list[int]:
         """Matching docs the request may return: not deleted, hidden or outside its filters."""
@@ -199,30 +238,68 @@ class View:
             self._factor_cache[key] = values
         return self._factor_cache[key]
 
-    def _top(self, scores: Scores, docs: list[int],
-             request: SearchRequest) -> list[tuple[int, float, dict[str, Any]]]:
-        """The best `limit` docs by final score, those matching a query word whole first."""
+    def _top(self, scores: Scores, docs: list[int], request: SearchRequest,
+             lifting: bool) -> tuple[list[tuple[int, float, dict[str, Any]]], Lift | None]:
+        """The best `limit` docs by final score, those matching a query word whole first;
+        `lifting`: the best of the first tier lift their neighbours (context.py)."""
         factors = self.factors(request)
         top: list[tuple[int, float, dict[str, Any]]] = []
+        lift = None
         for tier in scores.tiers(docs):
-            if len(top) < request.limit:
-                top += self._best(scores, tier, factors, request.limit - len(top))
-        return top
+            want = request.limit - len(top)
+            if want <= 0:
+                break
+            seen = {doc for doc, _score, _fields in top}
+            lift_here = lifting and lift is None
+            # One pass over the tier (in C) keeps the candidates for both the page and the lift.
+            finals = list(map(mul, scores.bases(tier), map(factors.__getitem__, tier)))
+            depth = max(LIFT_SOURCES, want + len(seen)) if lift_here else want + len(seen)
+            head = [score for score in heapq.nlargest(depth, finals) if score > 0.0]
+            if not head:
+                continue
+            cut = head[-1] - 1e-9
+            candidates = [(tier[i], finals[i])
+                          for i in compress(range(len(tier)), map(cut.__le__, finals))]
+            if lift_here:
+                lift, lifted = self._lifted(scores, candidates, factors, request)
+                candidates += lifted
+            top += self._best(candidates, want, seen)
+        return top, lift
 
-    def _best(self, scores: Scores, docs: list[int], factors: array[float],
-              limit: int) -> list[tuple[int, float, dict[str, Any]]]:
-        """The best `limit` of these docs; ties by path and line (all loops run in C)."""
-        finals = list(map(mul, scores.bases(docs), map(factors.__getitem__, docs)))
-        best = heapq.nlargest(limit, finals)
-        best = [score for score in best if score > 0.0]
+    def _lifted(self, scores: Scores, candidates: list[tuple[int, float]], factors: array[float],
+                request: SearchRequest) -> tuple[Lift, list[tuple[int, float]]]:
+        """Neighbour lift from the best candidates: the lifted neighbours with their lifted
+        score (a doc already a candidate then appears twice; `_best` keeps its better score)."""
+        sources = sorted(candidates, key=itemgetter(1), reverse=True)[:LIFT_SOURCES]
+        lift = neighbour_lift(sources, self.facts(), lambda found: set(self._admitted(found, request)))
+        lifted: list[tuple[int, float]] = []
+        partly = scores.whole
+        for doc, (amount, _source) in list(lift.given.items()):
+            factor = factors[doc]
+            own = scores.total[doc] * coverage_factor(scores.matched[doc], scores.words) * factor
+            if factor <= 0.0 or (partly is not None and own > 0.0 and doc not in partly):
+                del lift.given[doc]  # hidden, or a partial match: it keeps its own tier
+                continue
+            lifted.append((doc, own + amount))
+        return lift, lifted
+
+    def _best(self, candidates: list[tuple[int, float]], limit: int,
+              seen: set[int]) -> list[tuple[int, float, dict[str, Any]]]:
+        """The best `limit` candidates (each doc's best score, none in `seen`); ties by path
+        and line."""
+        scores: dict[int, float] = {}
+        for doc, score in candidates:
+            if doc not in seen and score > scores.get(doc, 0.0):
+                scores[doc] = score
+        best = heapq.nlargest(limit, scores.values())
         if not best:
             return []
         cut = best[-1] - 1e-9
         chosen = []
-        for index in compress(range(len(docs)), map(cut.__le__, finals)):
-            doc, score = docs[index], finals[index]
-            fields = self.reader.stored_fields(doc)
-            chosen.append((sort_key(score, fields["path"], fields["line"]), doc, score, fields))
+        for doc, score in scores.items():
+            if score >= cut:
+                fields = self.reader.stored_fields(doc)
+                chosen.append((sort_key(score, fields["path"], fields["line"]), doc, score, fields))
         chosen.sort(key=itemgetter(0))
         return [(doc, score, fields) for _key, doc, score, fields in chosen[:limit]]
 

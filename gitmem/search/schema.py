@@ -10,6 +10,8 @@ from typing import Any
 
 from whoosh.fields import COLUMN, STORED, FieldType, Schema
 
+from gitmem.search.context import file_code
+from gitmem.search.dates import date_terms, entry_days
 from gitmem.search.rank import EntryFacts, term_weights
 from gitmem.search.segments import TERMS
 
@@ -41,7 +43,7 @@ class WeightedTerms(FieldType):
     def __init__(self) -> None:
         super().__init__(formats.Existence(), analyzer=None)
 
-    def index(self, value: tuple[str, str, str, str],
+    def index(self, value: tuple[str, str, str, str, tuple[str, ...]],
               **kwargs: Any) -> Iterator[tuple[bytes, int, float, bytes]]:
         """(term bytes, frequency, weight, value) per term."""
         for term, weight in term_weights(*value).items():
@@ -77,9 +79,11 @@ def doc_fields(doc: dict[str, Any]) -> dict[str, Any]:
     """Keyword arguments for `add_document`."""
     out = {k: v for k, v in doc.items() if k not in ("full_body", "status", "id")}
     topic_text = doc["topic"].replace("-", " ").replace("_", " ")
-    out[TERMS] = (doc["title"], doc["full_body"], topic_text, doc["id"])
-    out["facts"] = EntryFacts.from_fields(doc["importance"], doc["volatility"], doc["verified"],
-                                          doc["created"], doc["valid_until"]).pack()
+    days = entry_days(doc["created"], doc["topic"], (doc["title"], doc["full_body"]))
+    out[TERMS] = (doc["title"], doc["full_body"], topic_text, doc["id"], tuple(date_terms(days)))
+    facts = EntryFacts.from_fields(doc["importance"], doc["volatility"], doc["verified"],
+                                   doc["created"], doc["valid_until"])
+    out["facts"] = facts.pack() | file_code(doc["path"])
     if doc["id"]:
         out["id"] = doc["id"]
     if doc["status"] != "live":  # only hidden statuses are indexed: each value costs a posting

@@ -101,6 +101,13 @@ def serve_auto_start(registry: Registry) -> bool:
     return not isinstance(raw, dict) or raw.get("autoStart", True) is not False
 
 
+def search_rerank(registry: Registry) -> bool:
+    """settings.search.rerank: whether search asks the model to reorder its top hits; only
+    `true` turns it on."""
+    raw = registry.setting("search")
+    return isinstance(raw, dict) and raw.get("rerank") is True
+
+
 def serve_refresh_minutes(registry: Registry) -> float:
     """settings.serve.refreshMinutes: how often the warm server runs the freshness pass (stale
     and expired entries to the model ladder); 0 = never. `gitmem serve --refresh-every` overrides."""

@@ -46,9 +46,11 @@ def search(
     limit: int = 10,
     include_all: bool = False,
     space: str | None = None,
+    explain: bool = False,
 ) -> list[dict[str, Any]]:
     """Ranked hits as JSON-ready dicts over the store and its active spaces (or the one `space`
-    names), each labelled with its space; the index absorbs out-of-band edits first."""
+    names), each labelled with its space; the index absorbs out-of-band edits first.
+    `explain`: each hit carries why it ranked where it did."""
     if not query.strip():
         raise InvalidInputError("query must not be empty")
     if not 1 <= limit <= MAX_LIMIT:
@@ -61,7 +63,7 @@ def search(
         # Each space grades freshness with its own configured windows.
         hits = target.search_index().search(query, scopes=scopes, layer=layer, limit=count,
                                             include_all=include_all, now=store.today(),
-                                            windows=freshness_windows(target))
+                                            windows=freshness_windows(target), explain=explain)
         found = [hit.id for hit in hits if hit.layer == DOCUMENTS and hit.id]
         if found:  # machine-local: a search never makes a commit
             from gitmem.documents.access import access_stamp, record_access
@@ -81,10 +83,25 @@ def search(
 
 def _shown(hit: dict[str, Any]) -> dict[str, Any]:
     """A hit as printed: a credential stored in its text is never shown."""
+    if hit.get("explain") is None:
+        hit.pop("explain", None)
+    else:
+        hit["explain"] = _masked(hit["explain"])
     for name in ("title", "snippet", "source"):
         if isinstance(hit.get(name), str):
             hit[name] = hide_secrets(hit[name])
     return hit
+
+
+def _masked(value: Any) -> Any:
+    """Every string inside an explanation with its credentials hidden (terms come from text)."""
+    if isinstance(value, str):
+        return hide_secrets(value)
+    if isinstance(value, dict):
+        return {key: _masked(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_masked(item) for item in value]
+    return value
 
 
 def skipped_files(store: Store, scope: str | None = None, workspace: str | None = None) -> list[str]:

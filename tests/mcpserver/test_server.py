@@ -291,3 +291,26 @@ def test_batch_is_one_commit_or_nothing(world) -> None:
     new_id = done["items"][0]["id"]
     assert f"**Supersedes:** {first}" in (world.root / done["items"][0]["path"]).read_text()
     assert new_id != first
+
+
+def test_search_explains_its_ranking_when_asked(world) -> None:
+    client = world.client
+    made = client.ok("remember", {"text": "The nightly export job writes to the reports bucket.",
+                                  "layer": "semantic", "topic": "exports"})
+    plain = client.ok("search", {"query": "nightly export bucket"})["results"]
+    assert plain and all("explain" not in hit for hit in plain)
+    hits = client.ok("search", {"query": "nightly export bucket", "explain": True})["results"]
+    why = next(hit["explain"] for hit in hits if hit["id"] == made["id"])
+    assert {t["word"] for t in why["terms"]} == {"nightly", "export", "bucket"}
+    assert why["coverage"] == {"matched": 3, "words": 3, "factor": 1.6}
+
+
+def test_search_rerank_without_a_model_keeps_the_lexical_order_with_a_note(world) -> None:
+    client = world.client
+    for text in ("The audit log is kept for 400 days.", "Audit log exports run for 30 days."):
+        client.ok("remember", {"text": text, "layer": "semantic", "topic": "audit"})
+    plain = client.ok("search", {"query": "audit log days"})["results"]
+    result = client.call("search", {"query": "audit log days", "rerank": True})
+    assert not result.is_error
+    assert result.structured_content["results"] == plain
+    assert "rerank skipped, lexical order kept" in _text(result)
