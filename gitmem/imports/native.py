@@ -26,6 +26,7 @@ from gitmem.imports.markdown import markdown_files
 from gitmem.imports.model import Note, ReadContext, SourceFile
 from gitmem.secrets.scan import find_secrets
 from gitmem.store.store import Store
+from gitmem.store.workspaces import project_folder
 
 STATE_FILE = "state/native-memory.json"
 LOCK_FILE = "state/native-memory.lock"
@@ -78,14 +79,14 @@ def enabled_projects(root: Path) -> list[Path]:
 
 
 def is_enabled(root: Path, project: Path) -> bool:
-    return str(project.resolve()) in _load(root)
+    return str(project_folder(project)) in _load(root)
 
 
 def disable(root: Path, project: Path) -> None:
     """Take the project off the list (its MEMORY.md is left to `remove_block`)."""
     with file_lock(root / LOCK_FILE, LOCK_SECONDS, "the native memory pass"):
         projects = _load(root)
-        if projects.pop(str(project.resolve()), None) is not None:
+        if projects.pop(str(project_folder(project)), None) is not None:
             _save(root, projects)
 
 
@@ -93,7 +94,7 @@ def disable(root: Path, project: Path) -> None:
 def run_pass(store: Store, project: Path, home: Path) -> PassReport:
     """Import the project's auto-memory folder, then render gitmem's block of its MEMORY.md (the
     project joins the list of this machine)."""
-    project = project.resolve()
+    project = project_folder(project)
     folder = memory_folder(home, project)
     report = PassReport(project, folder / INDEX)
     with file_lock(store.root / LOCK_FILE, LOCK_SECONDS, "the native memory pass"):
@@ -195,7 +196,7 @@ def ranked_rows(store: Store, workspace: str, leave_out: set[str]) -> list[nb.Ro
 def without_block(home: Path, project: Path) -> tuple[Path, str | None, str | None]:
     """(MEMORY.md, what it holds, what it holds without gitmem's block: None when nothing else
     is left, as Claude Code would have no such file)."""
-    path = memory_folder(home, project.resolve()) / INDEX
+    path = memory_folder(home, project_folder(project)) / INDEX
     text = _current(path) if path.is_file() else None
     if text is None:
         return path, None, None
