@@ -28,11 +28,11 @@ def run(root: Path, transcript: Path, cwd: Path | None, workspace: str | None) -
         store = Store(root, workspace=workspace, cwd=cwd)
         try:
             report = capture(store, transcript)
+            record(root, "hook", count=("hooks.total", "hooks.agent-capture"), hook="agent-capture",
+                   transcript=str(transcript), result=report.result, exit=0)
             native_after(store, cwd)  # after the capture, whose result stands whatever this does
         finally:
             store.close()
-        record(root, "hook", count=("hooks.total", "hooks.agent-capture"), hook="agent-capture",
-               transcript=str(transcript), result=report.result, exit=0)
         return 0
     except Exception as exc:  # noqa: BLE001 - nobody waits on this process: the log is its voice
         record(root, "hook-failed", count=("failures.hook",), hook="agent-capture",
