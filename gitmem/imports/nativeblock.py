@@ -23,7 +23,7 @@ LINE_CHARS = 150
 FRAME_LINES = 4  # the markers, the heading and the last line
 MORE_RESERVE = 200  # bytes kept for the last line, whatever number it ends up saying
 _ENTRY_LINE = re.compile(r"^- .*\(([A-Za-z0-9_.\-:]+-[a-z]+-\d+)\)$")
-_OURS = ("## gitmem memory", "- … and ", "- all ", "- no entries yet")
+_OURS = ("## gitmem memory", "- … and ", "- all ", "- no other entries of ")
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ def entry_line(row: Row) -> str:
 def more_line(listed: int, total: int, workspace: str) -> str:
     """The block's last line: how many entries are left out and how to find them."""
     if total == 0:
-        return "- no entries yet: `gitmem remember TEXT` records one"
+        return f"- no other entries of {workspace} yet: `gitmem remember TEXT` records one"
     if listed >= total:
         return f"- all {total} entries are listed; `gitmem show ID` reads one in full"
     return (f"- … and {total - listed} more entries of {workspace} not listed here: "

@@ -74,6 +74,10 @@ def native_pass(store: Store, payload: HookInput) -> str:
     if payload.folder is None:
         return ""
     try:
+        store.resolve_workspace(None, cwd=payload.folder)
+    except GitmemError:
+        return ""  # a folder of no workspace (a user-level hook in ~, say): nothing to keep in step
+    try:
         report = run_pass(store, payload.folder, Path(caller.home()))
     except GitmemError as exc:
         return f"gitmem: Claude Code's MEMORY.md was not brought up to date: {exc}"
