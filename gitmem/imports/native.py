@@ -32,6 +32,7 @@ STATE_FILE = "state/native-memory.json"
 LOCK_FILE = "state/native-memory.lock"
 LOCK_SECONDS = 60.0
 GLOBAL_IMPORTANCE = ["critical", "high"]  # the global entries that matter in every project
+HELD = ("added", "updated", "unchanged", "kept-edit", "duplicate")  # a live entry Claude Code holds
 
 
 @dataclass
@@ -108,12 +109,13 @@ def run_pass(store: Store, project: Path, home: Path) -> PassReport:
         imported = run_import(store, ImportOptions("claude-code"), lambda: sources)
         report.counts = {k: v for k, v in imported.counts().items() if k != "unchanged"}
         hand_where = {f"{s.path}:{n.line}" for s in sources for n in s.notes if n.anchor.startswith("gitmem-block/")}
-        here = {a.id for a in imported.actions if a.id and a.source not in hand_where}
+        here = {a.id for a in imported.actions
+                if a.id and a.action in HELD and a.source not in hand_where}
         report.workspace = project_workspace(store, project)
-        rows = ranked_rows(store, report.workspace, here)
+        rows, report.total = ranked_rows(store, report.workspace, here)
         kept = nb.outside(text)
-        block = nb.render(rows, report.workspace, kept)
-        report.total, report.listed = len(rows), len(block) - nb.FRAME_LINES
+        block = nb.render(rows, report.workspace, kept, report.total)
+        report.listed = len(block) - nb.FRAME_LINES
         refused_here = [line for _i, line in hand] if any(
             r.startswith(f"{INDEX}:") for r in report.refused) else []
         new = nb.placed(text, [*block, *refused_here])  # refused lines: kept, outside the block
@@ -174,22 +176,29 @@ def _hand_notes(text: str, hand: list[tuple[int, str]]) -> list[Note]:
     return notes
 
 
-def ranked_rows(store: Store, workspace: str, leave_out: set[str]) -> list[nb.Row]:
-    """The workspace's live entries and the global ones that matter, most important and
-    freshest first (the context card's order), less those in `leave_out`."""
+def ranked_rows(store: Store, workspace: str, leave_out: set[str],
+                want: int = nb.WINDOW_LINES) -> tuple[list[nb.Row], int]:
+    """The first `want` of the workspace's live entries and the global ones that matter, most
+    important and freshest first (the context card's order), less those in `leave_out`; and how
+    many there are in all (counted, not read: a large workspace decodes only what can be shown)."""
     from gitmem.format import layers as L
     from gitmem.verbs.context import summary_rank
 
     with store.reading():
         store.catch_up_catalog()
     today, layers = store.today(), list(TOPIC_LAYERS)
-    found = []
-    for scope, importance in ((workspace, None), (L.GLOBAL, GLOBAL_IMPORTANCE)):
-        files = [p for layer in layers for p in store.catalog.files(scope, layer)]
-        rows, _skipped = store.summaries.live_entries(files, [scope], layers, today, importance=importance)
-        found += rows
-    found.sort(key=lambda row: summary_rank(row, today, layers, 0))
-    return [nb.Row(row.id, row.title) for row in found if row.id and row.id not in leave_out]
+    mine = [p for layer in layers for p in store.catalog.files(workspace, layer)]
+    theirs = [p for layer in layers for p in store.catalog.files(L.GLOBAL, layer)]
+    found, _skipped = store.summaries.live_entries(mine, [workspace], layers, today,
+                                                   limit=want + len(leave_out))
+    grades, _skipped = store.summaries.live_grades(mine, [workspace], layers, today,
+                                                   store.registry.freshness_windows())
+    shared, _skipped = store.summaries.live_entries(theirs, [L.GLOBAL], layers, today,
+                                                    importance=GLOBAL_IMPORTANCE)
+    total = sum(sum(per.values()) for per in grades.values()) + len(shared) - len(leave_out)
+    rows = sorted([*found, *shared], key=lambda row: summary_rank(row, today, layers, 0))
+    kept = [nb.Row(row.id, row.title) for row in rows if row.id and row.id not in leave_out]
+    return kept[:want], max(total, len(kept[:want]))
 
 
 # -- taking it out -------------------------------------------------------------------------------

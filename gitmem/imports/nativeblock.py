@@ -110,9 +110,10 @@ def more_line(listed: int, total: int, workspace: str) -> str:
             "`gitmem search WORDS` finds them, `gitmem show ID` reads one")
 
 
-def render(rows: list[Row], workspace: str, outside_text: str) -> list[str]:
+def render(rows: list[Row], workspace: str, outside_text: str, total: int | None = None) -> list[str]:
     """The block's lines (markers included): as many rows as fit the window beside
-    `outside_text`, in the order given, then the line that counts the rest."""
+    `outside_text`, in the order given, then the line that counts the rest (of `total`, when
+    `rows` are only the first of them)."""
     kept_lines = len(outside_text.split("\n")) if outside_text else 0  # with the blank line after
     room_lines = WINDOW_LINES - kept_lines
     room_bytes = WINDOW_BYTES - len(outside_text.encode("utf-8")) - 1
@@ -128,7 +129,7 @@ def render(rows: list[Row], workspace: str, outside_text: str) -> list[str]:
         lines.append(line)
         used += size
         listed += 1
-    return [*lines, more_line(listed, len(rows), workspace), END]
+    return [*lines, more_line(listed, len(rows) if total is None else total, workspace), END]
 
 
 def placed(text: str, block: list[str]) -> str:
