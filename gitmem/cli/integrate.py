@@ -109,7 +109,13 @@ def claude_code(ctx: click.Context, project: str | None, user: bool, prompt_hook
     if prompt_hook and not remove:
         _advise_server(ctx)
     if dry_run:
+        if native_memory and not remove and not user:
+            click.echo("gitmem: note: would also import Claude Code's auto-memory folder of the "
+                       "project and render gitmem's block of its MEMORY.md", err=True)
         return
+    if native_memory and user and not remove:
+        click.echo("gitmem: note: each project's Claude Code auto memory is kept in step from its "
+                   "next session on", err=True)
     if remove:
         _native_off(ctx, native if user else (Path(caller.absolute(project or ".")),))
     elif native_memory and not user:

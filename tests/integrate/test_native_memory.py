@@ -237,3 +237,36 @@ def test_block_text_rules() -> None:
     assert nb.outside("no block here\n") == "no block here\n"
     unclosed = f"{nb.BEGIN}\n- kept\n"
     assert nb.outside(unclosed) == unclosed  # an unclosed begin line is nobody's block: kept
+
+
+def test_a_dry_run_writes_nothing(gm: Cli, project: Path) -> None:
+    folder = claude_writes(project)
+    done = gm("integrate", "claude-code", "--project", str(project), "--native-memory", "--dry-run")
+    assert done.exit_code == 0, done.output
+    assert "--native-memory" in done.stdout and "would also import" in done.stderr
+    assert (folder / "MEMORY.md").read_text(encoding="utf-8") == CLAUDES_INDEX
+    assert not (gm.root / "state" / "native-memory.json").exists()
+
+
+def test_the_capture_job_brings_in_what_claude_code_wrote_during_the_session(
+        gm: Cli, project: Path, tmp_path: Path) -> None:
+    from gitmem.integrate.capturejob import run
+
+    transcript = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts" / "claude-code.jsonl"
+    folder = claude_writes(project)
+    ok(gm, "integrate", "claude-code", "--project", str(project), "--native-memory")
+    (folder / "queue.md").write_text("---\nname: Queue backend\ntype: project\n---\n\n"
+                                     "The job queue moved to SQLite in March.\n", encoding="utf-8")
+    assert run(gm.root, transcript, project, None) == 0
+    assert "Queue backend" in ok(gm, "list", "-w", "acme-api")
+    assert '"hook": "agent-capture"' in (gm.root / "logs" / "memory.log").read_text()
+
+
+def test_import_claude_code_does_not_take_gitmem_s_block_for_claude_code_s_notes(
+        gm: Cli, project: Path) -> None:
+    claude_writes(project)
+    ok(gm, "remember", "The API answers on port 8080", "-l", "semantic", "--scope", "workspace",
+       "-w", "acme-api")
+    ok(gm, "integrate", "claude-code", "--project", str(project), "--native-memory")
+    report = json.loads(ok(gm, "import", "claude-code", str(project), "--json"))
+    assert set(report["counts"]) <= {"unchanged"}, report["counts"]
