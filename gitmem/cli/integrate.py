@@ -122,32 +122,40 @@ def claude_code(ctx: click.Context, project: str | None, user: bool, prompt_hook
         _native_pass(ctx, Path(caller.absolute(project or ".")))
 
 
-def _native_projects(ctx: click.Context) -> tuple[Path, ...]:
-    """The projects whose auto memory this machine keeps in step with the store."""
-    from gitmem.imports.native import enabled_projects
+def _existing_root(ctx: click.Context) -> Path | None:
+    """The store's root when a store is there (integrate itself works without one)."""
     from gitmem.store.paths import locate_root
 
     root, _source = locate_root(ctx.find_root().obj["root"])
-    return tuple(enabled_projects(root)) if (root / "memory.json").is_file() else ()
+    return root if (root / "memory.json").is_file() else None
+
+
+def _native_projects(ctx: click.Context) -> tuple[Path, ...]:
+    """The projects whose auto memory this machine keeps in step with the store."""
+    from gitmem.imports.native import enabled_projects
+
+    root = _existing_root(ctx)
+    return tuple(enabled_projects(root)) if root is not None else ()
 
 
 def _native_off(ctx: click.Context, projects: tuple[Path, ...]) -> None:
     from gitmem.imports.native import disable
-    from gitmem.store.paths import locate_root
 
-    root, _source = locate_root(ctx.find_root().obj["root"])
-    if (root / "memory.json").is_file():
+    root = _existing_root(ctx)
+    if root is not None:
         for project in projects:
             disable(root, project)
 
 
 def _native_pass(ctx: click.Context, project: Path) -> None:
-    """The first pass: the folder imported, MEMORY.md rendered (said on stderr)."""
+    """The first pass: the folder imported, MEMORY.md rendered (said on stderr); without a store
+    yet (said above) the first session after `gitmem init` runs it."""
     from gitmem.cli.options import get_store
     from gitmem.imports.native import run_pass
 
-    report = run_pass(get_store(ctx), project, _home())
-    click.echo(f"gitmem: {report.line()}", err=True)
+    if _existing_root(ctx) is not None:
+        report = run_pass(get_store(ctx), project, _home())
+        click.echo(f"gitmem: {report.line()}", err=True)
 
 
 def _advise_server(ctx: click.Context) -> None:

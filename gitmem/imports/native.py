@@ -30,7 +30,7 @@ from gitmem.store.workspaces import project_folder
 
 STATE_FILE = "state/native-memory.json"
 LOCK_FILE = "state/native-memory.lock"
-LOCK_SECONDS = 60.0
+LOCK_SECONDS = 10.0  # under the hook's own timeout: a pass under way elsewhere is waited for, briefly
 GLOBAL_IMPORTANCE = ["critical", "high"]  # the global entries that matter in every project
 HELD = ("added", "updated", "unchanged", "kept-edit", "duplicate")  # a live entry Claude Code holds
 
@@ -123,8 +123,10 @@ def run_pass(store: Store, project: Path, home: Path) -> PassReport:
             folder.mkdir(parents=True, exist_ok=True)
             write_text_atomic(report.path, new)
             report.written = True
-        projects[str(project)] = {"memory": str(folder), "rendered": block[1:-1]}
-        _save(store.root, projects)
+        wanted = {"memory": str(folder), "rendered": block[1:-1]}
+        if record != wanted:
+            projects[str(project)] = wanted
+            _save(store.root, projects)
     return report
 
 
