@@ -105,16 +105,10 @@ def run_pass(store: Store, project: Path, home: Path) -> PassReport:
         text = _current(report.path)
         cut = nb.split(text)
         hand = nb.hand_lines(cut.block or [], rendered)
-        sources = _sources(project, folder, home, hand, report)
-        imported = run_import(store, ImportOptions("claude-code"), lambda: sources)
-        report.counts = {k: v for k, v in imported.counts().items() if k != "unchanged"}
-        hand_where = {f"{s.path}:{n.line}" for s in sources for n in s.notes if n.anchor.startswith("gitmem-block/")}
-        here = {a.id for a in imported.actions
-                if a.id and a.action in HELD and a.source not in hand_where}
+        here = _inbound(store, project, folder, home, hand, record, report)
         report.workspace = project_workspace(store, project)
         rows, report.total = ranked_rows(store, report.workspace, here)
-        kept = nb.outside(text)
-        block = nb.render(rows, report.workspace, kept, report.total)
+        block = nb.render(rows, report.workspace, nb.outside(text), report.total)
         report.listed = len(block) - nb.FRAME_LINES
         refused_here = [line for _i, line in hand] if any(
             r.startswith(f"{INDEX}:") for r in report.refused) else []
@@ -123,11 +117,39 @@ def run_pass(store: Store, project: Path, home: Path) -> PassReport:
             folder.mkdir(parents=True, exist_ok=True)
             write_text_atomic(report.path, new)
             report.written = True
-        wanted = {"memory": str(folder), "rendered": block[1:-1]}
+        wanted = {"memory": str(folder), "rendered": block[1:-1], "here": sorted(here),
+                  "refused": report.refused, "folder": fingerprint(folder)}
         if record != wanted:
             projects[str(project)] = wanted
             _save(store.root, projects)
     return report
+
+
+def fingerprint(folder: Path) -> str:
+    """The folder's Markdown files by name, size and modification time: what tells a pass that
+    nothing was written there since the last one (and spares it the import)."""
+    digest = hashlib.sha256()
+    if folder.is_dir():
+        for path in markdown_files(folder):
+            stat = path.stat()
+            digest.update(f"{path.relative_to(folder)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:24]
+
+
+def _inbound(store: Store, project: Path, folder: Path, home: Path, hand: list[tuple[int, str]],
+             record: dict[str, Any], report: PassReport) -> set[str]:
+    """Import the folder (unless nothing changed there since the last pass); the Ids of the
+    live entries whose text Claude Code holds there now."""
+    if (not hand and record.get("folder") == fingerprint(folder)
+            and isinstance(record.get("here"), list) and isinstance(record.get("refused"), list)):
+        report.refused = [str(r) for r in record["refused"]]
+        return {str(i) for i in record["here"]}
+    sources = _sources(project, folder, home, hand, report)
+    imported = run_import(store, ImportOptions("claude-code"), lambda: sources)
+    report.counts = {k: v for k, v in imported.counts().items() if k != "unchanged"}
+    hand_where = {f"{s.path}:{n.line}" for s in sources for n in s.notes
+                  if n.anchor.startswith("gitmem-block/")}
+    return {a.id for a in imported.actions if a.id and a.action in HELD and a.source not in hand_where}
 
 
 def _current(path: Path) -> str:
