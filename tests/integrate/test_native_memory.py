@@ -270,3 +270,25 @@ def test_import_claude_code_does_not_take_gitmem_s_block_for_claude_code_s_notes
     ok(gm, "integrate", "claude-code", "--project", str(project), "--native-memory")
     report = json.loads(ok(gm, "import", "claude-code", str(project), "--json"))
     assert set(report["counts"]) <= {"unchanged"}, report["counts"]
+
+
+def test_user_remove_takes_the_block_out_of_every_project_kept_in_step(gm: Cli, tmp_path: Path) -> None:
+    projects = [make_project(tmp_path / "work" / name) for name in ("one", "two")]
+    for project in projects:
+        claude_writes(project)
+        ok(gm, "integrate", "claude-code", "--project", str(project), "--native-memory")
+    ok(gm, "integrate", "claude-code", "--user", "--native-memory")
+    ok(gm, "integrate", "claude-code", "--user", "--remove")
+    for project in projects:
+        assert (folder_of(project) / "MEMORY.md").read_text(encoding="utf-8") == CLAUDES_INDEX
+    assert not json.loads((gm.root / "state" / "native-memory.json").read_text())["projects"]
+
+
+def test_a_pass_over_an_unchanged_folder_imports_nothing_and_changes_nothing(gm: Cli, project: Path) -> None:
+    folder = claude_writes(project)
+    ok(gm, "integrate", "claude-code", "--project", str(project), "--native-memory")
+    text, before = (folder / "MEMORY.md").read_text(encoding="utf-8"), commit_count(gm.root)
+    done = gm("integrate", "claude-code", "--project", str(project), "--native-memory")
+    assert "imported nothing" in done.stderr and "lists 0 of 0 entries" in done.stderr
+    assert commit_count(gm.root) == before
+    assert (folder / "MEMORY.md").read_text(encoding="utf-8") == text
