@@ -195,8 +195,10 @@ def _hand_notes(text: str, hand: list[tuple[int, str]]) -> list[Note]:
         if not body:
             continue
         anchor = "gitmem-block/" + hashlib.sha256(body.encode("utf-8")).hexdigest()[:12]
+        was = nb.rendered_id(line)  # an edited line: the entry it was rendered from
         notes.append(Note(anchor=anchor, title=body.split("\n")[0][:80], body=body,
-                          topic=memory_topic(Path(INDEX)), line=first + index))
+                          topic=memory_topic(Path(INDEX)), line=first + index,
+                          fields={"Related": f"temporal:{was}"} if was else {}))
     return notes
 
 

@@ -83,6 +83,12 @@ def hand_lines(block: list[str], rendered: list[str] | None) -> list[tuple[int, 
     return found
 
 
+def rendered_id(line: str) -> str | None:
+    """The Id a block line ends with, as gitmem renders it (None: a line without one)."""
+    found = _ENTRY_LINE.match(line.strip())
+    return found.group(1) if found else None
+
+
 def without_id(line: str) -> str:
     """A hand-edited block line as an entry's text: the list mark and a rendered Id dropped."""
     text = line.strip()

@@ -109,6 +109,11 @@ def test_a_hand_edit_inside_the_block_is_imported_not_overwritten(gm: Cli, proje
     assert index.read_text(encoding="utf-8").endswith(CLAUDES_INDEX)
     found = ok(gm, "search", "staging", "-w", "acme-api")
     assert "staging.acme.test" in found
+    # The edited line's entry points at the one it was rendered from.
+    edited_id = block.split("port 9090 (")[1].split(")")[0]
+    original_id = block.split("port 8080 (")[1].split(")")[0]
+    shown = json.loads(ok(gm, "show", edited_id, "--json"))
+    assert f"temporal:{original_id}" in json.dumps(shown)
 
 
 def test_500_entries_still_render_a_memory_md_within_200_lines(gm: Cli, project: Path,
