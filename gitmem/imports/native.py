@@ -48,11 +48,6 @@ class PassReport:
     refused: list[str] = field(default_factory=list)  # files left out, and why
     written: bool = False
 
-    def as_json(self) -> dict[str, Any]:
-        return {"project": str(self.project), "path": str(self.path), "workspace": self.workspace,
-                "imported": self.counts, "listed": self.listed, "total": self.total,
-                "refused": self.refused, "written": self.written}
-
     def line(self) -> str:
         imported = ", ".join(f"{n} {what}" for what, n in sorted(self.counts.items())) or "nothing"
         refused = f"; left out: {'; '.join(self.refused)}" if self.refused else ""

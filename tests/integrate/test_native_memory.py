@@ -297,3 +297,17 @@ def test_a_pass_over_an_unchanged_folder_imports_nothing_and_changes_nothing(gm:
     assert "imported nothing" in done.stderr and "lists 0 of 0 entries" in done.stderr
     assert commit_count(gm.root) == before
     assert (folder / "MEMORY.md").read_text(encoding="utf-8") == text
+
+
+def test_a_secret_written_inside_the_block_is_kept_below_it_and_never_imported(gm: Cli, project: Path) -> None:
+    folder = claude_writes(project)
+    ok(gm, "integrate", "claude-code", "--project", str(project), "--native-memory")
+    index = folder / "MEMORY.md"
+    token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    line = f"- push with {token}"
+    index.write_text(index.read_text(encoding="utf-8").replace(nb.END, f"{line}\n{nb.END}"), encoding="utf-8")
+    done = gm("integrate", "claude-code", "--project", str(project), "--native-memory")
+    assert done.exit_code == 0 and "MEMORY.md:" in done.stderr and token not in done.output
+    text = index.read_text(encoding="utf-8")
+    assert line not in "\n".join(block_of(text)) and f"{nb.END}\n{line}\n" in text  # the person's line kept
+    assert token not in git(gm.root, "log", "-p", "--all")
