@@ -27,6 +27,7 @@ from gitmem.imports.model import (
 )
 from gitmem.imports.nativeblock import outside
 from gitmem.imports.sections import notes_of, split_front_matter
+from gitmem.store.workspaces import project_folder
 
 INDEX = "MEMORY.md"
 AUTO_LAYERS = {"feedback": "learnings", "user": "semantic", "project": "semantic",
@@ -39,8 +40,9 @@ def encoded_project(project: Path) -> str:
 
 
 def memory_folder(home: Path, project: Path) -> Path:
-    """The project's auto-memory folder: `~/.claude/projects/<encoded project path>/memory`."""
-    return home / ".claude" / "projects" / encoded_project(project) / "memory"
+    """The project's auto-memory folder: `~/.claude/projects/<encoded project path>/memory`, the
+    project being the folder's repository (its main work tree: worktrees share one folder)."""
+    return home / ".claude" / "projects" / encoded_project(project_folder(project)) / "memory"
 
 
 def memory_topic(path: Path) -> str:

@@ -31,6 +31,21 @@ def repository_key(found: CodeRepo) -> str:
 
 
 def project_folder(folder: Path) -> Path:
-    """The project a folder belongs to, as agents name it: its repository's top, else itself."""
+    """The project a folder belongs to, as agents name it: its repository's main work tree (a
+    linked worktree's too, so every worktree of a repository is one project), else itself."""
     folder = folder.resolve()
-    return toplevel(folder) or folder
+    top = toplevel(folder) or folder
+    marker = top / ".git"
+    if not marker.is_file():
+        return top
+    try:
+        text = marker.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return top
+    if not text.startswith("gitdir:"):
+        return top
+    gitdir = Path(text[len("gitdir:"):].strip())
+    gitdir = gitdir if gitdir.is_absolute() else (top / gitdir).resolve()
+    if gitdir.parent.name == "worktrees" and gitdir.parent.parent.name == ".git":
+        return gitdir.parent.parent.parent  # <main>/.git/worktrees/<name>
+    return top  # a submodule, say: a project of its own

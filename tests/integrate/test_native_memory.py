@@ -311,3 +311,15 @@ def test_a_secret_written_inside_the_block_is_kept_below_it_and_never_imported(g
     text = index.read_text(encoding="utf-8")
     assert line not in "\n".join(block_of(text)) and f"{nb.END}\n{line}\n" in text  # the person's line kept
     assert token not in git(gm.root, "log", "-p", "--all")
+
+
+def test_a_worktree_of_the_project_shares_its_folder(gm: Cli, project: Path, tmp_path: Path) -> None:
+    (project / "README").write_text("x\n")
+    git(project, "add", "README")
+    git(project, "commit", "-qm", "first")
+    linked = tmp_path / "work" / "acme-api-feature"
+    git(project, "worktree", "add", "-q", str(linked), "-b", "feature")
+    folder = claude_writes(project)
+    ok(gm, "integrate", "claude-code", "--project", str(linked), "--native-memory")
+    assert nb.BEGIN in (folder / "MEMORY.md").read_text(encoding="utf-8")
+    assert folder_of(linked) == folder  # what `gitmem import claude-code` reads there too
