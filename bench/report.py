@@ -117,6 +117,9 @@ SECTIONS = [
     Section("bench_change_sources", "Where a read learns what changed", ""),
     Section("bench_import", "Import of 10,000 basic-memory notes",
             "≤ 30 s on 2 cores; memory bounded (peak RSS about the same for 2,000 and 10,000 notes)."),
+    Section("bench_native", "Claude Code's own memory kept in step (`--native-memory`)",
+            "MEMORY.md within 200 lines and 25 KB with the rest counted; the pass over an unchanged "
+            "folder well under the SessionStart hook's own time."),
 ]
 
 INTRO = """\

@@ -63,8 +63,8 @@ ALLOWED: dict[str, set[str]] = {
     # imports/: other tools' memory read in (`gitmem import`), and gitmem's own export.
     "imports": {"store", "verbs", "format", "runtime", "documents", "secrets", "spaces", "notes"},
     # serve/: the warm server, its thin client and its schedule (the client imports wire only).
-    "serve": {"store", "sync", "history", "consolidate", "capture", "models", "observe"},
-    "integrate": {"verbs", "store", "capture", "observe"},
+    "serve": {"store", "sync", "history", "consolidate", "capture", "models", "observe", "imports"},
+    "integrate": {"verbs", "store", "capture", "observe", "imports"},
     "mcp": {"verbs", "store", "sync", "format", "capture", "history", "runtime", "documents",
             "spaces", "secrets", "consolidate", "provenance"},
     # web/: the local page, a thin adapter over the same library functions as the CLI.

@@ -83,12 +83,15 @@ def integrate() -> None:
 @click.option("--user", is_flag=True, help="For every project: ~/.claude.json and ~/.claude/settings.json.")
 @click.option("--prompt-hook", is_flag=True,
               help="Also add the 3 most relevant entries to each prompt (UserPromptSubmit).")
+@click.option("--native-memory", is_flag=True,
+              help="Keep Claude Code's own auto memory (MEMORY.md and its topic files) in step with "
+                   "the store, both ways.")
 @click.option("--remove", is_flag=True, help="Take out exactly what integrate wrote.")
 @click.option("--dry-run", is_flag=True, help=DRY_RUN_HELP)
 @json_option
 @click.pass_context
-def claude_code(ctx: click.Context, project: str | None, user: bool, prompt_hook: bool, remove: bool,
-                dry_run: bool, as_json: bool) -> None:
+def claude_code(ctx: click.Context, project: str | None, user: bool, prompt_hook: bool,
+                native_memory: bool, remove: bool, dry_run: bool, as_json: bool) -> None:
     """The gitmem MCP server in .mcp.json (or ~/.claude.json) and the hooks in
     .claude/settings.json: context card at session start, subagent card, capture on compaction,
     at session end and (at most every capture.turnMinutes) at a turn's end."""
@@ -97,13 +100,63 @@ def claude_code(ctx: click.Context, project: str | None, user: bool, prompt_hook
     if user and project:
         raise click.UsageError("--project and --user exclude each other")
     gitmem = _gitmem(ctx, shared=not user)
+    native = _native_projects(ctx) if remove else ()
     changes = plan(gitmem, project=Path(project) if project else None, user=user,
-                   home=_home(), remove=remove, prompt_hook=prompt_hook)
+                   home=_home(), remove=remove, prompt_hook=prompt_hook,
+                   native_memory=native_memory, native_projects=native)
     _finish(changes, dry_run, as_json)
     if not user and not remove:
         _warn_machine_paths(changes, gitmem)
     if prompt_hook and not remove:
         _advise_server(ctx)
+    if dry_run:
+        if native_memory and not remove and not user:
+            click.echo("gitmem: note: would also import Claude Code's auto-memory folder of the "
+                       "project and render gitmem's block of its MEMORY.md", err=True)
+        return
+    if native_memory and user and not remove:
+        click.echo("gitmem: note: each project's Claude Code auto memory is kept in step from its "
+                   "next session on", err=True)
+    if remove:
+        _native_off(ctx, native if user else (Path(caller.absolute(project or ".")),))
+    elif native_memory and not user:
+        _native_pass(ctx, Path(caller.absolute(project or ".")))
+
+
+def _existing_root(ctx: click.Context) -> Path | None:
+    """The store's root when a store is there (integrate itself works without one)."""
+    from gitmem.store.paths import locate_root
+
+    root, _source = locate_root(ctx.find_root().obj["root"])
+    return root if (root / "memory.json").is_file() else None
+
+
+def _native_projects(ctx: click.Context) -> tuple[Path, ...]:
+    """The projects whose auto memory this machine keeps in step with the store."""
+    from gitmem.imports.native import enabled_projects
+
+    root = _existing_root(ctx)
+    return tuple(enabled_projects(root)) if root is not None else ()
+
+
+def _native_off(ctx: click.Context, projects: tuple[Path, ...]) -> None:
+    from gitmem.imports.native import disable
+
+    root = _existing_root(ctx)
+    if root is not None:
+        for project in projects:
+            disable(root, project)
+
+
+def _native_pass(ctx: click.Context, project: Path) -> None:
+    """The first pass: the folder imported, MEMORY.md rendered (said on stderr); without a store
+    yet (said above) the first session after `gitmem init` runs it."""
+    from gitmem.cli.options import get_store
+    from gitmem.imports.native import run_pass
+
+    if _existing_root(ctx) is not None:
+        report = run_pass(get_store(ctx), project, _home())
+        click.echo(f"gitmem: {report.line()}", err=True)
 
 
 def _advise_server(ctx: click.Context) -> None:

@@ -155,6 +155,8 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
         (Job("consolidate", _minutes(consolidate_every)), lambda: jobs.consolidate_job(store.root)),
         (Job("refresh", _minutes(refresh_every)), lambda: jobs.refresh_job(store.root)),
         (Job("capture", _minutes(capture_every)), lambda: jobs.capture_job(store.root)),
+        # Claude Code's auto memory, on the sync's cadence: what a sync brings reaches MEMORY.md.
+        (Job("native-memory", _minutes(sync_every)), lambda: jobs.native_job(store.root)),
     ], idle_seconds=_minutes(idle_minutes or 0.0), auto_started=auto)
     from gitmem.serve.autostart import release_start_lock
     from gitmem.serve.server import CLAIM_WAIT_SECONDS

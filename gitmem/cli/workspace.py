@@ -90,12 +90,15 @@ def associate(ctx: click.Context, key: str, title: str | None, folder: str | Non
               help="Resolve the workspace from this folder (it must exist).")
 @click.option("--max-chars", type=int, default=None, help="Budget for the card (default from settings).")
 @click.option("--subagent", is_flag=True, help="Card for a subagent: read, report, do not write.")
+@click.option("--native-memory", is_flag=True,
+              help="With --hook: first keep the project's Claude Code auto memory in step (integrate "
+                   "claude-code --native-memory).")
 @hook_option
 @json_option
 @workspace_option
 @click.pass_context
-def context(ctx: click.Context, cwd: str | None, max_chars: int | None, subagent: bool, hook: bool,
-            as_json: bool) -> None:
+def context(ctx: click.Context, cwd: str | None, max_chars: int | None, subagent: bool,
+            native_memory: bool, hook: bool, as_json: bool) -> None:
     """Print the context card an agent gets at the start of a session (`--hook`: as a
     SessionStart or SubagentStart hook's JSON, for the folder the hook names)."""
     if hook:
@@ -104,7 +107,8 @@ def context(ctx: click.Context, cwd: str | None, max_chars: int | None, subagent
         from gitmem.integrate.hooks import context_hook
 
         event = "SubagentStart" if subagent else "SessionStart"
-        run_hook(ctx, partial(context_hook, subagent=subagent), error_as_context=event)
+        run_hook(ctx, partial(context_hook, subagent=subagent, native=native_memory),
+                 error_as_context=event)
         return
     from pathlib import Path
 

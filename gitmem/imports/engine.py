@@ -64,6 +64,16 @@ class Known:
     fresh: bool = False  # made by this import: a second note from the same place is not written
 
 
+def project_workspace(store: Store, project: Path | None) -> str:
+    """The project's workspace key; a folder outside any repository is named by itself."""
+    try:
+        return store.resolve_workspace(None, cwd=project)
+    except InvalidInputError:
+        if project is None:
+            raise
+        return sanitize_workspace_key(project.resolve().name)
+
+
 def import_digest(title: str, body: str) -> str:
     """What Import-hash records: the entry's title and text, whitespace-insensitive."""
     return text_hash(title + "\n" + body)[:16]
@@ -144,13 +154,7 @@ class Importer:
         return self.scopes[project]
 
     def _workspace(self, project: Path | None) -> str:
-        """The project's workspace key; a folder outside any repository is named by itself."""
-        try:
-            return self.store.resolve_workspace(None, cwd=project)
-        except InvalidInputError:
-            if project is None:
-                raise
-            return sanitize_workspace_key(project.resolve().name)
+        return project_workspace(self.store, project)
 
     def _layer_of(self, note: Note, scope: str) -> str:
         layer = self.options.layer or note.layer or guess_layer(f"{note.title}\n{note.body}")

@@ -46,6 +46,9 @@ HOOKS = (
     Hook("Stop", ("capture", "--hook", "--turn")),  # throttled per session: capture.turnMinutes
 )
 PROMPT_HOOK = Hook("UserPromptSubmit", ("search", "--hook"), PROMPT_TIMEOUT)
+# With --native-memory the session's start also keeps the project's auto memory in step
+# (gitmem/imports/native.py); the flag travels in the hook, so a clone's first session turns it on.
+NATIVE_START = Hook("SessionStart", ("context", "--hook", "--native-memory"))
 ALL_EVENTS = tuple(h.event for h in (*HOOKS, PROMPT_HOOK))
 
 
@@ -60,10 +63,14 @@ def locations(project: Path | None, user: bool, home: Path) -> tuple[Path, Path]
 
 
 def plan(gitmem: list[str], *, project: Path | None, user: bool, home: Path,
-         remove: bool = False, prompt_hook: bool = False) -> list[Change]:
-    """The changes to Claude Code's files that set up (or with `remove`, take out) gitmem."""
+         remove: bool = False, prompt_hook: bool = False, native_memory: bool = False,
+         native_projects: tuple[Path, ...] = ()) -> list[Change]:
+    """The changes to Claude Code's files that set up (or with `remove`, take out) gitmem; a
+    removal also takes gitmem's block out of the MEMORY.md of the project (with `user`, of
+    `native_projects`, those this machine kept in step)."""
     servers, settings = locations(project, user, home)
-    wanted = [] if remove else [*HOOKS, *([PROMPT_HOOK] if prompt_hook else [])]
+    hooks = [NATIVE_START if native_memory and h.event == "SessionStart" else h for h in HOOKS]
+    wanted = [] if remove else [*hooks, *([PROMPT_HOOK] if prompt_hook else [])]
     events = ALL_EVENTS if remove else tuple(h.event for h in wanted)
 
     def edit_servers(data: dict[str, Any]) -> None:
@@ -72,7 +79,23 @@ def plan(gitmem: list[str], *, project: Path | None, user: bool, home: Path,
     def edit_hooks(data: dict[str, Any]) -> None:
         set_hooks(data, settings, {h.event: h for h in wanted}, events, gitmem)
 
-    return [json_change(servers, edit_servers), json_change(settings, edit_hooks)]
+    changes = [json_change(servers, edit_servers), json_change(settings, edit_hooks)]
+    if remove:
+        folders = native_projects if user else (settings.parent.parent,)
+        changes += native_removals(home, folders)
+    return changes
+
+
+def native_removals(home: Path, projects: tuple[Path, ...]) -> list[Change]:
+    """MEMORY.md of each project without gitmem's block (removed when nothing else is left)."""
+    from gitmem.imports.native import without_block
+
+    found = []
+    for project in projects:
+        path, before, after = without_block(home, project)
+        if before is not None and after != before:
+            found.append(Change(path, before, after))
+    return found
 
 
 def server_entry(gitmem: list[str]) -> dict[str, Any]:

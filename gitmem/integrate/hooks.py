@@ -48,17 +48,42 @@ def opened(payload: HookInput, root: str | None, workspace: str | None) -> Itera
 
 
 def context_hook(payload: HookInput, root: str | None, workspace: str | None, *,
-                 subagent: bool = False) -> str:
-    """The hook output carrying the context card (the subagent card for a subagent)."""
+                 subagent: bool = False, native: bool = False) -> str:
+    """The hook output carrying the context card (the subagent card for a subagent); with
+    `native`, the project's Claude Code auto memory is kept in step first (imports/native.py)."""
     from gitmem.verbs.context import card_for
 
     with opened(payload, root, workspace) as store:
+        note = native_pass(store, payload) if native and not subagent else ""
         card = card_for(store, cwd=payload.folder, subagent=subagent)
-        text = card.text.rstrip("\n")
+        text = card.text.rstrip("\n") + (f"\n\n{note}" if note else "")
         if not subagent and payload.session_id:  # a subagent's payload names its caller's session
             text = _recorded(store, payload, card, text)
     default = "SubagentStart" if subagent else "SessionStart"
     return additional_context(payload.event or default, text)
+
+
+def native_pass(store: Store, payload: HookInput) -> str:
+    """One native-memory pass for the session's project: '' when it went well, else the one line
+    that says why MEMORY.md was not brought up to date (the card is never held back by it)."""
+    from pathlib import Path
+
+    from gitmem.errors import GitmemError
+    from gitmem.imports.native import run_pass
+
+    if payload.folder is None:
+        return ""
+    try:
+        store.resolve_workspace(None, cwd=payload.folder)
+    except GitmemError:
+        return ""  # a folder of no workspace (a user-level hook in ~, say): nothing to keep in step
+    try:
+        report = run_pass(store, payload.folder, Path(caller.home()))
+    except GitmemError as exc:
+        return f"gitmem: Claude Code's MEMORY.md was not brought up to date: {exc}"
+    if report.refused:
+        return f"gitmem: {report.line()}"
+    return ""
 
 
 def _recorded(store: Store, payload: HookInput, card: Card, text: str) -> str:

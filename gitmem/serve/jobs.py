@@ -142,3 +142,29 @@ def capture_job(root: Path) -> str:
     if failed:
         raise RuntimeError(f"{summary}; {'; '.join(failed)}")
     return summary
+
+
+def native_job(root: Path) -> str:
+    """The native-memory pass for every project of this machine that turned it on (`gitmem
+    integrate claude-code --native-memory`): what Claude Code wrote comes in, what the store holds
+    (a sync brought, say) reaches MEMORY.md. Fails when any project's pass failed."""
+    from gitmem import caller
+    from gitmem.imports.native import enabled_projects, run_pass
+
+    projects = [p for p in enabled_projects(root) if p.is_dir()]
+    if not projects:
+        return "skipped: no project keeps its auto memory in step (`gitmem integrate claude-code --native-memory`)"
+    done, failed = 0, []
+    for project in projects:
+        store = open_store(root, cwd=project)
+        try:
+            run_pass(store, project, Path(caller.home()))
+            done += 1
+        except Exception as exc:  # noqa: BLE001 - one broken project does not stop the others
+            failed.append(f"{project.name}: {exc}")
+        finally:
+            store.close()
+    summary = f"{done} project(s) in step"
+    if failed:
+        raise RuntimeError(f"{summary}; failed: {'; '.join(failed)}")
+    return summary

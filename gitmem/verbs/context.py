@@ -163,7 +163,7 @@ def ranked_lines(store: Store, scopes: list[str], layers: list[str], limit: int,
         rows, _skipped = target.summaries.live_entries(files, scopes, layers, today,
                                                        importance=importance, limit=limit)
         windows = target.registry.freshness_windows()
-        found += [(_summary_rank(row, today, layers, position), row,
+        found += [(summary_rank(row, today, layers, position), row,
                    qualify(name, target is store, row.id), windows) for row in rows]
     found.sort(key=lambda item: item[0])
     lines = []
@@ -174,7 +174,7 @@ def ranked_lines(store: Store, scopes: list[str], layers: list[str], limit: int,
     return lines
 
 
-def _summary_rank(row: EntrySummary, today: date, layers: list[str],
+def summary_rank(row: EntrySummary, today: date, layers: list[str],
                   position: int) -> tuple[int, int, str, int, int]:
     """The card's order: importance, then age, then Id, then layer, then space."""
     from gitmem.format.freshness import parse_day
