@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,15 +99,17 @@ class Transcript:
                 yield from parser(obj, self.meta)
 
 
-class RecordTranscript(Transcript):
-    """A transcript read as records (messages) in order; the offset counts whole records."""
+class RecordTranscript(Transcript, ABC):
+    """A transcript read as records (messages) in order; the offset counts whole records. Each
+    format that stores a session as records (gemini.py, opencode.py) says how to list them."""
 
+    @abstractmethod
     def record_ids(self) -> list[str]:
-        raise NotImplementedError
+        """The ids of the session's records, oldest first."""
 
+    @abstractmethod
     def record_events(self, index: int) -> list[Event] | None:
         """The events of record `index`, or None when it is still being written."""
-        raise NotImplementedError
 
     def size(self) -> int:
         return len(self.record_ids())

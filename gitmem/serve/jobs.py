@@ -8,9 +8,38 @@ when the run failed, so the schedule backs off. A job with nothing to do says so
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
-from gitmem.store.store import open_store
+from gitmem.store.store import Store, open_store
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def _each(root: Path, items: list[T], run: Callable[[Store, T], R], *, cwd: Callable[[T], Path],
+          name: Callable[[T], str]) -> tuple[list[R], list[str]]:
+    """run(store, item) for every item, each with a store of its own opened in `cwd(item)`;
+    (what the runs returned, `name: error` of each that failed: it does not stop the others)."""
+    done: list[R] = []
+    failed: list[str] = []
+    for item in items:
+        store = open_store(root, cwd=cwd(item))
+        try:
+            done.append(run(store, item))
+        except Exception as exc:  # noqa: BLE001 - one broken item does not stop the others
+            failed.append(f"{name(item)}: {exc}")
+        finally:
+            store.close()
+    return done, failed
+
+
+def _result(summary: str, failed: list[str], label: str = "failed: ") -> str:
+    """The job's line; raised when anything failed, so the schedule backs off."""
+    if failed:
+        raise RuntimeError(f"{summary}; {label}{'; '.join(failed)}")
+    return summary
 
 
 def sync_job(root: Path) -> str:
@@ -54,19 +83,10 @@ def history_job(root: Path) -> str:
     repos = history_repos(root)
     if not repos:
         return "skipped: no code repository known (`gitmem history --repo DIR` once)"
-    recorded, failed = 0, []
-    for repo in repos:
-        store = open_store(root, cwd=repo)
-        try:
-            recorded += ingest(store, repo).recorded
-        except Exception as exc:  # noqa: BLE001 - one broken repository does not stop the others
-            failed.append(f"{repo.name}: {exc}")
-        finally:
-            store.close()
-    summary = f"{recorded} commit(s) recorded from {len(repos)} repositor{'y' if len(repos) == 1 else 'ies'}"
-    if failed:
-        raise RuntimeError(f"{summary}; failed: {'; '.join(failed)}")
-    return summary
+    done, failed = _each(root, repos, lambda store, repo: ingest(store, repo).recorded,
+                         cwd=lambda repo: repo, name=lambda repo: repo.name)
+    summary = f"{sum(done)} commit(s) recorded from {len(repos)} repositor{'y' if len(repos) == 1 else 'ies'}"
+    return _result(summary, failed)
 
 
 def consolidate_job(root: Path) -> str:
@@ -122,26 +142,15 @@ def capture_job(root: Path) -> str:
     folders = [f for f in scheduled_folders(root) if f.path.is_dir()]
     if not folders:
         return "skipped: no session folder on the schedule (`gitmem integrate codex|gemini|opencode`)"
-    read = digests = 0
-    failed: list[str] = []
-    for folder in folders:
-        store = open_store(root, cwd=root)
-        try:
-            report = capture_folder(store, folder.path)
-        except Exception as exc:  # noqa: BLE001 - one unreadable folder does not stop the others
-            failed.append(f"{folder.path}: {exc}")
-            continue
-        finally:
-            store.close()
-        read += len(report.reports) + report.unchanged
-        digests += sum(1 for r in report.reports if r.digest)
-        if report.failed:
-            failed.append(f"{folder.path}: a summary failed (the material waits for the next run)")
+    done, failed = _each(root, folders, lambda store, folder: (folder, capture_folder(store, folder.path)),
+                         cwd=lambda _folder: root, name=lambda folder: str(folder.path))
+    read = sum(len(report.reports) + report.unchanged for _folder, report in done)
+    digests = sum(1 for _folder, report in done for r in report.reports if r.digest)
+    failed += [f"{folder.path}: a summary failed (the material waits for the next run)"
+               for folder, report in done if report.failed]
     summary = (f"{digests} digest(s) from {read} transcript(s) in {len(folders)} "
                f"folder{'' if len(folders) == 1 else 's'}")
-    if failed:
-        raise RuntimeError(f"{summary}; {'; '.join(failed)}")
-    return summary
+    return _result(summary, failed, label="")
 
 
 def native_job(root: Path) -> str:
@@ -154,17 +163,6 @@ def native_job(root: Path) -> str:
     projects = [p for p in enabled_projects(root) if p.is_dir()]
     if not projects:
         return "skipped: no project keeps its auto memory in step (`gitmem integrate claude-code --native-memory`)"
-    done, failed = 0, []
-    for project in projects:
-        store = open_store(root, cwd=project)
-        try:
-            run_pass(store, project, Path(caller.home()))
-            done += 1
-        except Exception as exc:  # noqa: BLE001 - one broken project does not stop the others
-            failed.append(f"{project.name}: {exc}")
-        finally:
-            store.close()
-    summary = f"{done} project(s) in step"
-    if failed:
-        raise RuntimeError(f"{summary}; failed: {'; '.join(failed)}")
-    return summary
+    done, failed = _each(root, projects, lambda store, project: run_pass(store, project, Path(caller.home())),
+                         cwd=lambda project: project, name=lambda project: project.name)
+    return _result(f"{len(done)} project(s) in step", failed)

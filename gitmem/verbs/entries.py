@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
 from gitmem.format.entry import IMPORTANCE_VALUES, VOLATILITY_VALUES, Entry, text_hash
@@ -9,6 +11,7 @@ from gitmem.format.freshness import guess_volatility
 from gitmem.secrets.scan import refuse_secrets
 from gitmem.store.paths import topic_slug
 from gitmem.store.store import Store, WriteTxn
+from gitmem.store.txn import Located
 from gitmem.verbs.base import (
     WriteResult,
     check_choice,
@@ -116,10 +119,15 @@ def mark_superseded(store: Store, txn: WriteTxn, relpath: str, old_id: str, new_
     save_held(store, txn, edit)
 
 
-def update_entry(store: Store, verb: str, entry_id: str, **fields: str | None) -> WriteResult:
-    """Set or clear fields of one entry (forget, verify); no commit when nothing changes."""
+def update_entry(store: Store, verb: str, entry_id: str, *,
+                 derived: Callable[[Located], dict[str, str | None]] | None = None,
+                 **fields: str | None) -> WriteResult:
+    """Set or clear fields of one entry (forget, verify), and those `derived` computes from the
+    entry found; no commit when nothing changes."""
     with store.writing(verb) as txn:
         found = store.locate(entry_id)
+        if derived is not None:
+            fields = {**fields, **derived(found)}
         edit = open_held(store, found.path)
         assert edit is not None
         index = edit.document.find(entry_id)
@@ -143,9 +151,10 @@ def forget(store: Store, entry_id: str, *, undo: bool = False) -> WriteResult:
 def verify(store: Store, entry_id: str) -> WriteResult:
     """Re-confirm an entry today; one bound to code also records the code's commit it was checked
     against (or drops an old one when the code is not known here: the day rule then applies)."""
-    found = store.locate(entry_id)
-    anchor = code_anchor(store, found.scope, found.layer, found.topic, found.entry.fields)
-    return update_entry(store, "verify", entry_id, Verified=store.today().isoformat(), Code_Commit=anchor)
+    def commit(found: Located) -> dict[str, str | None]:
+        return {"Code_Commit": code_anchor(store, found.scope, found.layer, found.topic, found.entry.fields)}
+
+    return update_entry(store, "verify", entry_id, Verified=store.today().isoformat(), derived=commit)
 
 
 def code_anchor(store: Store, scope: str, layer: str, topic: str, fields: dict[str, str]) -> str | None:
