@@ -22,8 +22,12 @@ def mcp(ctx: click.Context, root: str | None, workspace: str | None, cwd: str | 
 
     from gitmem.mcp.server import serve
     from gitmem.mcp.session import Session
+    from gitmem.serve.client import start_if_absent
 
     obj = ctx.find_root().obj
+    # This process answers its tools itself; the agent's other gitmem calls (its shell, its
+    # hooks) are served by the store's warm server, which starts here if none runs.
+    start_if_absent(root or obj["root"])
     session = Session(root or obj["root"], workspace=workspace or obj["workspace"],
                       cwd=Path(caller.absolute(cwd)) if cwd else None, subagent=subagent)
     serve(session)

@@ -142,6 +142,33 @@ def forward(argv: list[str]) -> int | None:
 _OTHER_VERSION = -1  # _exchange: the server runs another gitmem
 
 
+def start_if_absent(explicit: str | None) -> str | None:
+    """For a long-lived caller whose own calls never go through a server (`gitmem mcp` answers
+    in its own process): start the store's server in the background when none of this gitmem
+    runs, so the agent's other calls (its shell, its hooks) are served. What happened, or None
+    when nothing was to do (a server of this gitmem answers, or starting is turned off)."""
+    if serve_mode() != "auto":
+        return None
+    try:
+        root = store_root(explicit, caller.cwd())
+    except OSError:
+        return None
+    from pathlib import Path
+
+    from gitmem.serve.control import ping
+
+    answer = ping(Path(root))
+    if answer is None:
+        from gitmem.serve.autostart import start_in_background
+
+        return start_in_background(root)
+    if answer.get("identity") != identity():
+        from gitmem.serve.autostart import replace
+
+        return replace(root)
+    return None
+
+
 def _start(mode: str, root: str, verbose: bool) -> None:
     if mode == "auto":
         from gitmem.serve.autostart import start_in_background

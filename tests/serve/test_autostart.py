@@ -206,3 +206,52 @@ def test_an_agent_hook_that_finds_no_server_starts_one(store: Store) -> None:
     again = run_gitmem("-v", "--root", str(store.root), "search", "--hook", input_text=payload)
     assert again.returncode == 0 and f"{ANSWERED} (pid {pid}" in again.stderr
     assert again.stdout == first.stdout
+
+
+def _mcp_process(root: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """`gitmem mcp` as an agent starts it, its stdin held open (no request sent yet)."""
+    return subprocess.Popen([sys.executable, "-m", "gitmem", "--root", str(root), "mcp"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, **(env or {})})
+
+
+def _close(proc: subprocess.Popen[bytes]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.close()  # the client went away: the MCP server ends
+    proc.wait(timeout=60)
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+
+
+def test_an_mcp_server_starts_the_store_server_for_the_agents_other_calls(store: Store) -> None:
+    root = store.root
+    mcp = _mcp_process(root)
+    try:
+        reply = wait_for_server(root, timeout=60)
+        # The agent's shell call after it is answered by that server, not by a process of its own.
+        served = run_gitmem("-v", "--root", str(root), "search", "anything")
+        assert served.returncode == 1 and f"{ANSWERED} (pid {reply['pid']}" in served.stderr
+        assert (read(root) or {}).get("autoStarted") is True
+    finally:
+        _close(mcp)
+    # A second MCP server finds that one up and starts no other.
+    again = _mcp_process(root)
+    try:
+        _wait_until(lambda: (root / "logs" / "memory.log").exists())
+        time.sleep(1.0)
+        assert _servers_of(root) == [int(reply["pid"])]
+        assert _serve_starts(root) == 1
+    finally:
+        _close(again)
+
+
+def test_an_mcp_server_starts_none_when_serving_is_off(store: Store) -> None:
+    root = store.root
+    mcp = _mcp_process(root, env={"GITMEM_SERVE": "off"})
+    try:
+        time.sleep(2.0)  # longer than a start takes to open the server's log
+        assert not (root / "state" / "serve.log").exists()
+        assert _servers_of(root) == []
+    finally:
+        _close(mcp)
