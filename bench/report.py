@@ -113,6 +113,9 @@ SECTIONS = [
     Section("bench_web", "The web page (`gitmem web`)",
             "every page ≤ 50 ms server time at 50,000 entries; search as you type ≤ 30 ms; the first "
             "page ≤ 2 s after start."),
+    Section("bench_startup", "The thin client's start-up tricks",
+            "each avoided module (json, socket, typing) adds measurable time to a served call, "
+            "or the trick goes."),
     Section("bench_catchup", "The catalog following the working tree", ""),
     Section("bench_change_sources", "Where a read learns what changed", ""),
     Section("bench_import", "Import of 10,000 basic-memory notes",
