@@ -12,6 +12,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from fakemodels import fake_model
+from gitmem.capture.digests import list_digests
+from gitmem.capture.folder import capture_folder
+from gitmem.capture.pipeline import capture as capture_transcript
+from gitmem.models import config
+from gitmem.store.store import Store
 from support import Cli
 
 SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
@@ -191,3 +199,29 @@ def test_a_locked_database_waits_for_a_later_capture(gm: Cli, tmp_path: Path) ->
         holder.communicate("")
     assert refused.exit_code == 3 and "locked" in refused.stderr and str(path) in refused.stderr
     assert not (gm.root / "digests").exists() or not list((gm.root / "digests").glob("*.md"))
+
+
+def test_database_sessions_go_to_the_model_and_a_failed_summary_waits_for_the_next_pass(
+        store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAKE_MODEL_LOG", str(tmp_path / "model-calls.log"))
+    path = opencode_db(tmp_path)
+    config.add_rung(store.root, "fail", fake_model(tmp_path, "fail"))
+    failed = capture_folder(store, path, min_signal=0)
+    assert failed.failed and sorted(r.result for r in failed.reports) == ["failed", "failed", "subagent"]
+    assert list_digests(store.root) == []
+    config.remove_rung(store.root, "fail")
+    config.add_rung(store.root, "good", fake_model(tmp_path, "good"))
+    done = capture_folder(store, path, min_signal=0)
+    assert sorted(r.result for r in done.reports) == ["captured", "captured", "subagent"]
+    assert all(r.model == "good" for r in done.reports if r.result == "captured")
+    assert (tmp_path / "model-calls.log").read_text().split().count("good") == 2
+    again = capture_folder(store, path, min_signal=0).results()  # the reply being written is looked at again
+    assert again == {"unchanged": 1, "no-new-events": 1, "subagent": 1}
+
+
+def test_copilot_session_is_summarized_by_the_model(store: Store, tmp_path: Path) -> None:
+    config.add_rung(store.root, "good", fake_model(tmp_path, "good"))
+    events = copilot_state(tmp_path) / COPILOT_MAIN / "events.jsonl"
+    report = capture_transcript(store, events, min_signal=0)
+    assert (report.format, report.result, report.model) == ("copilot", "captured", "good")
+    assert report.workspace == "dana-cafe-shop"  # its folder is not on this machine: the repository names it
