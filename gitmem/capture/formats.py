@@ -1,17 +1,19 @@
 """The transcript formats written as JSON lines, one line at a time: Claude Code session JSONL,
-Codex CLI rollout JSONL, Gemini CLI chat JSONL and gitmem's generic JSONL (docs/capture.md). Each
+Codex CLI rollout JSONL, Gemini CLI chat JSONL, GitHub Copilot CLI's session events and gitmem's
+generic JSONL (docs/capture.md). Each
 parser turns a decoded line into events and fills in the session's metadata as it appears.
-Aider's Markdown history and OpenCode's session folders have readers of their own (aider.py,
-opencode.py)."""
+Aider's Markdown history and OpenCode's sessions have readers of their own (aider.py,
+opencode.py, opencode_db.py)."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-FORMATS = ("claude-code", "codex", "gemini", "opencode", "aider", "jsonl")
+FORMATS = ("claude-code", "codex", "gemini", "opencode", "copilot", "aider", "jsonl")
 
 
 @dataclass
@@ -228,6 +230,82 @@ def gemini_line(obj: dict[str, Any], meta: SessionMeta) -> list[Event]:
     return gemini_message(obj, meta)
 
 
+# -- GitHub Copilot CLI -------------------------------------------------------------------------
+# ~/.copilot/session-state/<session id>/events.jsonl: one session event a line, `{type, data, id,
+# timestamp, parentId}`, the event types and their data as the Copilot SDK's session-events schema
+# defines them (github/copilot-sdk). An `ephemeral` event (a streaming delta) is never kept.
+_COPILOT_KINDS = ("session", "user", "assistant", "tool", "system", "subagent", "hook", "abort",
+                  "permission", "skill", "command")
+_OWNER_NAME = re.compile(r"^[\w.-]+/[\w.-]+$")
+
+
+def _copilot_context(data: dict[str, Any], meta: SessionMeta) -> None:
+    """session.start / session.resume: the session's id and working folder, its git context."""
+    meta.session = meta.session or str(data.get("sessionId") or "")
+    context = _dict(data.get("context"))
+    meta.cwd = str(context.get("cwd") or meta.cwd)
+    meta.branch = str(context.get("branch") or meta.branch)
+    repository = str(context.get("repository") or "")
+    if _OWNER_NAME.match(repository):
+        repository = f"https://github.com/{repository}"  # Copilot names a GitHub repository owner/name
+    meta.repository_url = repository or meta.repository_url
+
+
+def _copilot_user(data: dict[str, Any], ts: str) -> list[Event]:
+    """What the person typed (`content`; `transformedContent` adds Copilot's own context to it),
+    and the files attached to it."""
+    events = [Event("user", str(data.get("content") or ""), ts)]
+    for attachment in data.get("attachments") or []:
+        path = _dict(attachment).get("path") or _dict(attachment).get("filePath")
+        if isinstance(path, str):
+            events.append(Event("tool", ts=ts, tool="file", args={"path": path}))
+    return events
+
+
+def _copilot_assistant(data: dict[str, Any], ts: str, meta: SessionMeta) -> list[Event]:
+    """The reply's text and the tools it asked for; a subagent's reply (it names the tool call
+    that started it) is its caller's to report."""
+    if data.get("parentToolCallId"):
+        meta.drop("sidechain")
+        return []
+    if data.get("reasoningText") or data.get("reasoningOpaque"):
+        meta.drop("thinking")
+    events = [Event("assistant", str(data.get("content") or ""), ts)] if data.get("content") else []
+    for request in data.get("toolRequests") or []:
+        if isinstance(request, dict):
+            events.append(Event("tool", ts=ts, tool=str(request.get("name") or ""),
+                                args=_codex_args(request.get("arguments"))))
+    return events
+
+
+def copilot_line(obj: dict[str, Any], meta: SessionMeta) -> list[Event]:
+    """A Copilot CLI session event (the section comment above)."""
+    kind, ts, data = str(obj.get("type") or ""), str(obj.get("timestamp") or ""), _dict(obj.get("data"))
+    if obj.get("ephemeral") is True:
+        return []
+    if kind in ("session.start", "session.resume"):
+        _copilot_context(data, meta)
+    elif kind == "user.message":
+        return _copilot_user(data, ts)
+    elif kind == "assistant.message":
+        return _copilot_assistant(data, ts, meta)
+    elif kind == "tool.user_requested":  # a tool the person ran by hand
+        return [Event("tool", ts=ts, tool=str(data.get("toolName") or ""), args=data.get("arguments"))]
+    elif kind == "assistant.reasoning":
+        meta.drop("thinking")
+    elif kind == "tool.execution_complete":
+        meta.drop("tool results")
+    elif kind in ("system.message", "session.compaction_complete"):
+        meta.drop("injected")
+    return []
+
+
+def _is_copilot(obj: dict[str, Any]) -> bool:
+    kind = obj.get("type")
+    return (isinstance(kind, str) and "." in kind and isinstance(obj.get("data"), dict)
+            and kind.split(".", 1)[0] in _COPILOT_KINDS)
+
+
 # -- generic JSONL ------------------------------------------------------------------------------
 def generic_line(obj: dict[str, Any], meta: SessionMeta) -> list[Event]:
     """`{"role", "content", "ts"}`; a tool call is `{"role": "tool", "tool": NAME, "args": {...}}`."""
@@ -250,13 +328,15 @@ def generic_line(obj: dict[str, Any], meta: SessionMeta) -> list[Event]:
 
 
 PARSERS: dict[str, LineParser] = {"claude-code": claude_line, "codex": codex_line, "gemini": gemini_line,
-                                   "jsonl": generic_line}
+                                   "copilot": copilot_line, "jsonl": generic_line}
 
 
 def detect_format(objects: list[dict[str, Any]]) -> str | None:
     """Tell the format from a transcript's first decoded lines; None when none fits."""
     for obj in objects:
         kind = obj.get("type")
+        if _is_copilot(obj):
+            return "copilot"
         if ("sessionId" in obj and "projectHash" in obj) or kind == "gemini" or "$rewindTo" in obj:
             return "gemini"
         if kind in ("session_meta", "response_item", "turn_context", "event_msg") and "payload" in obj:

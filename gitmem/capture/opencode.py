@@ -7,10 +7,13 @@
 
 The transcript gitmem is given is the session file; its messages are the records, in the order
 they were created, and the offset counts them. An assistant message that has not completed yet is
-the end of what is read: it waits for the next capture."""
+the end of what is read: it waits for the next capture. Later OpenCode versions keep the same
+messages and parts in a database (opencode_db.py), read by the same functions below; the
+watermark names a message by its session and id alone, so a session that moved goes on."""
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -40,7 +43,8 @@ def _object(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _iso(millis: Any) -> str:
+def iso_millis(millis: Any) -> str:
+    """An ISO 8601 UTC time from milliseconds since the epoch ('' for anything else)."""
     if not isinstance(millis, int | float) or isinstance(millis, bool):
         return ""
     stamp = datetime.fromtimestamp(millis / 1000, UTC).isoformat(timespec="milliseconds")
@@ -73,48 +77,66 @@ class OpenCodeSession(RecordTranscript):
 
     def record_events(self, index: int) -> list[Event] | None:
         messages = self._listed()
-        message = messages[index][1]
-        role = str(message.get("role") or "")
-        times = _object(message.get("time"))
-        if role == "assistant" and not times.get("completed") and not message.get("error") \
-                and index == len(messages) - 1:
-            return None  # still being written
-        path = message.get("path")
-        if isinstance(path, dict) and isinstance(path.get("cwd"), str):
-            self.meta.cwd = self.meta.cwd or path["cwd"]
-        ts = _iso(times.get("created"))
-        injected = role == "assistant" and message.get("summary") is True  # a compaction's summary
-        events: list[Event] = []
-        for part in self._parts(messages[index][0]):
-            events += self._part_events(part, "assistant" if role == "assistant" else "user", ts, injected)
-        return events
+        stem, message = messages[index]
+        return message_events(message, self._parts(stem), self.meta, last=index == len(messages) - 1)
+
+    def tail(self, offset: int) -> str:
+        ids = self.record_ids()
+        return record_tail(self.meta.session, ids[offset - 1]) if 0 < offset <= len(ids) else ""
 
     def _parts(self, message_id: str) -> list[dict[str, Any]]:
         folder = self.storage / "part" / message_id
         files = sorted(folder.glob("*.json")) if folder.is_dir() else []
         return [part for part in map(_load, files) if part is not None]
 
-    def _part_events(self, part: dict[str, Any], role: str, ts: str, injected: bool) -> list[Event]:
-        kind = part.get("type")
-        if kind == "text" and isinstance(part.get("text"), str) and not part.get("ignored"):
-            return [Event(role, part["text"], ts, injected=injected or part.get("synthetic") is True)]
-        if kind == "tool":
-            state = _object(part.get("state"))
-            if "output" in state or "error" in state:
-                self.meta.drop("tool results")
-            return [Event("tool", ts=ts, tool=str(part.get("tool") or ""), args=state.get("input"))]
-        if kind == "file":
-            source = _object(part.get("source"))
-            return [Event("tool", ts=ts, tool="file", args={"path": source.get("path") or part.get("filename")})]
-        if kind == "patch":
-            return [Event("tool", ts=ts, tool="patch", args={"files": part.get("files")})]
-        if kind == "subtask":
-            return [Event("tool", ts=ts, tool="task", args={"agent": part.get("agent")})]
-        if kind == "reasoning":
-            self.meta.drop("thinking")
-        elif kind == "compaction":
-            self.meta.drop("injected")
-        return []
+
+def record_tail(session: str, message_id: str) -> str:
+    """The watermark's proof of a session's last message read: its session and message ids, so
+    a session OpenCode moved from its JSON storage into its database (ids kept) goes on where it
+    stopped."""
+    return hashlib.sha1(f"opencode\n{session}\n{message_id}".encode()).hexdigest()
+
+
+def message_events(message: dict[str, Any], parts: list[dict[str, Any]], meta: SessionMeta, *,
+                   last: bool) -> list[Event] | None:
+    """The events of one message and its parts (as either storage keeps them); None for the last
+    message when it is an assistant's reply still being written."""
+    role = str(message.get("role") or "")
+    times = _object(message.get("time"))
+    if role == "assistant" and not times.get("completed") and not message.get("error") and last:
+        return None  # still being written
+    path = message.get("path")
+    if isinstance(path, dict) and isinstance(path.get("cwd"), str):
+        meta.cwd = meta.cwd or path["cwd"]
+    ts = iso_millis(times.get("created"))
+    injected = role == "assistant" and message.get("summary") is True  # a compaction's summary
+    events: list[Event] = []
+    for part in parts:
+        events += part_events(part, "assistant" if role == "assistant" else "user", ts, injected, meta)
+    return events
+
+
+def part_events(part: dict[str, Any], role: str, ts: str, injected: bool, meta: SessionMeta) -> list[Event]:
+    kind = part.get("type")
+    if kind == "text" and isinstance(part.get("text"), str) and not part.get("ignored"):
+        return [Event(role, part["text"], ts, injected=injected or part.get("synthetic") is True)]
+    if kind == "tool":
+        state = _object(part.get("state"))
+        if "output" in state or "error" in state:
+            meta.drop("tool results")
+        return [Event("tool", ts=ts, tool=str(part.get("tool") or ""), args=state.get("input"))]
+    if kind == "file":
+        source = _object(part.get("source"))
+        return [Event("tool", ts=ts, tool="file", args={"path": source.get("path") or part.get("filename")})]
+    if kind == "patch":
+        return [Event("tool", ts=ts, tool="patch", args={"files": part.get("files")})]
+    if kind == "subtask":
+        return [Event("tool", ts=ts, tool="task", args={"agent": part.get("agent")})]
+    if kind == "reasoning":
+        meta.drop("thinking")
+    elif kind == "compaction":
+        meta.drop("injected")
+    return []
 
 
 def open_session(path: Path) -> OpenCodeSession:

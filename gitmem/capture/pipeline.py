@@ -119,17 +119,19 @@ def session_workspace(store: Store, meta: SessionMeta) -> str | None:
 
 
 def capture(store: Store, transcript: Path, *, fmt: str | None = None, use_model: bool = True,
-            min_signal: int | None = None, say: Callable[[str], None] | None = None) -> CaptureReport:
-    """Capture what is new in `transcript` (see the module docstring)."""
+            min_signal: int | None = None, say: Callable[[str], None] | None = None,
+            source: Transcript | None = None) -> CaptureReport:
+    """Capture what is new in `transcript` (see the module docstring); `source`, when given, is
+    the transcript already open (one session of a file that holds many)."""
     refuse_subagent("capture")
     store.require()
     settings = capture_settings(store, min_signal)
-    if transcript.is_file() and not head_bytes(transcript, 4096).strip():
+    if source is None and transcript.is_file() and not head_bytes(transcript, 4096).strip():
         # A session that has only just started: nothing to read yet, and no format to tell.
         report = CaptureReport(str(transcript), fmt or "unknown", transcript.stem)
         report.message = "the transcript is empty"
         return _finish(store, report, model_ready=False)
-    source = open_transcript(transcript, fmt)
+    source = source or open_transcript(transcript, fmt)
     meta = source.meta
     report = CaptureReport(str(transcript), source.format, meta.session)
     if meta.delegated:

@@ -1,7 +1,7 @@
 """The session folders the warm server captures on its schedule (state/capture-folders.json, this
-machine only): agents without a capture hook of their own (Codex CLI, Gemini CLI, OpenCode) have
-their session folder listed here by `gitmem integrate`, and `gitmem serve` runs `gitmem capture
-FOLDER` on each every `--capture-every` minutes.
+machine only): agents without a capture hook of their own (Codex CLI, Gemini CLI, OpenCode,
+Copilot CLI) have their session folder listed here by `gitmem integrate`, and `gitmem serve` runs
+`gitmem capture FOLDER` on each every `--capture-every` minutes.
 
     {"/home/dana/.gemini/tmp": {"agent": "gemini"}}
 

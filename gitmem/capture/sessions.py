@@ -58,11 +58,13 @@ def _keep_order(item: tuple[str, Any]) -> tuple[bool, str]:
     return bool(path) and Path(path).exists(), str(mark.get("updated", ""))
 
 
+def marks_by_session(root: Path) -> dict[str, Watermark]:
+    """Every watermark, keyed by its session (one read of the file)."""
+    known = Watermark.__dataclass_fields__
+    return {session: Watermark(**{k: v for k, v in raw.items() if k in known})
+            for session, raw in _load_all(root).items() if isinstance(raw, dict)}
+
+
 def marks_by_path(root: Path) -> dict[str, Watermark]:
     """Every watermark, keyed by the absolute path of its transcript (one read of the file)."""
-    known = Watermark.__dataclass_fields__
-    found: dict[str, Watermark] = {}
-    for raw in _load_all(root).values():
-        if isinstance(raw, dict) and raw.get("path"):
-            found[str(raw["path"])] = Watermark(**{k: v for k, v in raw.items() if k in known})
-    return found
+    return {mark.path: mark for mark in marks_by_session(root).values() if mark.path}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gitmem.capture import aider, gemini, opencode
+from gitmem.capture import aider, gemini, opencode, opencode_db
 from gitmem.capture.formats import FORMATS, PARSERS, SessionMeta, detect_format
 from gitmem.capture.source import Transcript, head_bytes, head_objects
 from gitmem.errors import InvalidInputError, NotFoundError
@@ -19,6 +19,9 @@ def open_transcript(path: Path, fmt: str | None) -> Transcript:
     if fmt is not None and fmt not in FORMATS:
         raise InvalidInputError(f"unknown transcript format {fmt!r} (use {'|'.join(FORMATS)})")
     head = head_bytes(path)
+    if opencode_db.is_sqlite(head):
+        with opencode_db.Database(path):  # refuses a database that is not OpenCode's, by name
+            raise opencode_db.refuse_whole(path)
     found = fmt or aider.detect(path, head) or _document_format(path, head) or detect_format(head_objects(head))
     if found is None:
         raise InvalidInputError(f"cannot tell the format of {path.name}: not a transcript gitmem "
@@ -51,7 +54,7 @@ def _open_lines(path: Path, found: str, objects: list[dict[str, Any]]) -> Transc
         if first is not None and first.get("isSidechain") is True:
             meta.delegated = True  # a subagent's own transcript: every line is a sidechain
     meta.reset()  # the head was read for metadata; its events are counted when read
-    meta.session = meta.session or path.stem
+    meta.session = meta.session or (path.parent.name if found == "copilot" else path.stem)
     if found == "gemini":
         meta.cwd = gemini.project_root(path) or meta.cwd
     return Transcript(path, found, meta)

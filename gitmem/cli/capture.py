@@ -74,7 +74,7 @@ def _capture_text(report: CaptureReport) -> str:
     return "\n".join(lines)
 
 
-TRANSCRIPT_FORMATS = ["claude-code", "codex", "gemini", "opencode", "aider", "jsonl"]
+TRANSCRIPT_FORMATS = ["claude-code", "codex", "gemini", "opencode", "copilot", "aider", "jsonl"]
 
 
 def _folder_text(report: FolderReport) -> str:
@@ -137,7 +137,7 @@ def _capture_folder(ctx: click.Context, folder: str, fmt: str | None, no_model: 
 def capture(ctx: click.Context, transcript: str | None, fmt: str | None, no_model: bool,
             min_signal: int | None, hook: bool, turn: bool, as_json: bool) -> None:
     """Read what is new in a session TRANSCRIPT and keep its durable part as a digest; given a
-    folder, every transcript under it (`--hook`: the transcript a PreCompact, SessionEnd or, with
+    folder (or OpenCode's database), every transcript under (or session in) it (`--hook`: the transcript a PreCompact, SessionEnd or, with
     --turn, Stop hook names, captured in the background)."""
     if turn and not hook:
         raise click.UsageError("--turn goes with --hook")
@@ -152,9 +152,10 @@ def capture(ctx: click.Context, transcript: str | None, fmt: str | None, no_mode
         raise click.UsageError("missing argument TRANSCRIPT")
     from pathlib import Path
 
+    from gitmem.capture.folder import holds_sessions
     from gitmem.capture.pipeline import capture as run_capture
 
-    if Path(transcript).is_dir():
+    if holds_sessions(Path(transcript)):
         _capture_folder(ctx, transcript, fmt, no_model, min_signal, as_json)
         return
     report = run_capture(get_store(ctx), Path(transcript), fmt=fmt, use_model=not no_model,

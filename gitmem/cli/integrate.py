@@ -264,11 +264,32 @@ def gemini(ctx: click.Context, project: str | None, user: bool, remove: bool, dr
 def opencode(ctx: click.Context, project: str | None, user: bool, remove: bool, dry_run: bool,
              as_json: bool) -> None:
     """The gitmem MCP server in opencode.json, a memory section in AGENTS.md, and OpenCode's
-    session storage on the warm server's capture schedule."""
-    from gitmem.integrate.opencode import plan, storage_folder
+    data folder (its database, or its older session storage) on the warm server's capture schedule."""
+    from gitmem.integrate.opencode import data_folder, plan
 
-    _scheduled_agent(ctx, plan, "OpenCode", storage_folder(_home()), project=project, user=user,
+    _scheduled_agent(ctx, plan, "OpenCode", data_folder(_home()), project=project, user=user,
                      remove=remove, dry_run=dry_run, as_json=as_json)
+
+
+@integrate.command(name="copilot")
+@click.option("--project", type=click.Path(file_okay=False),
+              help="Project folder whose .github/copilot-instructions.md gets the memory section "
+                   "(default: the current one).")
+@click.option("--remove", is_flag=True, help="Take out exactly what integrate wrote.")
+@click.option("--dry-run", is_flag=True, help=DRY_RUN_HELP)
+@json_option
+@click.pass_context
+def copilot(ctx: click.Context, project: str | None, remove: bool, dry_run: bool, as_json: bool) -> None:
+    """The gitmem MCP server in ~/.copilot/mcp-config.json, a memory section in
+    .github/copilot-instructions.md, and Copilot CLI's sessions (~/.copilot/session-state) on the
+    warm server's capture schedule."""
+    from gitmem.integrate.copilot import plan, sessions_folder
+
+    changes = plan(_gitmem(ctx), project=Path(project) if project else None, home=_home(),
+                   remove=remove, store_root=_store_root(ctx))
+    _finish(changes, dry_run, as_json)
+    if not remove and not dry_run:
+        _advise_schedule(ctx, changes, "Copilot CLI", sessions_folder(_home()))
 
 
 @integrate.command(name="generic")

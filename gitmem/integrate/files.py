@@ -174,15 +174,20 @@ def rules_change(path: Path, begin: str, end: str, section: str, *, remove: bool
 
 
 # -- a session folder the warm server captures on its schedule -------------------------------------
-def schedule_change(root: Path, folder: Path, agent: str, *, remove: bool) -> Change | None:
+def schedule_change(root: Path, folder: Path, agent: str, *, remove: bool,
+                    replaces: tuple[Path, ...] = ()) -> Change | None:
     """The store's list of scheduled session folders with `folder` added (or removed); None when
-    there is no store at `root` to hold it."""
+    there is no store at `root` to hold it. `replaces`: folders an earlier gitmem scheduled for
+    the agent instead, taken out either way."""
     from gitmem.capture.scheduled import SCHEDULE_FILE
 
     if not (root / "memory.json").is_file():
         return None
 
     def edit(data: dict[str, Any]) -> None:
+        for old in replaces:
+            if isinstance(data.get(str(old)), dict) and data[str(old)].get("agent") == agent:
+                data.pop(str(old))
         key = str(folder)
         if remove:
             if isinstance(data.get(key), dict) and data[key].get("agent") == agent:

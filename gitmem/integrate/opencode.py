@@ -5,7 +5,9 @@ the project's AGENTS.md, and OpenCode's session storage on the warm server's cap
 Project (`--project DIR`): `DIR/opencode.json`; user (`--user`): `~/.config/opencode/opencode.json`
 (under `$XDG_CONFIG_HOME` when set). The server is `mcp.gitmem`, a local server whose `command` is
 the whole command line as a list; an `mcp.gitmem` that does not run gitmem is refused, never
-replaced. The sessions are under `$XDG_DATA_HOME/opencode/storage` (`~/.local/share/...`)."""
+replaced. The sessions are in OpenCode's data folder, `$XDG_DATA_HOME/opencode` (`~/.local/share/...`):
+in its database `opencode.db`, or in the `storage` folder of older versions; the data folder is
+scheduled, so both are read whichever OpenCode wrote (and the rest of it never walked)."""
 
 from __future__ import annotations
 
@@ -36,10 +38,15 @@ def config_file(home: Path, project: Path, user: bool) -> Path:
     return (Path(base) if base else home / ".config") / "opencode" / "opencode.json"
 
 
-def storage_folder(home: Path) -> Path:
-    """Where OpenCode keeps its sessions, messages and parts."""
+def data_folder(home: Path) -> Path:
+    """OpenCode's data folder: its database, and the storage folder of older versions."""
     base = caller.env("XDG_DATA_HOME")
-    return (Path(base) if base else home / ".local" / "share") / "opencode" / "storage"
+    return (Path(base) if base else home / ".local" / "share") / "opencode"
+
+
+def storage_folder(home: Path) -> Path:
+    """Where older OpenCode versions keep their sessions, messages and parts as JSON files."""
+    return data_folder(home) / "storage"
 
 
 def server_entry(gitmem: list[str]) -> dict[str, Any]:
@@ -78,5 +85,6 @@ def plan(gitmem: list[str], *, project: Path | None, user: bool, home: Path, rem
 
     changes = [json_change(config, edit),
                rules_change(folder / "AGENTS.md", BEGIN, END, AGENTS_SECTION, remove=remove)]
-    scheduled = schedule_change(store_root, storage_folder(home), "opencode", remove=remove) if store_root else None
+    scheduled = schedule_change(store_root, data_folder(home), "opencode", remove=remove,
+                                replaces=(storage_folder(home),)) if store_root else None
     return changes + ([scheduled] if scheduled else [])

@@ -138,8 +138,9 @@ def register(server: MCPServer, session: Session) -> None:
         "part as a digest for consolidation (incremental; subagent sessions are skipped). "
         "Normally run by the session hooks or the schedule, not by hand. Subagents must not call it."))
     async def capture(
-        transcript: Annotated[str, Field(description="Path of the transcript file, or of a folder of them.")],
-        format: Annotated[Literal["claude-code", "codex", "gemini", "opencode", "aider", "jsonl"] | None,
+        transcript: Annotated[str, Field(description=(
+            "Path of the transcript file, or of a folder of them (or OpenCode's database)."))],
+        format: Annotated[Literal["claude-code", "codex", "gemini", "opencode", "copilot", "aider", "jsonl"] | None,
                           Field(description="Transcript format (default: detected).")] = None,
         use_model: Annotated[bool, Field(description=(
             "Summarize with the configured model (else clipped notes)."))] = True,
@@ -147,9 +148,9 @@ def register(server: MCPServer, session: Session) -> None:
         from gitmem.capture.pipeline import capture as run_capture
 
         def work(store: Store) -> dict[str, Any]:
-            if Path(transcript).is_dir():
-                from gitmem.capture.folder import capture_folder
+            from gitmem.capture.folder import capture_folder, holds_sessions
 
+            if holds_sessions(Path(transcript)):
                 return capture_folder(store, Path(transcript), fmt=format, use_model=use_model).as_json()
             report = run_capture(store, Path(transcript), fmt=format, use_model=use_model)
             return dict(report.as_json())

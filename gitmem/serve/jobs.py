@@ -134,14 +134,14 @@ def refresh_job(root: Path) -> str:
 
 def capture_job(root: Path) -> str:
     """`gitmem capture FOLDER` for every session folder on the schedule (state/capture-folders.json,
-    written by `gitmem integrate codex|gemini|opencode`); fails when a summary failed (its material
-    waits for the next run) or a folder could not be read."""
+    written by `gitmem integrate codex|gemini|opencode|copilot`); fails when a summary failed (its
+    material waits for the next run) or a folder could not be read."""
     from gitmem.capture.folder import capture_folder
     from gitmem.capture.scheduled import scheduled_folders
 
     folders = [f for f in scheduled_folders(root) if f.path.is_dir()]
     if not folders:
-        return "skipped: no session folder on the schedule (`gitmem integrate codex|gemini|opencode`)"
+        return "skipped: no session folder on the schedule (`gitmem integrate codex|gemini|opencode|copilot`)"
     done, failed = _each(root, folders, lambda store, folder: (folder, capture_folder(store, folder.path)),
                          cwd=lambda _folder: root, name=lambda folder: str(folder.path))
     read = sum(len(report.reports) + report.unchanged for _folder, report in done)

@@ -161,5 +161,5 @@ def test_the_format_is_given_by_name_and_an_unknown_name_is_refused(gm: Cli, tmp
     history = tmp_path / "chat.md"
     shutil.copy(SAMPLES / "project.aider.chat.history.md", history)
     assert capture(gm, history, "--format", "aider")["format"] == "aider"
-    refused = gm("capture", str(history), "--format", "copilot")
-    assert refused.exit_code == 2 and "copilot" in refused.stderr
+    refused = gm("capture", str(history), "--format", "cursor")
+    assert refused.exit_code == 2 and "cursor" in refused.stderr

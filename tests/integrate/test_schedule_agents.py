@@ -1,4 +1,4 @@
-"""`gitmem integrate gemini` and `opencode` (and codex's schedule): the MCP entry in the agent's
+"""`gitmem integrate gemini`, `opencode` and `copilot` (and codex's schedule): the MCP entry in the agent's
 config, the rules section, and the agent's session folder on the warm server's capture
 schedule; `--remove` takes out exactly that, and the person's edits stay."""
 
@@ -95,8 +95,8 @@ def test_opencode_gets_its_server_rules_and_scheduled_storage(gm: Cli, home: Pat
     assert data["model"] == "anthropic/claude-sonnet-4"
     agents = (project / "AGENTS.md").read_text()
     assert agents.startswith("# Rules\n") and "integrate opencode" in agents
-    storage = home / ".local" / "share" / "opencode" / "storage"
-    assert schedule(gm) == {str(storage): {"agent": "opencode"}}
+    data = home / ".local" / "share" / "opencode"
+    assert schedule(gm) == {str(data): {"agent": "opencode"}}
     gm("integrate", "opencode", "--project", str(project), "--remove")
     assert json.loads(config.read_text()) == {"$schema": "https://opencode.ai/config.json",
                                               "model": "anthropic/claude-sonnet-4"}
@@ -109,12 +109,11 @@ def test_opencode_and_codex_sections_live_side_by_side_in_agents_md(gm: Cli, hom
     gm("integrate", "opencode", "--project", str(project))
     agents = (project / "AGENTS.md").read_text()
     assert "integrate codex" in agents and "integrate opencode" in agents
-    assert set(schedule(gm)) == {str(home / ".codex" / "sessions"),
-                                 str(home / ".local" / "share" / "opencode" / "storage")}
+    assert set(schedule(gm)) == {str(home / ".codex" / "sessions"), str(home / ".local" / "share" / "opencode")}
     gm("integrate", "codex", "--project", str(project), "--remove")
     agents = (project / "AGENTS.md").read_text()
     assert "integrate codex" not in agents and "integrate opencode" in agents
-    assert set(schedule(gm)) == {str(home / ".local" / "share" / "opencode" / "storage")}
+    assert set(schedule(gm)) == {str(home / ".local" / "share" / "opencode")}
     gm("integrate", "opencode", "--project", str(project), "--remove")
     assert not (project / "opencode.json").exists()
     assert (project / "AGENTS.md").read_text() == "# Rules\n\nRun the tests before you commit.\n"
@@ -133,3 +132,58 @@ def test_the_scheduled_capture_reads_each_folder_on_the_schedule(gm: Cli, home: 
     assert [f.agent for f in scheduled_folders(gm.root)] == ["opencode", "gemini"]
     assert capture_job(gm.root) == "2 digest(s) from 3 transcript(s) in 2 folders"
     assert capture_job(gm.root) == "0 digest(s) from 3 transcript(s) in 2 folders"  # nothing new
+
+
+def test_opencode_schedule_moves_from_the_storage_folder_to_the_data_folder(gm: Cli, home: Path, project: Path) -> None:
+    storage = home / ".local" / "share" / "opencode" / "storage"
+    (gm.root / SCHEDULE_FILE).parent.mkdir(parents=True, exist_ok=True)
+    (gm.root / SCHEDULE_FILE).write_text(json.dumps({str(storage): {"agent": "opencode"},
+                                                     "/elsewhere": {"agent": "gemini"}}))
+    gm("integrate", "opencode", "--project", str(project))  # what an earlier gitmem scheduled is replaced
+    assert schedule(gm) == {"/elsewhere": {"agent": "gemini"}, str(storage.parent): {"agent": "opencode"}}
+
+
+def test_the_scheduled_capture_reads_opencodes_database_in_its_data_folder(gm: Cli, home: Path, project: Path) -> None:
+    import sqlite3
+
+    assert gm("config", "set", "capture.minSignalChars", "0").exit_code == 0
+    gm("integrate", "opencode", "--project", str(project))
+    data = home / ".local" / "share" / "opencode"
+    (data / "snapshot").mkdir(parents=True)
+    with sqlite3.connect(data / "opencode.db") as db:
+        db.executescript((SAMPLES / "opencode" / "opencode-db.sql").read_text(encoding="utf-8"))
+    assert capture_job(gm.root) == "2 digest(s) from 3 transcript(s) in 1 folder"
+    assert capture_job(gm.root) == "0 digest(s) from 3 transcript(s) in 1 folder"
+
+
+def test_copilot_gets_its_server_instructions_and_scheduled_sessions(gm: Cli, home: Path, project: Path) -> None:
+    config = home / ".copilot" / "mcp-config.json"
+    config.parent.mkdir()
+    config.write_text(json.dumps(SETTINGS))
+    instructions = project / ".github" / "copilot-instructions.md"
+    instructions.parent.mkdir()
+    instructions.write_text("# Shop\n\nPrices are in cents.\n")
+    done = gm("integrate", "copilot", "--project", str(project))
+    assert done.exit_code == 0, done.output
+    server = json.loads(config.read_text())["mcpServers"]["gitmem"]
+    assert server["type"] == "local" and server["args"][-1] == "mcp" and server["tools"] == ["*"]
+    assert json.loads(config.read_text())["mcpServers"]["docs"] == SETTINGS["mcpServers"]["docs"]
+    text = instructions.read_text()
+    assert text.startswith("# Shop\n") and "integrate copilot" in text and "`context`" in text
+    state = home / ".copilot" / "session-state"
+    assert schedule(gm) == {str(state): {"agent": "copilot"}}
+    shutil.copytree(SAMPLES / "copilot" / "session-state", state)
+    assert gm("config", "set", "capture.minSignalChars", "0").exit_code == 0
+    assert capture_job(gm.root).startswith("2 digest(s) from 2 transcript(s) in 1 folder")  # the third is skipped
+    gm("integrate", "copilot", "--project", str(project), "--remove")
+    assert json.loads(config.read_text()) == SETTINGS
+    assert instructions.read_text() == "# Shop\n\nPrices are in cents.\n"
+    assert schedule(gm) == {}
+
+
+def test_copilot_home_moves_every_copilot_file(gm: Cli, home: Path, project: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "copilot-home"
+    done = gm("integrate", "copilot", "--project", str(project), env={"COPILOT_HOME": str(elsewhere)})
+    assert done.exit_code == 0, done.output
+    assert "gitmem" in json.loads((elsewhere / "mcp-config.json").read_text())["mcpServers"]
+    assert schedule(gm) == {str(elsewhere / "session-state"): {"agent": "copilot"}}
