@@ -84,6 +84,8 @@ def _minutes(value: float) -> float:
 
 @click.command(name="serve")
 @click.option("--stop", is_flag=True, help="Stop the server running for this store.")
+@click.option("--status", "show_status", is_flag=True,
+              help="Whether a server runs for this store, its schedule and the page it serves.")
 @click.option("--install", is_flag=True, help="Write a systemd user unit (Linux) or launchd agent (macOS) that runs it.")
 @click.option("--uninstall", is_flag=True, help="Remove that unit file.")
 @click.option("--sync-every", type=float, default=60.0, show_default=True, metavar="MINUTES",
@@ -106,7 +108,7 @@ def _minutes(value: float) -> float:
               help="Started by a call that found no server: no schedule, exits when idle.")
 @json_option
 @click.pass_context
-def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_every: float,
+def serve(ctx: click.Context, stop: bool, show_status: bool, install: bool, uninstall: bool, sync_every: float,
           history_every: float, consolidate_every: float, capture_every: float, refresh_every: float | None,
           wait: float | None,
           idle_minutes: float | None, auto: bool, as_json: bool) -> None:
@@ -122,6 +124,9 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
     root = resolve_root(ctx.find_root().obj["root"])
     if stop:
         _stop(root, as_json)
+        return
+    if show_status:
+        _status(root, as_json)
         return
     if install or uninstall:
         refresh = [] if refresh_every is None else [f"--refresh-every={refresh_every:g}"]
@@ -158,6 +163,9 @@ def serve(ctx: click.Context, stop: bool, install: bool, uninstall: bool, sync_e
         # Claude Code's auto memory, on the sync's cadence: what a sync brings reaches MEMORY.md.
         (Job("native-memory", _minutes(sync_every)), lambda: jobs.native_job(store.root)),
     ], idle_seconds=_minutes(idle_minutes or 0.0), auto_started=auto)
+    from gitmem.web.hosted import HostedPage
+
+    server.page = HostedPage(store.root, server.in_use)  # served once `gitmem web` asks
     from gitmem.serve.autostart import release_start_lock
     from gitmem.serve.server import CLAIM_WAIT_SECONDS
 
@@ -195,6 +203,14 @@ def _stop(root: Any, as_json: bool) -> None:
     pid = stop_server(root)
     emit({"stopped": pid is not None, "pid": pid}, as_json,
          f"stopped the gitmem server of {root} (pid {pid})" if pid else f"no gitmem server runs for {root}")
+
+
+def _status(root: Any, as_json: bool) -> None:
+    from gitmem.cli.store import server_lines
+    from gitmem.store.serverstate import describe
+
+    data = describe(root)
+    emit(data, as_json, "\n".join(server_lines(data)))
 
 
 def _units(root: Any, install: bool, extra: list[str], as_json: bool) -> None:

@@ -100,17 +100,19 @@ def status(ctx: click.Context, as_json: bool) -> None:
         lines += [f"attention: {item}" for item in data["leftovers"]]
         lines += sync_lines(data["sync"] or {})
         lines += memory_work_lines(data)
-        lines += _server_lines(data["server"])
+        lines += server_lines(data["server"])
         return "\n".join(lines)
 
     emit(data, as_json, text)
 
 
-def _server_lines(server: dict[str, Any]) -> list[str]:
+def server_lines(server: dict[str, Any]) -> list[str]:
     """Whether the warm server runs, and when each scheduled job runs next."""
     if not server["up"]:
         return ["server: not running (`gitmem serve` keeps the store warm and in sync)"]
     lines = [f"server: up (pid {server['pid']}, since {server['started']})"]
+    if server.get("web"):
+        lines.append(f"  page: {server['web']} (`gitmem web` prints its address with the token)")
     for name, job in server["jobs"].items():
         if not job.get("next"):
             lines.append(f"  {name}: off")

@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from gitmem.errors import GitmemError
 from gitmem.eventlog import log_event
@@ -37,6 +37,16 @@ JobAction = Callable[[], str]  # runs one scheduled job, returns a one-line resu
 REQUEST_READ_SECONDS = 30.0
 POLL_SECONDS = 0.5  # how often the accept loop looks whether the store is still there
 CLAIM_WAIT_SECONDS = 15.0  # a server started by a call waits this long for one it replaces
+
+
+class PageHost(Protocol):
+    """The web page a server hosts on request (gitmem/web/hosted.py, wired in by the CLI)."""
+
+    def host(self, request: dict[str, Any]) -> dict[str, Any]: ...
+
+    def address(self) -> str | None: ...
+
+    def close(self) -> None: ...
 
 
 class ServerRunningError(GitmemError):
@@ -60,6 +70,7 @@ class Server:
     refused: int = 0
     idle_seconds: float = 0.0  # > 0: exit after this long without a call (a server started by a call)
     auto_started: bool = False
+    page: PageHost | None = None  # the web page it serves when `gitmem web` asks
     last_call: float = field(default_factory=time.monotonic)
     _lock: FileLock | None = None
     _sock: socket.socket | None = None
@@ -145,6 +156,16 @@ class Server:
             return self.under_way == 0
 
     @contextlib.contextmanager
+    def in_use(self) -> Iterator[None]:
+        """One request of the hosted page: use, like a call, for the idle timer."""
+        self.last_call = time.monotonic()
+        try:
+            with self._counted():
+                yield
+        finally:
+            self.last_call = time.monotonic()
+
+    @contextlib.contextmanager
     def _counted(self) -> Iterator[None]:
         """One call or job under way for the time of the block."""
         with self.done:
@@ -160,6 +181,8 @@ class Server:
         return (self.root / "memory.json").is_file() and (self.root / ".git").exists()
 
     def _close(self, reason: str, started: float) -> None:
+        if self.page is not None:
+            self.page.close()
         if self._sock is not None:
             self._sock.close()
         with contextlib.suppress(OSError):
@@ -192,6 +215,9 @@ class Server:
                     if request.get("op") == "stop":
                         self.stop()
                 return
+            if request.get("op") == "web":
+                wire.send(conn, self.host_page(request))
+                return
             write = _is_write(request)
             wire.send(conn, {"ack": True, "confirm": write, "pid": os.getpid()})
             if write and wire.receive(conn).get("op") != "go":
@@ -222,7 +248,9 @@ class Server:
         refusal = self.refusal(request)
         if request.get("op") == "stop":
             self.stop()
-        return refusal if refusal is not None else self.run(request)
+        if refusal is not None:
+            return refusal
+        return self.host_page(request) if request.get("op") == "web" else self.run(request)
 
     def refusal(self, request: dict[str, Any]) -> dict[str, Any] | None:
         """The reply to anything but a call this server runs (ping, stop, another version)."""
@@ -231,7 +259,7 @@ class Server:
             return {"ran": False, "reason": "stopping", "pid": os.getpid()}
         if op == "ping":
             return {"ran": False, "reason": "ping", "pid": os.getpid(), "identity": self.identity}
-        if op != "run":
+        if op not in ("run", "web"):
             return {"ran": False, "reason": f"unknown request {op!r}"}
         if request.get("protocol") != wire.PROTOCOL or request.get("identity") != self.identity:
             return {"ran": False, "reason": f"the server runs gitmem {self.identity} "
@@ -247,6 +275,18 @@ class Server:
             reply = self.runner(request)
         ms = round((time.perf_counter() - start) * 1000, 1)
         return {"ran": True, "pid": os.getpid(), "ms": ms, **reply}
+
+    def host_page(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Serve the web page from this process (or hand back the one served): its start URL."""
+        if self.page is None:
+            return {"ran": False, "reason": "this server hosts no page"}
+        with self._counted():
+            reply = self.page.host(request)
+        if reply.get("url") and not reply.get("reused"):
+            log_event(self.root, {"event": "serve-web", "pid": os.getpid(), "address": reply.get("address")})
+            with contextlib.suppress(OSError):
+                self._write_state(None)
+        return {"ran": True, "pid": os.getpid(), **reply}
 
     # -- the schedule ------------------------------------------------------------------------
     def _schedule_loop(self) -> None:
@@ -286,6 +326,7 @@ class Server:
                 "socket": self.socket_path, "started": state.iso(self._started),
                 "autoStarted": self.auto_started,
                 "idleMinutes": round(self.idle_seconds / 60, 3) if self.idle_seconds else None,
+                "web": self.page.address() if self.page is not None else None,
                 "jobs": {job.name: job.as_json() for job, _ in self.jobs}}
 
     def _write_state(self, started: float | None) -> None:

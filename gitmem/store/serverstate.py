@@ -77,6 +77,7 @@ def describe(root: Path) -> dict[str, Any]:
     return {"up": up, "pid": pid if up else None, "started": data.get("started") if up else None,
             "autoStarted": bool(data.get("autoStarted")) if up else None,
             "idleMinutes": data.get("idleMinutes") if up else None,
+            "web": data.get("web") if up else None,  # the page's address, never its token
             "jobs": jobs if up else {}, "lastStopped": data.get("stopped")}
 
 

@@ -1,14 +1,19 @@
-"""Running the page: loopback sockets only (127.0.0.1 and, when the machine has it, ::1)."""
+"""Running the page: loopback sockets only (127.0.0.1 and, when the machine has it, ::1), in
+this process in the foreground (`gitmem web` on its own) or on a thread of the store's warm
+server (gitmem/web/hosted.py): both build the same guarded app and the same uvicorn server."""
 
 from __future__ import annotations
 
 import socket
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from gitmem.errors import InvalidInputError
 from gitmem.web.access import Access
 from gitmem.web.app import build
+
+GRACEFUL_SECONDS = 2  # an open keep-alive connection does not hold a stopping page longer
 
 
 def loopback_sockets(port: int) -> list[socket.socket]:
@@ -36,16 +41,22 @@ def loopback_sockets(port: int) -> list[socket.socket]:
     return sockets
 
 
+def http_server(app: Any) -> Any:
+    """The uvicorn server of the page (quiet: no access log, no lifespan events)."""
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
+                            timeout_graceful_shutdown=GRACEFUL_SECONDS)
+    return uvicorn.Server(config)
+
+
 def serve(root: Path, *, port: int, workspace: str | None, cwd: Path,
           announce: Callable[[str], None]) -> None:
     """Serve until interrupted; `announce` gets the start address (with its token) once bound."""
-    import uvicorn
-
     sockets = loopback_sockets(port)
     chosen = sockets[0].getsockname()[1]
     app, access = build(root, port=chosen, workspace=workspace, cwd=cwd, access=Access(chosen))
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
-    server = uvicorn.Server(config)
+    server = http_server(app)
     announce(access.start_url())
     try:
         server.run(sockets=sockets)
