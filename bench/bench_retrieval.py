@@ -51,8 +51,9 @@ def table(name: str, reports: dict[str, Report]) -> None:
 STEPS: dict[str, Levers] = {
     "today": Levers(understanding=False, dates=False, neighbours=False),
     "+words": Levers(dates=False, neighbours=False),
-    "+dates": Levers(neighbours=False),
-    "+neighbours": Levers(),
+    "+dates": Levers(neighbours=False, events=False),
+    "+neighbours": Levers(events=False),
+    "+events": Levers(),
     "+feedback": Levers(feedback=True),
 }
 
