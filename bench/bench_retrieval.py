@@ -105,8 +105,12 @@ def main() -> int:
     shipped = ("bm25", "gitmem")
     table("(a) conversational", {k: conv[k] for k in shipped})
     steps("(a) conversational", conv)
+    table("(a) conversational, without and with event dates",
+          {"-events": conv["+neighbours"], "+events": conv["+events"]})
     table("(b) agent memory", {k: agent[k] for k in shipped})
     steps("(b) agent memory", agent)
+    table("(b) agent memory, without and with event dates",
+          {"-events": agent["+neighbours"], "+events": agent["+events"]})
     gitmem = agent["gitmem"]
     print(f"\n(b) stale-vs-fresh rank-1 failures: {len(gitmem.rank1_failures)}; "
           f"hidden entries leaked: {len(gitmem.hidden_leaks)}")

@@ -2,7 +2,9 @@
 shipped) against the same index searched without them (the ranking before them), in alternating
 rounds over one synthetic store, so both see the same machine load.
 
-Query mix: bench_search.py's 300 queries plus whole questions with date expressions.
+Query mix: bench_search.py's 300 queries plus whole questions with date expressions, four of
+them relative to an event ("two weeks before the postgres migration"), which costs a search of
+the event's words to find its day.
 
 Usage: python bench/bench_search_levers.py [--sizes 50000] [--rounds 4]
 """
@@ -34,7 +36,11 @@ QUESTIONS = ["what did we change in the deploy pipeline last week?",
              "when did we move the staging database?", "what happened with the cache yesterday?",
              "what did Ana say about the release last May?", "the worker timeout two weeks ago",
              "which queue settings changed in October?", "what did we decide on 2026-11-20?",
-             "how is the migration going this month?"]
+             "how is the migration going this month?",
+             "what changed in the cache two weeks before the postgres migration?",
+             "which alerts fired the day after the outage?",
+             "the retry settings a month after we moved to kafka",
+             "what did we decide since the redis upgrade?"]
 
 
 def round_ms(index: SearchIndex, queries: list[str], levers: Levers) -> tuple[list[float], list[float]]:

@@ -28,9 +28,9 @@ class Levers:
 
     understanding: bool = True  # names and numbers weigh more, spoken filler drops out
     dates: bool = True  # a date expression matches the days entries are about
-    events: bool = True  # a date relative to an event the store knows ("after the outage")
     neighbours: bool = True  # an entry's neighbours in its topic lift it when they match
     feedback: bool = False  # pseudo-relevance feedback (measured: no gain, off)
+    events: bool = True  # a date relative to an event the store dates ("after the outage")
 
 
 DEFAULT_LEVERS = Levers()
