@@ -75,7 +75,13 @@ class Event:
 
     def window(self, anchor: date, today: date) -> Span | None:
         """The days asked about when the event was on `anchor`; None for none (since a day
-        still to come)."""
+        still to come, or a window past the calendar's ends)."""
+        try:
+            return self._window(anchor, today)
+        except OverflowError:  # "999 years before" an entry dated 0001-01-01
+            return None
+
+    def _window(self, anchor: date, today: date) -> Span | None:
         one = timedelta(days=1)
         back = self.relation in ("before", "until")
         if self.unit is not None and self.count is not None:

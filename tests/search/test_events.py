@@ -76,8 +76,10 @@ def test_the_window_is_measured_from_the_events_day(question: str, first: str, l
     assert window == Span(date.fromisoformat(first), date.fromisoformat(last))
 
 
-def test_since_an_event_still_to_come_is_no_window() -> None:
+def test_since_an_event_still_to_come_or_past_the_calendar_is_no_window() -> None:
     assert _event("since the launch").window(date(2027, 1, 1), TODAY) is None
+    assert _event("999 years before the launch").window(date(1, 1, 1), TODAY) is None
+    assert _event("the day after the launch").window(date(9999, 12, 31), TODAY) is None
 
 
 def test_an_anchor_with_several_dates_gives_the_one_next_to_the_event() -> None:
