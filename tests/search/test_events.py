@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.search.dates import Span
+from gitmem.search.dates import Anchor, Span
 from gitmem.search.events import Event, anchor_day, parse_event, pick_anchor
 from gitmem.search.index import SearchIndex
-from gitmem.search.query import DEFAULT_LEVERS, Levers, understand
+from gitmem.search.query import DEFAULT_LEVERS, EVENT_WORD_WEIGHT, Levers, anchored, understand
 
 TODAY = date(2026, 12, 2)
 LAUNCH = date(2026, 6, 15)
@@ -155,3 +155,17 @@ def test_a_hidden_entry_does_not_anchor_an_event(store: Path) -> None:
                               "2026-06-15")], extra="**Forgotten:** 2026-07-01\n")
     question = "what did finance say about the budget two weeks before the launch?"
     assert _ids(store, question) == _ids(store, question, Levers(events=False))
+
+
+def test_anchoring_makes_a_span_and_keeps_the_events_words_at_a_lower_weight() -> None:
+    question = "what did finance say about the budget two weeks before the launch?"
+    asked = understand(question, TODAY)
+    assert asked.event is not None and asked.when is None and asked.searchable()
+    launch = Anchor("the launch", "atlas-sem-0001", "a.md:7", "Launch", LAUNCH, "created")
+    found = anchored(asked, launch, question, TODAY)
+    assert found.when is not None and found.when.anchor == launch and found.event is None
+    assert found.when.span == Span(date(2026, 5, 29), date(2026, 6, 4))
+    weights = {g.raw: g.weight for g in found.groups}
+    assert weights["budget"] == 1.0 and weights["launch"] == EVENT_WORD_WEIGHT
+    plain = understand(question, TODAY, Levers(events=False))
+    assert anchored(asked, None, question, TODAY) == plain  # no anchor: every word, no date
