@@ -51,8 +51,9 @@ def table(name: str, reports: dict[str, Report]) -> None:
 STEPS: dict[str, Levers] = {
     "today": Levers(understanding=False, dates=False, neighbours=False),
     "+words": Levers(dates=False, neighbours=False),
-    "+dates": Levers(neighbours=False),
-    "+neighbours": Levers(),
+    "+dates": Levers(neighbours=False, events=False),
+    "+neighbours": Levers(events=False),
+    "+events": Levers(),
     "+feedback": Levers(feedback=True),
 }
 
@@ -104,8 +105,12 @@ def main() -> int:
     shipped = ("bm25", "gitmem")
     table("(a) conversational", {k: conv[k] for k in shipped})
     steps("(a) conversational", conv)
+    table("(a) conversational, without and with event dates",
+          {"-events": conv["+neighbours"], "+events": conv["+events"]})
     table("(b) agent memory", {k: agent[k] for k in shipped})
     steps("(b) agent memory", agent)
+    table("(b) agent memory, without and with event dates",
+          {"-events": agent["+neighbours"], "+events": agent["+events"]})
     gitmem = agent["gitmem"]
     print(f"\n(b) stale-vs-fresh rank-1 failures: {len(gitmem.rank1_failures)}; "
           f"hidden entries leaked: {len(gitmem.hidden_leaks)}")

@@ -1,8 +1,11 @@
-"""In-process search latency with gitmem's query understanding, dates and neighbour lift on (as
-shipped) against the same index searched without them (the ranking before them), in alternating
-rounds over one synthetic store, so both see the same machine load.
+"""In-process search latency with gitmem's query understanding, dates, neighbour lift and event
+dates on (as shipped) against the same index searched without them (the ranking before them), in
+alternating rounds over one synthetic store, so both see the same machine load; and the event
+questions alone with event dates on and off (their anchor search is the cost).
 
-Query mix: bench_search.py's 300 queries plus whole questions with date expressions.
+Query mix: bench_search.py's 300 queries plus whole questions with date expressions, four of
+them relative to an event ("two weeks before the postgres migration"), which costs a search of
+the event's words to find its day.
 
 Usage: python bench/bench_search_levers.py [--sizes 50000] [--rounds 4]
 """
@@ -28,13 +31,18 @@ from synthstore import SynthConfig, build_store, make_queries  # noqa: E402
 from gitmem.search.index import SearchIndex  # noqa: E402
 from gitmem.search.query import DEFAULT_LEVERS, Levers  # noqa: E402
 
-BEFORE = Levers(understanding=False, dates=False, neighbours=False)
+BEFORE = Levers(understanding=False, dates=False, neighbours=False, events=False)
+NO_EVENTS = Levers(events=False)
 TODAY = date(2026, 12, 2)
+EVENT_QUESTIONS = ["what changed in the cache two weeks before the postgres migration?",
+                   "which alerts fired the day after the outage?",
+                   "the retry settings a month after we moved to kafka",
+                   "what did we decide since the redis upgrade?"]
 QUESTIONS = ["what did we change in the deploy pipeline last week?",
              "when did we move the staging database?", "what happened with the cache yesterday?",
              "what did Ana say about the release last May?", "the worker timeout two weeks ago",
              "which queue settings changed in October?", "what did we decide on 2026-11-20?",
-             "how is the migration going this month?"]
+             "how is the migration going this month?", *EVENT_QUESTIONS]
 
 
 def round_ms(index: SearchIndex, queries: list[str], levers: Levers) -> tuple[list[float], list[float]]:
@@ -59,12 +67,14 @@ def run_size(size: int, rounds: int) -> dict[str, list[float]]:
         queries = make_queries(300) + QUESTIONS * 5
         round_ms(index, queries, DEFAULT_LEVERS)  # warm both paths once
         round_ms(index, queries, BEFORE)
-        samples: dict[str, list[float]] = {name: [] for name in
-                                           ("before", "shipped", "before cpu", "shipped cpu")}
-        order = [("before", BEFORE), ("shipped", DEFAULT_LEVERS)]
+        samples: dict[str, list[float]] = {f"{name}{kind}": [] for kind in ("", " cpu") for name in
+                                           ("before", "shipped", "no events", "events")}
+        order = [("before", BEFORE, queries), ("shipped", DEFAULT_LEVERS, queries),
+                 ("no events", NO_EVENTS, EVENT_QUESTIONS * 5),
+                 ("events", DEFAULT_LEVERS, EVENT_QUESTIONS * 5)]
         for number in range(rounds):
-            for name, levers in order if number % 2 == 0 else order[::-1]:
-                wall, cpu = round_ms(index, queries, levers)
+            for name, levers, asked in order if number % 2 == 0 else order[::-1]:
+                wall, cpu = round_ms(index, asked, levers)
                 samples[name] += wall
                 samples[f"{name} cpu"] += cpu
         index.close()
@@ -79,16 +89,18 @@ def main() -> int:
     parser.add_argument("--sizes", default="50000")
     parser.add_argument("--rounds", type=int, default=4)
     args = parser.parse_args()
-    print("| entries | time | before p50 / p95 | shipped p50 / p95 | p50 ratio |")
-    print("|---|---|---|---|---|")
+    print("| entries | queries | time | without p50 / p95 | with p50 / p95 | p50 ratio |")
+    print("|---|---|---|---|---|---|")
     for size in (int(s) for s in args.sizes.split(",")):
         samples = run_size(size, args.rounds)
-        for kind, suffix in (("wall", ""), ("CPU", " cpu")):
-            before, shipped = samples[f"before{suffix}"], samples[f"shipped{suffix}"]
-            ratio = statistics.median(shipped) / statistics.median(before)
-            print(f"| {size:,} | {kind} | {percentile(before, 0.5):.1f} / "
-                  f"{percentile(before, 0.95):.1f} ms | {percentile(shipped, 0.5):.1f} / "
-                  f"{percentile(shipped, 0.95):.1f} ms | {ratio:.2f}x |")
+        for label, without, with_ in (("all, levers", "before", "shipped"),
+                                      ("event questions, event dates", "no events", "events")):
+            for kind, suffix in (("wall", ""), ("CPU", " cpu")):
+                off, on = samples[f"{without}{suffix}"], samples[f"{with_}{suffix}"]
+                ratio = statistics.median(on) / statistics.median(off)
+                print(f"| {size:,} | {label} | {kind} | {percentile(off, 0.5):.1f} / "
+                      f"{percentile(off, 0.95):.1f} ms | {percentile(on, 0.5):.1f} / "
+                      f"{percentile(on, 0.95):.1f} ms | {ratio:.2f}x |")
     return 0
 
 

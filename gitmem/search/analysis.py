@@ -46,6 +46,12 @@ INDEX_STOPWORDS: frozenset[str] = frozenset(
 QUERY_STOPWORDS: frozenset[str] = INDEX_STOPWORDS | frozenset(
     ["about", "after", "again", "all", "am", "any", "anything", "before", "being", "but", "can", "could", "did", "do", "does", "doing", "done", "during", "each", "else", "ever", "find", "get", "got", "had", "how", "i", "if", "into", "know", "last", "let", "me", "more", "most", "my", "need", "not", "now", "our", "ours", "out", "please", "remind", "should", "show", "so", "some", "tell", "than", "them", "then", "there", "these", "they", "those", "through", "us", "use", "used", "using", "very", "want", "what", "when", "where", "whether", "which", "while", "who", "whom", "why", "will", "would", "you", "your", "we"]
 )
+# Filler of spoken questions, dropped like the question words unless nothing else is left.
+FILLER: frozenset[str] = frozenset(
+    ["say", "said", "says", "tell", "told", "talk", "talked", "mention", "mentioned", "think",
+     "thought", "happened", "happen", "going", "thing", "things", "something", "anything",
+     "ever", "also", "just", "really", "other", "both", "each", "time", "times", "now", "new"]
+)
 # Function words cut out of CJK queries before bigramming (question words, pronouns, particles).
 CJK_QUERY_STOPWORDS: tuple[str, ...] = tuple(
     sorted(

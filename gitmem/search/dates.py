@@ -27,16 +27,16 @@ _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augu
 _MONTH_INDEX = {name: i + 1 for i, name in enumerate(_MONTHS)}
 _MONTH_INDEX.update({name[:3]: i + 1 for i, name in enumerate(_MONTHS) if name != "may"})
 _MONTH_INDEX["sept"] = 9
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
             "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
 _MONTH_WORD = "|".join(sorted(_MONTH_INDEX, key=len, reverse=True))  # abbreviations: with a day
 _MONTH_FULL = "|".join(_MONTHS)
-_NUMBER_WORD = "|".join(_NUMBERS) + r"|\d{1,3}"
+NUMBER_WORD = "|".join(NUMBERS) + r"|\d{1,3}"
 _DAY_NUM = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE)) for name, pattern in (
         ("iso", r"\b(?:on\s+|since\s+)?(?P<iso>\d{4}-\d{2}-\d{2})\b"),
-        ("ago", rf"\b(?P<n>{_NUMBER_WORD})\s+(?P<unit>day|week|month|year)s?\s+ago\b"),
+        ("ago", rf"\b(?P<n>{NUMBER_WORD})\s+(?P<unit>day|week|month|year)s?\s+ago\b"),
         ("relative", r"\b(?P<which>last|this|past)\s+(?P<unit>week|month|year)\b"),
         ("named_day", r"\b(?:the\s+day\s+before\s+)?(?P<word>yesterday|today)\b"),
         ("month_day", rf"\b(?:on\s+)?(?P<month>{_MONTH_WORD})\.?\s+{_DAY_NUM}(?:,?\s+(?P<year>\d{{4}}))?\b"),
@@ -125,12 +125,20 @@ def _week_of(day: date) -> Span:
     return Span(monday, monday + timedelta(days=6))
 
 
+UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+UNIT_SLACK = {"day": 1, "week": 3, "month": 10, "year": 60}  # "a week ago": within 3 days of it
+
+
+def around(day: date, count: int, unit: str) -> Span:
+    """`count` units from `day` (negative: before it), give or take UNIT_SLACK of the unit."""
+    centre = day + timedelta(days=count * UNIT_DAYS[unit])
+    slack = timedelta(days=UNIT_SLACK[unit])
+    return Span(centre - slack, centre + slack)
+
+
 def _ago(count: int, unit: str, today: date) -> Span:
     """`count units ago`, give or take a little (a week ago: within three days of it)."""
-    lengths = {"day": 1, "week": 7, "month": 30, "year": 365}
-    slack = {"day": 1, "week": 3, "month": 10, "year": 60}
-    centre = today - timedelta(days=count * lengths[unit])
-    return Span(centre - timedelta(days=slack[unit]), centre + timedelta(days=slack[unit]))
+    return around(today, -count, unit)
 
 
 def _relative(which: str, unit: str, today: date) -> Span:
@@ -156,7 +164,7 @@ def _span(name: str, match: re.Match[str], today: date) -> Span | None:
             day = date.fromisoformat(groups["iso"])
             return Span(day, day)
         if name == "ago":
-            return _ago(_NUMBERS.get(groups["n"]) or int(groups["n"]), groups["unit"], today)
+            return _ago(NUMBERS.get(groups["n"]) or int(groups["n"]), groups["unit"], today)
         if name == "relative":
             return _relative(groups["which"], groups["unit"], today)
         if name == "named_day":
@@ -187,12 +195,28 @@ def _is_month_verb(name: str, match: re.Match[str]) -> bool:
 
 
 @dataclass(frozen=True)
+class Anchor:
+    """The entry an event-relative expression was resolved against, and the day taken from it
+    (`source`: "text" for a date in its text, "session" for its topic's day, or "created")."""
+
+    event: str
+    entry_id: str
+    at: str  # path:line
+    title: str
+    day: date
+    source: str
+
+
+@dataclass(frozen=True)
 class When:
-    """A question's date expression: the span it means, its text, and the question without it."""
+    """A question's date expression: the span it means, its text, and the question without it;
+    `anchor`: the entry an event-relative expression ("two weeks before the launch") took its day
+    from (events.py)."""
 
     span: Span
     phrase: str
     rest: str
+    anchor: Anchor | None = None
 
 
 def parse_when(query: str, today: date) -> When | None:

@@ -3,7 +3,8 @@
 Recomputed for the shown hits only, from their stored fields and the same plans, weights and
 factors the ranking used: each query word's matching term, the fields it occurs in and its share
 of the score; the coverage bonus; importance and freshness; the question's date and the entry's
-day that matched it; the lift a neighbour gave.
+day that matched it (for a date relative to an event: the entry and day it was anchored on); the
+lift a neighbour gave.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from gitmem.format.freshness import GRADE_PENALTY, Freshness
 from gitmem.search.analysis import index_terms
-from gitmem.search.dates import DAY_PREFIX, MONTH_PREFIX, When, date_terms, entry_days
+from gitmem.search.dates import DAY_PREFIX, MONTH_PREFIX, Anchor, When, date_terms, entry_days
 from gitmem.search.rank import IMPORTANCE_BOOST, WordPlan, coverage_factor, term_weights
 
 
@@ -48,6 +49,12 @@ def _word(plan: WordPlan, weights: dict[str, float], idf_of: Callable[[str], flo
             "match": match, **({"weight": multiplier} if multiplier != 1.0 else {})}
 
 
+def _anchor(anchor: Anchor) -> dict[str, Any]:
+    """The entry an event-relative date was anchored on, and the day taken from it."""
+    return {"event": anchor.event, "id": anchor.entry_id or None, "at": anchor.at,
+            "title": anchor.title, "day": anchor.day.isoformat(), "from": anchor.source}
+
+
 def explain_hit(fields: dict[str, Any], plans: Sequence[WordPlan], words: Sequence[str],
                 when: When | None, idf_of: Callable[[str], float], fresh: Freshness,
                 final: float, lift: tuple[float, dict[str, Any]] | None) -> dict[str, Any]:
@@ -66,6 +73,8 @@ def explain_hit(fields: dict[str, Any], plans: Sequence[WordPlan], words: Sequen
             date_match = {"asked": when.phrase, "span": str(when.span),
                           "matched": found["term"].split(":", 1)[1] if found else None,
                           "score": found["score"] if found else 0.0}
+            if when.anchor is not None:
+                date_match["anchor"] = _anchor(when.anchor)
         elif found is not None:
             terms.append({"word": words[index], **found})
     matched = len(terms) + (1 if date_match and date_match["matched"] else 0)
@@ -101,7 +110,10 @@ def summary(explain: dict[str, Any]) -> str:
     if "date" in explain:
         date = explain["date"]
         hit = f"matched {date['matched']} (+{date['score']:.2f})" if date["matched"] else "no match"
-        parts.append(f"date {date['asked']!r} {date['span']} {hit}")
+        anchor = date.get("anchor")
+        via = (f" (anchor {anchor['event']!r}: {anchor['id'] or anchor['at']} on {anchor['day']}"
+               f" from its {anchor['from']})" if anchor else "")
+        parts.append(f"date {date['asked']!r}{via} {date['span']} {hit}")
     if "neighbour" in explain:
         near = explain["neighbour"]
         parts.append(f"neighbour lift +{near['lift']:.3f} from {near['from'] or near['at']}")

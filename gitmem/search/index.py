@@ -42,8 +42,9 @@ from gitmem.search.files import (
     save_manifest,
     scan_memory_files,
 )
+from gitmem.search.lookup import DocLookup
 from gitmem.search.query import DEFAULT_LEVERS, Levers, understand
-from gitmem.search.reader import DocLookup, SearchHit, SearchRequest, SegmentCache, View
+from gitmem.search.reader import SearchHit, SearchRequest, SegmentCache, View
 from gitmem.search.schema import (
     SCHEMA,
     IndexCodec,

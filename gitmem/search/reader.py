@@ -7,7 +7,6 @@ internals (segments.py), and accumulate scores term at a time.
 
 from __future__ import annotations
 
-import contextlib
 import heapq
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -26,9 +25,10 @@ from gitmem.search.context import (
     feedback_terms,
     neighbour_lift,
 )
+from gitmem.search.dates import Anchor
+from gitmem.search.events import ANCHOR_CANDIDATES, Event, pick_anchor
 from gitmem.search.explain import explain_hit
-from gitmem.search.files import FileRecord
-from gitmem.search.query import DEFAULT_LEVERS, Levers, understand
+from gitmem.search.query import DEFAULT_LEVERS, Levers, anchored, understand
 from gitmem.search.rank import (
     EntryFacts,
     Scores,
@@ -52,7 +52,7 @@ from gitmem.search.segments import (
     segment_name,
 )
 
-__all__ = ["DocLookup", "SearchHit", "SearchRequest", "SegmentCache", "View"]
+__all__ = ["SearchHit", "SearchRequest", "SegmentCache", "View"]
 
 HIDDEN_STATUSES = ("forgotten", "superseded", "archived")  # archived: project documents
 
@@ -177,16 +177,19 @@ class View:
     def run(self, request: SearchRequest) -> list[SearchHit]:
         """Score, filter and rank; build the top hits."""
         question = understand(request.query, request.now, request.levers)
-        groups = question.groups
         lexicon = _MemoLexicon(self)
-        plans = plan_words(groups, lexicon, request.limit)
-        if question.when is not None:
-            plans.append(date_plan(question.when.span.terms(), lexicon))
         doc_count = max(1, self.reader.doc_count_all())
 
         def idf_of(term: str) -> float:
             return idf(doc_count, lexicon.doc_frequency(term))
 
+        if question.event is not None:  # only then: a question naming no event costs nothing
+            anchor = self._anchor(question.event, request, lexicon, idf_of, doc_count)
+            question = anchored(question, anchor, request.query, request.now, request.levers)
+        groups = question.groups
+        plans = plan_words(groups, lexicon, request.limit)
+        if question.when is not None:
+            plans.append(date_plan(question.when.span.terms(), lexicon))
         scores = score_entries(plans, lambda t: self.postings(TERMS, t), idf_of, doc_count)
         docs = self._admitted(scores.docs, request)
         if not docs:
@@ -215,6 +218,19 @@ class View:
                 hit.explain = explain_hit(fields, plans, raw, question.when, idf_of, fresh, score,
                                           source)
         return hits
+
+    def _anchor(self, event: Event, request: SearchRequest, lexicon: _MemoLexicon,
+                idf_of: Callable[[str], float], doc_count: int) -> Anchor | None:
+        """The entry that dates an event: the best whole matches of its words (filters and
+        freshness as for the hits), the first of them with a day (events.py)."""
+        plans = plan_words(event.groups, lexicon, 1)
+        scores = score_entries(plans, lambda t: self.postings(TERMS, t), idf_of, doc_count)
+        tier = scores.tiers(self._admitted(scores.docs, request))[0]
+        finals = map(mul, scores.bases(tier), map(self.factors(request).__getitem__, tier))
+        best = heapq.nlargest(ANCHOR_CANDIDATES, zip(finals, tier, strict=True),
+                              key=lambda pair: (pair[0], -pair[1]))  # ties: the earlier entry
+        return pick_anchor(event, [self.reader.stored_fields(doc) for score, doc in best
+                                   if score > 0.0])
 
     def _admitted(self, matching: set[int], request: SearchRequest) -> list[int]:
         """Matching docs the request may return: not deleted, hidden or outside its filters."""
@@ -344,66 +360,3 @@ def _hit(fields: dict[str, Any], score: float, fresh: Freshness, words: list[str
         score=round(score, 6),
         conflicted=bool(fields.get("conflicted", False)),
     )
-
-
-class DocLookup:
-    """Doc numbers and stored fields of a file's entries in the segments a writer starts from."""
-
-    # The manifest says which segment holds a file, so only that segment is opened (for files
-    # written by a full rebuild: the rebuild's segments). A file the manifest does not know is in
-    # no segment when the manifest was saved for the index's latest generation (`in_step`); after
-    # a crash between the index's commit and the manifest's save it may be in any of them.
-
-    def __init__(self, writer: Any, files: dict[str, FileRecord], view: View | None,
-                 open_segment: Callable[[Any], Any], *, in_step: bool = False) -> None:
-        self._open_segment = open_segment
-        self._files = files
-        self._in_step = in_step
-        self._segments: list[tuple[Any, int]] = []
-        offset = 0
-        for segment in writer.segments:
-            self._segments.append((segment, offset))
-            offset += segment.doc_count_all()
-        ids = [segment.segment_id() for segment, _ in self._segments]
-        self._view = view if view is not None and [
-            segment_name(leaf) for leaf, _ in view.leaves()] == ids else None
-        self._referenced = {record.segment for record in files.values()}
-        self._readers: dict[str, Any] = {}
-
-    def _reader(self, segment: Any) -> Any:
-        name = segment.segment_id()
-        if name not in self._readers:
-            self._readers[name] = self._open_segment(segment)
-        return self._readers[name]
-
-    def _holders(self, relpath: str) -> list[tuple[Any, int]]:
-        record = self._files.get(relpath)
-        if record is None:
-            return [] if self._in_step else self._segments
-        if record.segment:
-            return [(s, o) for s, o in self._segments if s.segment_id() == record.segment]
-        return [(s, o) for s, o in self._segments if s.segment_id() not in self._referenced]
-
-    def docnums(self, relpath: str) -> list[int]:
-        if self._view is not None:
-            return sorted(self._view.docset("path", relpath))
-        out: list[int] = []
-        for segment, offset in self._holders(relpath):
-            reader = self._reader(segment)
-            if ("path", relpath) in reader:
-                for ids, _weights in matcher_blocks(reader.postings("path", relpath)):
-                    out.extend(offset + doc for doc in ids)
-        return out
-
-    def stored_fields(self, docnum: int) -> dict[str, Any]:
-        if self._view is not None:
-            return dict(self._view.reader.stored_fields(docnum))
-        for segment, offset in reversed(self._segments):
-            if docnum >= offset:
-                return dict(self._reader(segment).stored_fields(docnum - offset))
-        raise KeyError(docnum)
-
-    def close(self) -> None:
-        for reader in self._readers.values():
-            with contextlib.suppress(Exception):
-                reader.close()

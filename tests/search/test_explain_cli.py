@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date, timedelta
 from pathlib import Path
 
 from support import Cli
@@ -51,3 +52,30 @@ def test_explain_never_shows_a_credential_that_matched(gm: Cli) -> None:
     assert result.exit_code == 0, result.output
     assert token not in result.stdout and token.lower() not in result.stdout
     assert json.loads(result.stdout)[0]["explain"]["terms"]
+
+
+def test_explain_shows_the_entry_and_day_an_event_date_was_anchored_on(gm: Cli) -> None:
+    today = date.today()  # the CLI searches on the real day; the window's slack absorbs a zone
+    launch, frozen, approved = (today - timedelta(days=n) for n in (60, 74, 20))
+    entries = [("global-sem-0901", "The Atlas launch went out to all customers.", launch),
+               ("global-sem-0902", "Finance froze the budget until the board meets.", frozen),
+               ("global-sem-0903", "Finance approved the budget for two hires.", approved)]
+    topic = Path(gm.root) / "global" / "semantic" / "atlas.md"
+    topic.parent.mkdir(parents=True, exist_ok=True)
+    topic.write_text("---\ntopic: atlas\nlayer: semantic\n---\n# atlas\n" + "".join(
+        f"\n## {text}\n{text}\n\n**Id:** {entry_id}\n**Created:** {day.isoformat()}\n"
+        for entry_id, text, day in entries), "utf-8")
+    question = "what did finance say about the budget two weeks before the launch?"
+    hits = gm.json("search", question, "--explain")
+    assert isinstance(hits, list) and hits[0]["id"] == "global-sem-0902"
+    asked = hits[0]["explain"]["date"]
+    assert asked["asked"] == "two weeks before the launch" and asked["matched"]
+    assert asked["anchor"] == {"event": "the launch", "id": "global-sem-0901",
+                               "at": "global/semantic/atlas.md:7", "title": entries[0][1],
+                               "day": launch.isoformat(), "from": "created"}
+    text = gm("search", question, "--explain")
+    assert text.exit_code == 0
+    assert f"anchor 'the launch': global-sem-0901 on {launch.isoformat()}" in text.output
+    unknown = gm("search", "what did finance say about the budget since the offsite?", "--explain")
+    assert unknown.exit_code == 0 and "anchor" not in unknown.output  # no such event: no lift
+    assert "Traceback" not in unknown.output

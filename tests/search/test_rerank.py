@@ -44,16 +44,18 @@ def test_a_good_model_reorders_the_hits_and_only_when_asked(gm: Cli, tmp_path: P
     assert _ids(gm, "--no-rerank")[0] == lexical
 
 
-@pytest.mark.parametrize("kind", ["fail", "slow", "empty", "prose"])
+@pytest.mark.parametrize(("kind", "why"), [("fail", "(fail: exit-2)"), ("slow", "(slow: timeout)"),
+                                           ("empty", "(empty: empty)"),
+                                           ("prose", "the reply of prose named no entry")])
 def test_a_failing_slow_or_unhelpful_model_keeps_the_lexical_order_with_a_note(
-        gm: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+        gm: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, why: str) -> None:
     _store(gm)
     monkeypatch.setattr(rerank, "RERANK_SECONDS", 1.0)  # the slow fake sleeps 30 s
     config.add_rung(gm.root, kind, fake_model(tmp_path, kind))
     lexical, _ = _ids(gm)
     kept, note = _ids(gm, "--rerank")
     assert kept == lexical
-    assert "rerank skipped, lexical order kept" in note
+    assert "rerank skipped, lexical order kept" in note and why in note  # the note says why
     assert load_ladder(gm.root).benched == {}  # a best-effort call benches no rung
 
 
