@@ -10,6 +10,9 @@ and scheduled jobs run side by side: reads take no lock of the server's and neve
 write, a sync or a consolidation; writes take the store's lock as every gitmem process does.
 The server only counts what is under way (`under_way`), to stop or leave when idle once all of
 it is done. Whoever connects and goes away mid-request costs the server nothing.
+
+On a `web` request the server serves the store's web page from this process as well (a
+`PageHost` the CLI hands it: gitmem/web/hosted.py); each page request counts as use.
 """
 
 from __future__ import annotations
