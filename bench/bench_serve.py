@@ -14,6 +14,11 @@ server builds, without the client), CLI `remember` both ways; then 1 and 8 clien
 
     .venv/bin/python bench/bench_serve.py [--sizes 10000,50000] [--rounds 25]
     .venv/bin/python bench/bench_serve.py --quick       # 1,000 entries, 8 rounds: a smoke run
+    .venv/bin/python bench/bench_serve.py --keep DIR    # build each size's store once, in DIR/<size>
+
+With --keep, a store found in DIR/<size> is used as it is (its own earlier writes included: the
+bench's `bench` topic grows by 16 entries per run) and left there afterwards; building 200,000
+entries takes minutes.
 """
 
 from __future__ import annotations
@@ -63,8 +68,14 @@ def run_ms(args: list[str], env: dict[str, str] | None = None) -> float:
     return (time.perf_counter() - start) * 1000
 
 
-def make_store(size: int) -> Path:
-    root = Path(tempfile.mkdtemp(prefix=f"gitmem-bench-serve-{size}-"))
+def make_store(size: int, keep: Path | None = None) -> Path:
+    if keep is not None and (keep / str(size) / "memory.json").is_file():
+        return keep / str(size)
+    if keep is not None:
+        root = keep / str(size)
+        root.mkdir(parents=True)
+    else:
+        root = Path(tempfile.mkdtemp(prefix=f"gitmem-bench-serve-{size}-"))
     env = {**os.environ, **GIT_ENV, "GITMEM_SERVE": "off"}
     subprocess.run([*GITMEM, "--root", str(root), "init"], check=True, capture_output=True, env=env)
     build_store(root, SynthConfig(entries=size))
@@ -75,8 +86,8 @@ def make_store(size: int) -> Path:
 
 
 
-def measure(size: int, rounds: int) -> dict[str, list[float]]:
-    root = make_store(size)
+def measure(size: int, rounds: int, keep: Path | None = None) -> dict[str, list[float]]:
+    root = make_store(size, keep)
     env_off = {**os.environ, **GIT_ENV, "GITMEM_SERVE": "off"}
     env_on = {k: v for k, v in {**os.environ, **GIT_ENV}.items() if k != "GITMEM_SERVE"}
     base = [*GITMEM, "--root", str(root)]
@@ -133,7 +144,8 @@ def measure(size: int, rounds: int) -> dict[str, list[float]]:
     finally:
         warm.close()
         stop_server(root)
-        shutil.rmtree(root, ignore_errors=True)
+        if keep is None:
+            shutil.rmtree(root, ignore_errors=True)
     return got
 
 
@@ -173,6 +185,8 @@ def main() -> int:
     parser.add_argument("--sizes", default="10000,50000", help="comma-separated entry counts")
     parser.add_argument("--rounds", type=int, default=25, help="timed calls of each kind per size")
     parser.add_argument("--quick", action="store_true", help="1,000 entries, 8 rounds")
+    parser.add_argument("--keep", type=Path, default=None, metavar="DIR",
+                        help="use (or build and keep) each size's store in DIR/<size>")
     args = parser.parse_args()
     subprocess.run(["git", "init", "-q", str(CODE)], check=True)
     subprocess.run(["git", "-C", str(CODE), "remote", "add", "origin", "git@example.com:acme/shop.git"],
@@ -186,7 +200,7 @@ def main() -> int:
     results = {}
     for size in sizes:
         print(f"measuring {size:,} entries ...", file=sys.stderr, flush=True)
-        results[size] = measure(size, rounds)
+        results[size] = measure(size, rounds, args.keep.resolve() if args.keep else None)
     shutil.rmtree(CODE, ignore_errors=True)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {LOAD_AT_START:.2f} at the "

@@ -16,7 +16,6 @@ import pygit2
 from pygit2.enums import (
     CheckoutStrategy,
     FileMode,
-    FileStatus,
     RepositoryOpenFlag,
 )
 
@@ -28,6 +27,7 @@ from gitmem.git.history import CommitInfo
 from gitmem.git.history import clean_path as _clean_path
 from gitmem.git.machine import with_machine
 from gitmem.git.remotes import RemoteOps
+from gitmem.git.status import StatusKeeper, StatusOps
 
 __all__ = ["CommitInfo", "GitRepo", "PushRejectedError", "redact", "strip_credentials"]
 
@@ -47,14 +47,7 @@ def check_branch_name(name: str) -> str:
     return name
 
 
-def _is_under(path: str, prefixes: list[str] | None) -> bool:
-    """True when `path` is one of the prefixes or lies inside one (component-wise)."""
-    if prefixes is None:
-        return True
-    return any(not p or path == p or path.startswith(p + "/") for p in prefixes)
-
-
-class GitRepo(RemoteOps):
+class GitRepo(RemoteOps, StatusOps):
     """A non-bare git repository opened exactly at `root` (parent directories are never searched).
 
     Remote operations (fetch, push, upstream tracking) come from RemoteOps (remotes.py).
@@ -69,6 +62,8 @@ class GitRepo(RemoteOps):
         self.after_head_move: Callable[[], None] | None = None  # told right after HEAD moved
         self._status_scope = 0  # inside one_status(), git status runs once: _status_seen
         self._status_seen: dict[str, int] | None = None
+        # A long-lived process keeps git status between calls while nothing changed (StatusKeeper).
+        self.status_keeper: StatusKeeper | None = None
         try:
             self._repo = pygit2.Repository(str(self._root), RepositoryOpenFlag.NO_SEARCH)
         except _GIT_ERRORS as exc:
@@ -179,6 +174,7 @@ class GitRepo(RemoteOps):
     ) -> str | None:
         """Stage exactly `paths` and commit them (and only them) on HEAD; None when nothing changed."""
         paths = list(paths)
+        before = self.status_key() if self.status_keeper is not None else None
         for attempt in range(_LOCK_RETRIES):
             self._before_write(False)
             try:
@@ -197,6 +193,8 @@ class GitRepo(RemoteOps):
                 # "HEAD" follows the symbolic ref, so an unborn branch is created by this commit.
                 oid = self._repo.create_commit("HEAD", sig, sig, with_machine(message), tree, parents)
                 self._head_moved()
+                if self.status_keeper is not None and before is not None:
+                    self.status_keeper.committed(before, self.status_key(), clean, self.status_of)
                 return str(oid)
             except _GIT_ERRORS as exc:  # a lock file another git process took after we looked
                 if not ("locked" in str(exc) or ".lock" in str(exc)) or attempt == _LOCK_RETRIES - 1:
@@ -220,38 +218,6 @@ class GitRepo(RemoteOps):
                 index.write()
         except _GIT_ERRORS as exc:
             raise map_local_error(exc, "stage") from exc
-
-    @contextlib.contextmanager
-    def one_status(self) -> Iterator[None]:
-        """Within it, git status runs once for every part of one read (until a write)."""
-        self._status_scope += 1
-        try:
-            yield
-        finally:
-            self._status_scope -= 1
-            if not self._status_scope:
-                self._status_seen = None
-
-    def _status(self) -> dict[str, int]:
-        if self._status_seen is None:
-            try:
-                status = self._repo.status(untracked_files="all", ignored=False)
-            except _GIT_ERRORS as exc:
-                raise map_local_error(exc, "git status") from exc
-            if not self._status_scope:
-                return status
-            self._status_seen = status
-        return self._status_seen
-
-    def dirty_paths(self, under: Iterable[str] | None = None) -> list[str]:
-        """Sorted paths differing between work tree/index and HEAD, gitignored ones excluded."""
-        prefixes = None if under is None else [p.strip("/") for p in under]
-        return sorted(path for path, flags in self._status().items() if flags != FileStatus.CURRENT
-                      and not flags & FileStatus.IGNORED and _is_under(path, prefixes))
-
-    def is_clean(self) -> bool:
-        """True when nothing (outside .gitignore) differs from HEAD."""
-        return not self.dirty_paths()
 
     def changed_between(self, old: str | None, new: str | None) -> list[str]:
         """Sorted paths that differ between two commits (None stands for the empty tree)."""

@@ -165,14 +165,15 @@ def _build_snapshot(store: Store, base: Path, oid: str) -> None:
 
 def _seed(live: Path, target: Path) -> None:
     """Copy the store's current index (the folder its manifest names, then the manifest)."""
-    from gitmem.search.files import MANIFEST_NAME, load_manifest
+    from gitmem.search import manifeststore
+    from gitmem.search.files import MANIFEST_NAME
 
-    manifest = load_manifest(live / MANIFEST_NAME)
-    if manifest is None:
+    loaded = manifeststore.load(live / MANIFEST_NAME)
+    if loaded is None:
         return
     try:
-        shutil.copytree(live / manifest.folder, target / manifest.folder)
-        shutil.copyfile(live / MANIFEST_NAME, target / MANIFEST_NAME)
+        shutil.copytree(live / loaded.manifest.folder, target / loaded.manifest.folder)
+        manifeststore.write_base(target / MANIFEST_NAME, loaded.manifest)  # its log taken in
     except OSError:  # replaced by a rebuild meanwhile: build from nothing instead
         shutil.rmtree(target, ignore_errors=True)
 

@@ -26,7 +26,7 @@ from gitmem.format.entry import Entry
 from gitmem.format.freshness import entry_volatility
 from gitmem.format.layers import LAYERS, classify_path, is_workspace_key
 from gitmem.format.markdown import conflict_marker_lines, decode_memory_bytes, parse_topic_file
-from gitmem.fsio import NotRegularFileError, read_regular_file, read_regular_text
+from gitmem.fsio import NotRegularFileError, read_regular_file
 from gitmem.search.documents import document_sections
 from gitmem.stamps import Stamp, file_stamp, settled, stamp_of
 
@@ -155,49 +155,36 @@ class Manifest:
     generation: int = -1
     files: dict[str, FileRecord] = field(default_factory=dict)
 
-    def to_json(self) -> str:
-        """The manifest as compact JSON (rows assembled directly: it is rewritten per update)."""
-        quote = encode_basestring_ascii
-        # A row: path, mtime_ns, size, digest, recorded_ns, error, segment, then mode, device,
-        # inode, ctime_ns (an older gitmem wrote only the first seven: such a file is hashed once).
-        rows = ",".join(
-            f"[{quote(path)},{r.stamp[4]},{r.stamp[3]},{quote(r.digest)},{r.recorded_ns},"
-            f"{quote(r.error)},{quote(r.segment)},{r.stamp[0]},{r.stamp[1]},{r.stamp[2]},"
-            f"{r.stamp[5]}]"
-            for path, r in self.files.items()
-        )
-        head = json.dumps({"schema": self.schema, "folder": self.folder,
-                           "generation": self.generation}, separators=(",", ":"))
+    def to_json(self, log: str = "") -> str:
+        """The manifest as compact JSON (rows assembled directly: it is rewritten whole when its
+        log of changes (search/manifeststore.py), named `log`, has grown)."""
+        rows = ",".join(row_json(path, r) for path, r in self.files.items())
+        fields: dict[str, object] = {"schema": self.schema, "folder": self.folder,
+                                     "generation": self.generation}
+        if log:
+            fields["log"] = log
+        head = json.dumps(fields, separators=(",", ":"))
         return f'{head[:-1]},"files":[{rows}]}}'
 
-    @classmethod
-    def from_json(cls, text: str) -> Manifest:
-        data: dict[str, Any] = json.loads(text)
-        files = {str(row[0]): FileRecord(_row_stamp(row), str(row[3]), int(row[4]), str(row[5]),
-                                         str(row[6]))
-                 for row in data["files"]}
-        return cls(int(data["schema"]), str(data["folder"]), int(data["generation"]), files)
+
+def row_json(path: str, r: FileRecord) -> str:
+    """One file's row: path, mtime_ns, size, digest, recorded_ns, error, segment, then mode,
+    device, inode, ctime_ns (an older gitmem wrote only the first seven: such a file is hashed
+    once)."""
+    quote = encode_basestring_ascii
+    return (f"[{quote(path)},{r.stamp[4]},{r.stamp[3]},{quote(r.digest)},{r.recorded_ns},"
+            f"{quote(r.error)},{quote(r.segment)},{r.stamp[0]},{r.stamp[1]},{r.stamp[2]},"
+            f"{r.stamp[5]}]")
+
+
+def record_of_row(row: list[Any]) -> FileRecord:
+    """The record a row (row_json) describes."""
+    return FileRecord(_row_stamp(row), str(row[3]), int(row[4]), str(row[5]), str(row[6]))
 
 
 def _row_stamp(row: list[Any]) -> FileStamp:
     mode, device, inode, ctime = (int(v) for v in row[7:11]) if len(row) >= 11 else (0, 0, 0, 0)
     return (mode, device, inode, int(row[2]), int(row[1]), ctime)
-
-
-def load_manifest(path: Path) -> Manifest | None:
-    """The manifest on disk, or None when it is missing, unreadable or of another schema."""
-    try:
-        manifest = Manifest.from_json(read_regular_text(path))
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
-        return None
-    return manifest if manifest.schema == SCHEMA_VERSION and manifest.folder else None
-
-
-def save_manifest(path: Path, manifest: Manifest) -> None:
-    """Write the manifest atomically (temp file + rename)."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(manifest.to_json(), "utf-8")
-    os.replace(tmp, path)
 
 
 @dataclass(frozen=True)

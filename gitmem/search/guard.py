@@ -85,7 +85,7 @@ class GuardedIndex(SearchIndex):
     def _forget(self) -> None:
         """Drop the open reader and every cached fact about the index folder."""
         self.close()
-        self._manifest = None
+        self._manifest = self._loaded = None
         self._manifest_key = None
         self._checked_key = None
         self._watching = False

@@ -26,6 +26,7 @@ from whoosh.reading import SegmentReader
 from gitmem import caller
 from gitmem.errors import LockTimeoutError
 from gitmem.fsio import file_lock
+from gitmem.search import manifeststore
 from gitmem.search.files import (
     BODY_STORE_CHARS,
     MANIFEST_NAME,
@@ -35,11 +36,9 @@ from gitmem.search.files import (
     diff_paths,
     doc_from_stored,
     indexable,
-    load_manifest,
     merge_candidates,
     normalize_relpath,
     read_file,
-    save_manifest,
     scan_memory_files,
 )
 from gitmem.search.lookup import DocLookup
@@ -57,7 +56,7 @@ from gitmem.search.schema import (
     windex,
 )
 from gitmem.search.watch import ChangeWatcher
-from gitmem.stamps import Stamp, file_stamp
+from gitmem.stamps import Stamp
 
 __all__ = ["SCHEMA", "SearchHit", "SearchIndex"]
 
@@ -84,8 +83,9 @@ class SearchIndex:
         self._pending: set[str] = set()  # changed files a busy writer kept us from indexing
         self._manifest_path = self.dir / MANIFEST_NAME
         self._manifest: Manifest | None = None
-        self._manifest_key: Stamp | None = None
-        self._checked_key: Stamp | None = None
+        self._loaded: manifeststore.Loaded | None = None  # the manifest as on disk, and where
+        self._manifest_key: tuple[Stamp | None, int] | None = None  # its base and log end
+        self._checked_key: tuple[Stamp | None, int] | None = None
         self._ix: Any = None
         self._view: View | None = None
 
@@ -108,16 +108,23 @@ class SearchIndex:
         return True
 
     def _reload_manifest(self) -> None:
-        key = file_stamp(self._manifest_path)
-        if key is None or key != self._manifest_key:
-            self._manifest = load_manifest(self._manifest_path) if key else None
-            self._manifest_key = key
-            self._watching = False  # written by someone else: compare every file once
+        self._adopt(manifeststore.reread(self._manifest_path, self._loaded))
 
-    def _save_manifest(self, manifest: Manifest) -> None:
-        save_manifest(self._manifest_path, manifest)
-        self._manifest = manifest
-        self._manifest_key = file_stamp(self._manifest_path)
+    def _adopt(self, loaded: manifeststore.Loaded | None) -> None:
+        key = None if loaded is None else (loaded.base, loaded.offset)
+        if key is None or key != self._manifest_key:
+            self._watching = False  # written by someone else: compare every file once
+        self._loaded = loaded
+        self._manifest = None if loaded is None else loaded.manifest
+        self._manifest_key = key
+
+    def _save_manifest(self, manifest: Manifest, changed: Iterable[str] | None = None) -> None:
+        """Write the manifest (the lock held): a line of the `changed` paths' rows in its log
+        when this index read it last, the whole of it when `changed` is None."""
+        before = self._loaded if changed is not None else None
+        loaded = manifeststore.save(self._manifest_path, manifest, before, set(changed or ()))
+        self._loaded, self._manifest = loaded, loaded.manifest
+        self._manifest_key = (loaded.base, loaded.offset)
 
     def _lock(self, timeout: float) -> contextlib.AbstractContextManager[None]:
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -231,7 +238,8 @@ class SearchIndex:
                 for docnum in lookup.docnums(relpath):
                     writer.delete_document(docnum)
                 self._index_file(writer, relpath, files, segment)
-            for relpath in merge_candidates(writer.segments, files, set(paths)):
+            carried = merge_candidates(writer.segments, files, set(paths))
+            for relpath in carried:
                 self._carry_over(writer, lookup, relpath, files, segment)
             writer.commit(mergetype=drop_dead_segments)
         except BaseException:
@@ -241,7 +249,8 @@ class SearchIndex:
         finally:
             lookup.close()
         generation = ix.latest_generation()
-        self._save_manifest(Manifest(folder=manifest.folder, generation=generation, files=files))
+        self._save_manifest(Manifest(folder=manifest.folder, generation=generation, files=files),
+                            changed=[*paths, *carried])
 
     def _carry_over(self, writer: Any, lookup: DocLookup, relpath: str,
                     files: dict[str, FileRecord], segment: str) -> None:
@@ -331,11 +340,14 @@ class SearchIndex:
         manifest = self._manifest
         assert manifest is not None
         files = dict(manifest.files)
+        kept = []
         for relpath, record in touched.items():
             current = files.get(relpath)
             if current is not None and current.digest == record.digest:
                 files[relpath] = record
-        self._save_manifest(Manifest(manifest.schema, manifest.folder, manifest.generation, files))
+                kept.append(relpath)
+        self._save_manifest(Manifest(manifest.schema, manifest.folder, manifest.generation, files),
+                            changed=kept)
 
     def _remember_in_memory(self, touched: dict[str, FileRecord]) -> None:
         if self._manifest is not None:

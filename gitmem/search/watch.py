@@ -16,11 +16,15 @@ import os
 import struct
 import sys
 import weakref
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from gitmem.format.layers import LAYERS
+
+Folders = Callable[[Path], list[str]]  # the repo-relative folders to watch ('' = root)
+Structural = Callable[[str, str], bool]  # (parent, name) of a folder made or removed: rescan?
 
 IN_MODIFY = 0x00000002
 IN_ATTRIB = 0x00000004
@@ -92,25 +96,31 @@ def _watched_folders(root: Path) -> list[str]:
 class ChangeWatcher:
     """Which memory files may have changed since the last poll, from inotify events."""
 
-    def __init__(self, root: Path, libc: Any, fd: int) -> None:
+    def __init__(self, root: Path, libc: Any, fd: int, folders: Folders | None = None,
+                 structural: Structural | None = None) -> None:
         self.root = root
         self._libc = libc
         self._fd = fd
+        self._list_folders = folders or _watched_folders
+        self._structural = structural or _is_memory_folder
         self._pid = os.getpid()
         self._folders: dict[int, str] = {}
         self._armed = False
         self._finalizer = weakref.finalize(self, os.close, fd)
 
     @classmethod
-    def create(cls, root: Path) -> ChangeWatcher | None:
-        """A watcher for root, or None when the system offers no inotify."""
+    def create(cls, root: Path, folders: Folders | None = None,
+               structural: Structural | None = None) -> ChangeWatcher | None:
+        """A watcher for root, or None when the system offers no inotify. By default it watches
+        the memory folders; `folders` lists others, and `structural` says which folder made or
+        removed in one of them calls for a full scan (and arm() again)."""
         libc = _libc()
         if libc is None:
             return None
         fd = libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
         if fd < 0:
             return None
-        return cls(root, libc, fd)
+        return cls(root, libc, fd, folders, structural)
 
     def close(self) -> None:
         """Release the inotify descriptor."""
@@ -123,7 +133,7 @@ class ChangeWatcher:
             return False
         self._drain()
         self._folders = {}
-        for folder in _watched_folders(self.root):
+        for folder in self._list_folders(self.root):
             path = os.fsencode(self.root / folder) if folder else os.fsencode(self.root)
             wd = self._libc.inotify_add_watch(self._fd, path, WATCH_MASK)
             if wd < 0:
@@ -165,7 +175,7 @@ class ChangeWatcher:
                 self._armed = False  # events were lost or a watched folder went away
                 return None
             if mask & IN_ISDIR:
-                if _is_memory_folder(folder, name):
+                if self._structural(folder, name):
                     self._armed = False  # a scope or layer folder appeared or vanished
                     return None
                 continue

@@ -28,6 +28,8 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
+from itertools import compress
+from operator import itemgetter
 from pathlib import Path
 
 from gitmem.errors import ParseError
@@ -73,7 +75,8 @@ CREATE TRIGGER IF NOT EXISTS summary_files_delete AFTER DELETE ON summary_files 
 # summary_files, whoever makes it (this process, another one, an older gitmem, sqlite3 by hand).
 # A warm server reads the rows again only when one of them changed.
 Known = dict[str, tuple[str, str, int, str | None]]
-_kept: tuple[sqlite3.Connection, tuple[object, ...], Known] | None = None
+Same = dict[str, "State"]  # the files whose summary was read from HEAD's bytes, and their state
+_kept: tuple[sqlite3.Connection, tuple[object, ...], Known, Same] | None = None
 _ORDER = "rank DESC, basis = '', basis DESC, COALESCE(id, '')"  # the card's order (then layer, scope...)
 _ENTRY_COLUMNS = "path, scope, layer, topic, line, id, title, fields, volatility"
 
@@ -191,27 +194,38 @@ class Summaries:
     def current(self, relpaths: Iterable[str]) -> dict[str, State]:
         """path -> (holds conflict markers, why it cannot be read or None) for the files that
         exist, every stale summary read again first."""
+        # Set and dict operations rather than loops: a card asks about every file of the store.
         wanted = list(relpaths)
         memo = self._memo
-        todo = wanted if memo is None else [p for p in wanted if p not in memo]
-        looked = self._look(todo) if todo else {}
         if memo is None:
-            return looked
-        memo.update({p: looked.get(p) for p in todo})
-        return {p: state for p in wanted if (state := memo[p]) is not None}
+            return self._look(wanted)
+        todo = list(dict.fromkeys(wanted).keys() - memo.keys())
+        looked = self._look(todo) if todo else {}
+        memo.update(dict.fromkeys(todo))
+        memo.update(looked)
+        found = dict(zip(wanted, map(memo.__getitem__, wanted), strict=True))
+        if None in found.values():  # files that are gone
+            return {p: state for p, state in found.items() if state is not None}
+        return found  # type: ignore[return-value]  # no None among them
 
     def _look(self, wanted: list[str]) -> dict[str, State]:
         view = self._view
         if view is not None:
             self._follow(view)
-        known, head = self._known()
+        known, same, head = self._known()
         if view is not None and head != view.head:
             view = None  # another process moved on meanwhile: the marks are not about this HEAD
         dirty = view.dirty if view is not None else frozenset()
         stale: list[tuple[str, str]] = []
         found: dict[str, State] = {}
+        todo: Iterable[str] = wanted
+        if view is not None:  # git: these files hold HEAD's bytes, as their summaries were read
+            quick = same.keys() & set(wanted)
+            quick -= dirty
+            found = dict(zip(quick, map(same.__getitem__, quick), strict=True))
+            todo = sorted(set(wanted) - quick)
         base = f"{self.root}{os.sep}"
-        for relpath in wanted:
+        for relpath in todo:
             row = known.get(relpath)
             if view is not None and row is not None and relpath not in dirty and row[1].endswith(SAME):
                 found[relpath] = (row[2] == 1, row[3])  # git: the file holds HEAD's bytes, as read
@@ -228,19 +242,21 @@ class Summaries:
             found.update(self._read_again(stale, view))
         return found
 
-    def _known(self) -> tuple[Known, str | None]:
-        """Every summary's row by path, and the commit its mark refers to (one snapshot)."""
+    def _known(self) -> tuple[Known, Same, str | None]:
+        """Every summary's row by path, those marked SAME, and the commit the marks refer to
+        (one snapshot)."""
         global _kept
         with _snapshot(self.db):
             meta = dict(self.db.execute("SELECT key, value FROM summary_meta"))
             key = (self.db.execute("PRAGMA schema_version").fetchone()[0], meta.get("generation"))
             kept = _kept
             if kept is not None and kept[0] is self.db and kept[1] == key:
-                return kept[2], meta.get("head")
+                return kept[2], kept[3], meta.get("head")
             rows = self.db.execute("SELECT path, stamp, conflicted, problem FROM summary_files")
             known: Known = {row[0]: row for row in rows}
-        _kept = (self.db, key, known)
-        return known, meta.get("head")
+        same: Same = {p: (row[2] == 1, row[3]) for p, row in known.items() if row[1].endswith(SAME)}
+        _kept = (self.db, key, known, same)
+        return known, same, meta.get("head")
 
     def _follow(self, view: GitView) -> None:
         """Make the marks refer to `view.head`: files that differ between the commit they were
@@ -376,4 +392,5 @@ class Summaries:
 
     def conflicted(self, relpaths: Iterable[str]) -> list[str]:
         """Those of these files that hold conflict markers."""
-        return sorted(p for p, (conflicted, _problem) in self.current(relpaths).items() if conflicted)
+        states = self.current(relpaths)
+        return sorted(compress(states.keys(), map(itemgetter(0), states.values())))

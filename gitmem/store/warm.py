@@ -143,6 +143,10 @@ def give_back(store: StoreBase) -> None:
     store._git = store._catalog = store._search_index = None
     if parts.git is not None:
         parts.git.before_write = None
+        if parts.git.status_keeper is None:  # kept between calls: so is git status (statuswatch.py)
+            from gitmem.store.statuswatch import StatusWatch
+
+            parts.git.status_keeper = StatusWatch(store.root)
     if parts.index is not None:
         parts.index._note = lambda _message: None
     with _guard:

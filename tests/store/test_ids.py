@@ -142,3 +142,38 @@ def test_space_merge_does_not_bring_back_a_number_the_target_handed_out(tmp_path
     report = json.loads(ok(home, "space", "merge", "team", "home", "--json"))
     assert report["imported"] == {f"global-{abbr}-0001": f"global-{abbr}-0003",
                                   f"global-{abbr}-0002": f"global-{abbr}-0004"}
+
+
+def test_the_highest_numbers_are_those_of_every_scope_and_layer_the_ids_name(tmp_path: Path) -> None:
+    """The catalog reads each scope+layer's highest number by index seeks; it finds what one
+    GROUP BY over every entry finds, Ids of other scopes, malformed Ids and entries without one
+    included."""
+    from gitmem.format.entry import TopicFile
+    from gitmem.format.markdown import parse_topic_file
+    from gitmem.store.catalog import Catalog
+
+    files = {
+        "global/semantic/a.md": ["global-sem-0007", "global-sem-0002", "ws-a-sem-0040", "not-an-id", ""],
+        "global/procedural/b.md": ["global-pro-0003", "global-sem-0011"],
+        "workspaces/ws-a/codebase/c.md": ["ws-a-cod-0005", "ws-b-his-0009", ""],
+    }
+    texts = {path: "---\ntopic: t\n---\n# T\n\n" + "".join(
+        f"## Entry {n}\nBody {n}.\n\n" + (f"**Id:** {ident}\n" if ident else "") + "\n"
+        for n, ident in enumerate(ids)) for path, ids in files.items()}
+    catalog = Catalog(tmp_path)
+
+    def read(relpath: str) -> TopicFile | None:
+        return parse_topic_file(texts[relpath], relpath)
+
+    catalog.rebuild(list(texts), read)
+    grouped = {(str(s), str(lay)): int(n) for s, lay, n in catalog.db.execute(
+        "SELECT id_scope, id_layer, MAX(num) FROM entries WHERE num IS NOT NULL GROUP BY 1, 2")}
+    assert catalog.tops() == grouped == {
+        ("global", "semantic"): 11, ("global", "procedural"): 3, ("ws-a", "semantic"): 40,
+        ("ws-a", "codebase"): 5, ("ws-b", "history"): 9}
+    catalog.note_seen()
+    texts["global/procedural/b.md"] = texts["global/procedural/b.md"].replace("**Id:** global-sem-0011\n", "")
+    catalog.refresh(["global/procedural/b.md"], read)
+    assert catalog.tops()[("global", "semantic")] == 7
+    assert catalog.lost_tops() == {("global", "semantic"): 11}
+    catalog.close()
