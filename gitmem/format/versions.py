@@ -9,15 +9,18 @@ Ids read. The splitting is parse_topic_file's own (markdown.py).
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 
 from gitmem.errors import ParseError
-from gitmem.format.blocks import field_match, scan
+from gitmem.format.blocks import field_match, may_fence, scan
 from gitmem.format.markdown import BOM, _body_of, _frontmatter_end, _load_frontmatter, _split
 
 # raw text, fence mask of the lines after the heading, fences nothing closed (relative lines),
 # the fence still open at the end of the file (last entry only)
 Signature = tuple[str, bytes, tuple[int, ...], str]
+# An entry heading line (blocks.is_heading) at the start of a line of the text.
+_HEADING_RE = re.compile(r"^##(?=[ \t]|\r?\n|\Z)", re.MULTILINE)
 
 
 def frontmatter_raw(text: str) -> str:
@@ -38,6 +41,8 @@ def frontmatter_readable(raw: str) -> bool:
 def entry_signatures(text: str) -> list[Signature]:
     """The signature of each entry of a topic file's text, in order."""
     rest, _offset = _body_of(text)
+    if not may_fence(rest):
+        return _unfenced_signatures(rest)
     texts, starts = _split(rest)
     found = scan(texts)
     headings = found.headings
@@ -48,6 +53,19 @@ def entry_signatures(text: str) -> list[Signature]:
         unclosed = found.unclosed[bisect_left(found.unclosed, start):bisect_left(found.unclosed, stop)]
         out.append((rest[starts[start]:starts[stop]], bytes(found.code[start + 1:stop]),
                     tuple(i - start for i in unclosed), found.open_fence if last else ""))
+    return out
+
+
+def _unfenced_signatures(rest: str) -> list[Signature]:
+    """entry_signatures of a text no line of which opens a fence: no line is code, so each
+    entry is its text from one heading line to the next (found without splitting lines)."""
+    bounds = [match.start() for match in _HEADING_RE.finditer(rest)]
+    bounds.append(len(rest))
+    out: list[Signature] = []
+    for begin, end in zip(bounds, bounds[1:], strict=False):
+        raw = rest[begin:end]
+        lines = raw.count("\n") + (not raw.endswith("\n"))
+        out.append((raw, bytes(lines - 1), (), ""))
     return out
 
 
