@@ -9,7 +9,7 @@ entries whose signature differs between the two sides are read for the Ids they 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from gitmem.format.versions import (
     Signature,
@@ -21,6 +21,7 @@ from gitmem.format.versions import (
 from gitmem.git.graph import FileChange, Graph, Node
 
 _PARSED_KEPT = 20_000  # file versions whose entries are kept while reading history
+_ONE_PROCESS_FROM = 64  # commits from which one git process diffs them all (it costs ~10 ms)
 
 
 class CommitReader:
@@ -31,11 +32,22 @@ class CommitReader:
         self._parsed: dict[str, Counter[Signature]] = {}
         self._frontmatter: dict[str, bool] = {}
 
+    def changed_many(self, nodes: list[Node]) -> Iterator[dict[str, set[str]]]:
+        """changed() of each node in turn; many nodes are diffed by one git process."""
+        if len(nodes) < _ONE_PROCESS_FROM:
+            yield from (self.changed(node) for node in nodes)
+            return
+        for files in self.graph.changes_of(nodes):
+            yield self._changed_in(files)
+
     def changed(self, node: Node) -> dict[str, set[str]]:
         """The ids whose entries differ from their state in every parent, each with the files
         (on either side of any parent) where its versions differ."""
+        return self._changed_in(self.graph.changes(node.oid))
+
+    def _changed_in(self, per_parent: list[list[FileChange]]) -> dict[str, set[str]]:
         found: dict[str, set[str]] | None = None
-        for files in self.graph.changes(node.oid):
+        for files in per_parent:
             differing = self._differing(files)
             if found is None:
                 found = differing

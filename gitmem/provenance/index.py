@@ -53,11 +53,12 @@ Progress = Callable[[int, int], None]  # (commits read, commits to read)
 class HistoryIndex:
     """The commits that changed each entry, for the history reachable from HEAD."""
 
-    def __init__(self, git: GitRepo, progress: Progress | None = None) -> None:
+    def __init__(self, git: GitRepo, progress: Progress | None = None, batch: int = BATCH) -> None:
         self.graph: Graph = git.commit_graph(MEMORY_FOLDERS)
         self.path = git.root / "state" / INDEX_FILE
         self.db = open_cache(self.path, _SCHEMA, SCHEMA_VERSION, _TABLES)
         self.progress = progress
+        self.batch = batch
         self._reader = CommitReader(self.graph)
 
     def close(self) -> None:
@@ -116,7 +117,7 @@ class HistoryIndex:
             if tip is not None and head is not None and not self.graph.is_ancestor(tip, head):
                 gone = [n.oid for n in self.graph.commits(tip, hide=head)]
             new = [] if head is None else list(self.graph.commits(head, hide=tip))
-            if head is None or gone or len(new) <= BATCH:
+            if head is None or gone or len(new) <= self.batch:
                 self._store_at_once(tip, head, gone, new)
             else:
                 self._store_in_batches(tip, head, new)
@@ -161,7 +162,8 @@ class HistoryIndex:
     def _store_at_once(self, tip: str | None, head: str | None, gone: list[str], new: list[Node]) -> None:
         """Read the new commits, then write them with what left, in one transaction."""
         top = self._top()
-        changed = self._read(new, len(new))
+        changed = [pair for start in range(0, len(new), self.batch)
+                   for pair in self._read(new[start:start + self.batch], len(new), start)]
         with self._transaction():
             if tip is None or head is None:
                 self._clear()
@@ -184,7 +186,7 @@ class HistoryIndex:
         read = 0
         stop = len(new)
         while stop > 0:  # positions [start, stop) of the walk's order, children first
-            start = max(0, stop - BATCH)
+            start = max(0, stop - self.batch)
             batch = [node for node in new[start:stop] if node.oid not in done]
             if batch:
                 changed = self._read(batch, todo, read)
@@ -198,8 +200,9 @@ class HistoryIndex:
     def _read(self, nodes: list[Node], total: int, before: int = 0) -> list[tuple[Node, dict[str, set[str]]]]:
         """What each commit changed, saying how far the reading got (at most once a commit)."""
         out = []
-        for count, node in enumerate(nodes, start=before + 1):
-            out.append((node, self._reader.changed(node)))
+        for count, (node, ids) in enumerate(zip(nodes, self._reader.changed_many(nodes), strict=True),
+                                            start=before + 1):
+            out.append((node, ids))
             if self.progress is not None:
                 self.progress(count, total)
         return out
