@@ -73,7 +73,7 @@ def signature_ids(signature: Signature) -> set[str]:
     """Every Id a `**Id:**` line of the entry names (its own among them)."""
     found = set()
     for line in signature[0].split("\n"):
-        if line[:2] == "**" and (match := field_match(line.removesuffix("\r"))) is not None \
+        if line[:7] == "**Id:**" and (match := field_match(line.removesuffix("\r"))) is not None \
                 and match.group(1) == "Id" and (value := (match.group(2) or "").strip()):
             found.add(value)
     return found
