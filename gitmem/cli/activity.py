@@ -14,14 +14,16 @@ from gitmem.cli.targets import space_option
 @click.argument("entry_id", metavar="[ID]", required=False)
 @click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True,
               help="How many recent actions (or versions of ID) to show.")
+@click.option("--all", "show_all", is_flag=True, help="With ID: every version, however many.")
 @space_option
 @json_option
 @click.pass_context
-def log(ctx: click.Context, entry_id: str | None, limit: int, space: str | None, as_json: bool) -> None:
+def log(ctx: click.Context, entry_id: str | None, limit: int, show_all: bool, space: str | None,
+        as_json: bool) -> None:
     """Recent activity: writes, captures, consolidations, refreshes, history, syncs, failures.
     With an entry ID (or SPACE/ID): that entry's versions, newest first, with the text of each."""
     if entry_id is not None:
-        entry_log(ctx, entry_id, space, limit, as_json)
+        entry_log(ctx, entry_id, space, None if show_all else limit, as_json)
         return
     from gitmem.observe.activity import recent_activity
 

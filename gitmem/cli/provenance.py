@@ -10,6 +10,8 @@ import click
 from gitmem.cli.options import emit, get_store, json_option
 from gitmem.cli.targets import entry_target, print_entry_write, space_option
 
+ALL_HELP = "Every change, however many (default: the newest {n})."
+
 
 def _entry_store(ctx: click.Context, entry_id: str, space: str | None) -> tuple[Any, str, str]:
     """The store an `ID`/`SPACE/ID` belongs to, the bare id (the entry may be gone now), and
@@ -23,8 +25,10 @@ def _entry_store(ctx: click.Context, entry_id: str, space: str | None) -> tuple[
     name = named or space
     if name:
         return open_for_read(home, name), bare, bare if is_home(home, name) else f"{name}/{bare}"
+    from gitmem.verbs.routed import entry_ref
+
     try:
-        ref = entry_target(ctx, entry_id, None)[1]
+        ref = entry_ref(home, entry_id, None)  # the store opened above: opened once a call
         return ref.store, bare, ref.qualified
     except NotFoundError:
         return home, bare, bare  # removed since: its history is still in the store
@@ -35,18 +39,49 @@ def _commit_line(change: dict[str, Any]) -> str:
     return f"{change['short']} {change['date']} {change['author']}{machine}: {change['message']}"
 
 
+class Progress:
+    """How far reading history into the index got, on one line of stderr rewritten in place:
+    only on a terminal, only once reading has taken a second, at most twice a second."""
+
+    FIRST, EVERY = 1.0, 0.5
+
+    def __init__(self) -> None:
+        import time
+
+        self.began = time.monotonic()
+        self.last = 0.0
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        import sys
+        import time
+
+        from gitmem import caller
+
+        now = time.monotonic()
+        if done < total and (now - self.began < self.FIRST or now - self.last < self.EVERY):
+            return
+        if caller.current() is not None or not sys.stderr.isatty() or (done == total and not self.shown):
+            return  # a call the warm server answers prints at its end: no progress to show
+        self.last, self.shown = now, True
+        click.echo(f"\rgitmem: reading history into the index: {done:,}/{total:,} commits", err=True,
+                   nl=done == total)
+
+
 @click.command()
 @click.argument("entry_id", metavar="ID")
+@click.option("--all", "show_all", is_flag=True, help=ALL_HELP.format(n=20))
 @space_option
 @json_option
 @click.pass_context
-def why(ctx: click.Context, entry_id: str, space: str | None, as_json: bool) -> None:
+def why(ctx: click.Context, entry_id: str, show_all: bool, space: str | None, as_json: bool) -> None:
     """Where an entry comes from: the commit that created it (date, author, machine), its
-    source (session, digest, space), and every later change, from the store's git history."""
+    source (session, digest, space), and its later changes (the newest 20; --all for every one),
+    from the store's git history."""
     from gitmem.provenance.why import why as explain
 
     store, bare, ref = _entry_store(ctx, entry_id, space)
-    data = {**explain(store, bare), "ref": ref}
+    data = {**explain(store, bare, limit=None if show_all else 20, progress=Progress()), "ref": ref}
 
     def text() -> str:
         where = data["path"] or "(removed from the store)"
@@ -55,18 +90,21 @@ def why(ctx: click.Context, entry_id: str, space: str | None, as_json: bool) -> 
         lines += [f"source: {s['raw']} ({s['meaning']})" for s in data["source"]] or ["source: not recorded"]
         if data["changes"]:
             lines.append("changes:")
+            if data["more"]:
+                lines.append(f"  … up to {data['more']:,} older changes not shown (--all shows every one)")
             lines += [f"  {_commit_line(c)}\n      {c['summary']}" for c in data["changes"]]
         return "\n".join(lines)
 
     emit(data, as_json, text)
 
 
-def entry_log(ctx: click.Context, entry_id: str, space: str | None, limit: int, as_json: bool) -> None:
-    """`gitmem log ID`: the versions of one entry, newest first, with the text of each."""
+def entry_log(ctx: click.Context, entry_id: str, space: str | None, limit: int | None, as_json: bool) -> None:
+    """`gitmem log ID`: the newest `limit` versions of one entry (None: all), newest first, with
+    the text of each; only those are read."""
     from gitmem.provenance.why import entry_log as versions_of
 
     store, bare, _ref = _entry_store(ctx, entry_id, space)
-    versions = versions_of(store, bare)[:limit]
+    versions = versions_of(store, bare, limit, progress=Progress())
 
     def text() -> str:
         blocks = []
@@ -102,7 +140,7 @@ def as_of_show(ctx: click.Context, entry_id: str, space: str | None, as_json: bo
     from gitmem.provenance.asof import show_at
 
     store, bare, ref = _entry_store(ctx, entry_id, space)
-    record = {**show_at(store, _when(ctx), bare), "ref": ref}
+    record = {**show_at(store, _when(ctx), bare, progress=Progress()), "ref": ref}
 
     def text() -> str:
         fields = "\n".join(f"{k}: {v}" for k, v in record["fields"].items())
@@ -145,7 +183,7 @@ def as_of_search(ctx: click.Context, query: str, layer: str | None, scope: str |
     home = get_store(ctx)
     store = open_for_read(home, space) if space else home
     data = search_at(store, _when(ctx), query, scopes=search_scopes(home, scope, workspace),
-                     layer=layer, limit=limit, include_all=include_all)
+                     layer=layer, limit=limit, include_all=include_all, progress=Progress())
     if store is not home:
         for hit in data["hits"]:
             hit.update(space=space, ref=f"{space}/{hit['id']}" if hit["id"] else None)

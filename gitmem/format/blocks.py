@@ -133,6 +133,11 @@ def scan(texts: list[str], *, loose: bool = True) -> Scan:
     return Scan(headings, code, unclosed, "")
 
 
+def may_fence(text: str) -> bool:
+    """False when no line of `text` can open a fence (no run of three backticks or tildes)."""
+    return "```" in text or "~~~" in text
+
+
 def open_fence_at_end(texts: list[str], *, loose: bool = False) -> str:
     """The fence still open after these lines ("" when none), by the rule above; `loose` as in
     scan (an entry's body is not loose, a whole file is)."""

@@ -9,15 +9,18 @@ Ids read. The splitting is parse_topic_file's own (markdown.py).
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 
 from gitmem.errors import ParseError
-from gitmem.format.blocks import field_match, scan
+from gitmem.format.blocks import field_match, may_fence, scan
 from gitmem.format.markdown import BOM, _body_of, _frontmatter_end, _load_frontmatter, _split
 
 # raw text, fence mask of the lines after the heading, fences nothing closed (relative lines),
 # the fence still open at the end of the file (last entry only)
 Signature = tuple[str, bytes, tuple[int, ...], str]
+# An entry heading line (blocks.is_heading) at the start of a line of the text.
+_HEADING_RE = re.compile(r"^##(?=[ \t]|\r?\n|\Z)", re.MULTILINE)
 
 
 def frontmatter_raw(text: str) -> str:
@@ -38,6 +41,8 @@ def frontmatter_readable(raw: str) -> bool:
 def entry_signatures(text: str) -> list[Signature]:
     """The signature of each entry of a topic file's text, in order."""
     rest, _offset = _body_of(text)
+    if not may_fence(rest):
+        return _unfenced_signatures(rest)
     texts, starts = _split(rest)
     found = scan(texts)
     headings = found.headings
@@ -51,11 +56,24 @@ def entry_signatures(text: str) -> list[Signature]:
     return out
 
 
+def _unfenced_signatures(rest: str) -> list[Signature]:
+    """entry_signatures of a text no line of which opens a fence: no line is code, so each
+    entry is its text from one heading line to the next (found without splitting lines)."""
+    bounds = [match.start() for match in _HEADING_RE.finditer(rest)]
+    bounds.append(len(rest))
+    out: list[Signature] = []
+    for begin, end in zip(bounds, bounds[1:], strict=False):
+        raw = rest[begin:end]
+        lines = raw.count("\n") + (not raw.endswith("\n"))
+        out.append((raw, bytes(lines - 1), (), ""))
+    return out
+
+
 def signature_ids(signature: Signature) -> set[str]:
     """Every Id a `**Id:**` line of the entry names (its own among them)."""
     found = set()
     for line in signature[0].split("\n"):
-        if line[:2] == "**" and (match := field_match(line.removesuffix("\r"))) is not None \
+        if line[:7] == "**Id:**" and (match := field_match(line.removesuffix("\r"))) is not None \
                 and match.group(1) == "Id" and (value := (match.group(2) or "").strip()):
             found.add(value)
     return found

@@ -153,3 +153,43 @@ def config_set(root: Path, key: str, value: str) -> None:
 def config_unset(root: Path, key: str) -> None:
     run(root, ["config", "--local", "--unset-all", key], check=False)
 
+
+
+@dataclass(frozen=True)
+class TreeDelta:
+    """One path that differs between a commit and one parent (`git diff-tree --raw`); a side
+    where the path is absent has NULL_OID."""
+
+    path: str
+    status: str  # A, D, M, T (renames are reported as D + A)
+    old: str
+    new: str
+
+
+def diff_trees(root: Path, pairs: Sequence[tuple[str, str | None]], under: Sequence[str]) -> list[list[TreeDelta]]:
+    """For each (commit, parent) — parent None: against nothing, for a root commit — the paths
+    below `under` that differ, all from one `git diff-tree --stdin` (a process per call, not
+    per commit: reading a long history)."""
+    if not pairs:
+        return []
+    lines = "".join(f"{commit} {parent}\n" if parent else f"{commit}\n" for commit, parent in pairs)
+    out = run(root, ["-c", "core.quotePath=false", "diff-tree", "--stdin", "-r", "-z", "--root",
+                     "--always", "--no-renames", "--no-abbrev", "--", *under], data=lines.encode())
+    found: list[list[TreeDelta]] = []
+    parts = out.split(b"\0")
+    index = 0
+    while index < len(parts):
+        part = parts[index]
+        index += 1
+        if not part:
+            continue
+        if not part.startswith(b":"):  # the header of the next pair: the commit's id
+            found.append([])
+            continue
+        _old_mode, _new_mode, old, new, status = part[1:].decode().split(" ")
+        path = parts[index].decode("utf-8", "surrogateescape")
+        index += 1
+        found[-1].append(TreeDelta(path, status[:1], old, new))
+    if len(found) != len(pairs):
+        raise GitLayerError(f"git diff-tree answered {len(found)} of {len(pairs)} commits")
+    return found

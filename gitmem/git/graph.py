@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pygit2
 from pygit2.enums import DeltaStatus
 
+from gitmem.git import binary
 from gitmem.git.history import commits, resolve_commit, walk_tree
 
 _GIT_ERRORS = (pygit2.GitError, KeyError, ValueError, OSError)
@@ -71,6 +73,24 @@ class Graph:
             return [[FileChange(None, None, path, str(commit.tree[path].id))
                      for path in walk_tree(commit.tree, "") if self._wanted(path)]]
         return [self._diff(parent.tree, commit.tree) for parent in commit.parents]
+
+    def changes_of(self, nodes: list[Node]) -> list[list[list[FileChange]]]:
+        """changes() of many commits, from one git process: libgit2's tree diff and the Python
+        around it cost ~0.3 ms a commit, `git diff-tree --stdin` under 0.05 ms."""
+        pairs = [(node.oid, parent) for node in nodes for parent in (node.parents or (None,))]
+        deltas = iter(binary.diff_trees(Path(self._repo.workdir), pairs, self._under))
+        return [[self._wanted_changes(next(deltas)) for _parent in (node.parents or (None,))]
+                for node in nodes]
+
+    def _wanted_changes(self, deltas: list[binary.TreeDelta]) -> list[FileChange]:
+        found: list[FileChange] = []
+        for delta in deltas:
+            if not self._wanted(delta.path):
+                continue
+            before, after = delta.status != "A", delta.status != "D"
+            found.append(FileChange(delta.path if before else None, delta.old if before else None,
+                                    delta.path if after else None, delta.new if after else None))
+        return found
 
     def blob_at(self, oid: str, path: str) -> str | None:
         """The blob at `path` in commit `oid`, or None when there is none."""

@@ -26,7 +26,7 @@ from gitmem.errors import NotFoundError
 from gitmem.format import layers as L
 from gitmem.format.freshness import grade_entry, parse_day
 from gitmem.git.history import CommitInfo
-from gitmem.provenance.index import HistoryIndex
+from gitmem.provenance.index import HistoryIndex, Progress
 from gitmem.provenance.trace import MEMORY_FOLDERS, EntryTrace, commit_date, subject
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ KEEP_SNAPSHOTS = 3
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][0-9:.]+)?$")
 
 
-def resolve_when(store: Store, when: str) -> CommitInfo:
+def resolve_when(store: Store, when: str, progress: Progress | None = None) -> CommitInfo:
     """A date (the last commit made on or before the end of that day, or before that moment)
     or any revision git understands (oid, branch, tag, HEAD~3)."""
     store.require()
@@ -46,7 +46,7 @@ def resolve_when(store: Store, when: str) -> CommitInfo:
     if _DATE_RE.match(text):
         moment = _moment(text)
         if moment is not None:
-            with HistoryIndex(history) as index:  # the first-parent line, without walking git
+            with HistoryIndex(history, progress) as index:  # the first-parent line, without walking git
                 found = index.commit_before(int(moment.timestamp()))
             if found is None:
                 raise NotFoundError(f"the store has no commit on or before {text}")
@@ -73,9 +73,9 @@ def as_of_json(commit: CommitInfo, when: str) -> dict[str, str]:
             "message": subject(commit.message)}
 
 
-def show_at(store: Store, when: str, entry_id: str) -> dict[str, Any]:
+def show_at(store: Store, when: str, entry_id: str, progress: Progress | None = None) -> dict[str, Any]:
     """One entry as it was in the commit `when` names."""
-    commit = resolve_when(store, when)
+    commit = resolve_when(store, when, progress)
     versions = EntryTrace(store.git, entry_id).versions_at(commit.oid)
     if not versions:
         raise NotFoundError(f"{entry_id} did not exist at {when} (commit {commit.oid[:7]})")
@@ -96,11 +96,12 @@ def show_at(store: Store, when: str, entry_id: str) -> dict[str, Any]:
 
 
 def search_at(store: Store, when: str, query: str, *, scopes: Sequence[str] | None,
-              layer: str | None, limit: int, include_all: bool) -> dict[str, Any]:
+              layer: str | None, limit: int, include_all: bool,
+              progress: Progress | None = None) -> dict[str, Any]:
     """Ranked hits over the store as it was in the commit `when` names."""
     from dataclasses import asdict
 
-    commit = resolve_when(store, when)
+    commit = resolve_when(store, when, progress)
     index = snapshot_index(store, commit.oid)
     try:
         hits = index.search(query, scopes=scopes, layer=layer, limit=limit,

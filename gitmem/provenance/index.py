@@ -14,29 +14,27 @@ root, finds the commit at a date without walking history. Deleting the file only
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
-from gitmem.format.versions import (
-    Signature,
-    entry_signatures,
-    frontmatter_raw,
-    frontmatter_readable,
-    signature_ids,
-)
-from gitmem.git.graph import FileChange, Graph, Node
+from gitmem.fsio import FileLock
+from gitmem.git.graph import Graph, Node
 from gitmem.git.repo import GitRepo
+from gitmem.provenance.commitread import CommitReader
 from gitmem.store.sqlitecache import open_cache
 
 MEMORY_FOLDERS = ("global", "workspaces")
 INDEX_FILE = "history.sqlite"
-SCHEMA_VERSION = "3"
+LOCK_FILE = "history.lock"
+SCHEMA_VERSION = "4"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS commits (
     oid TEXT PRIMARY KEY, seq INTEGER NOT NULL, time INTEGER NOT NULL, eff INTEGER NOT NULL,
     first_parent TEXT, parents TEXT NOT NULL
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS commits_seq ON commits (seq);
 CREATE TABLE IF NOT EXISTS changes (
     id TEXT NOT NULL, oid TEXT NOT NULL, paths TEXT NOT NULL, PRIMARY KEY (id, oid)
 ) WITHOUT ROWID;
@@ -45,21 +43,23 @@ CREATE TABLE IF NOT EXISTS line (depth INTEGER PRIMARY KEY, oid TEXT NOT NULL, t
 CREATE INDEX IF NOT EXISTS line_oid ON line (oid);
 """
 _TABLES = ("meta", "commits", "changes", "line")
-_PARSED_KEPT = 20_000  # file versions whose entries are kept while reading history
-_RETRIES = 3  # another process extended the index meanwhile: look again, this many times
+BATCH = 2_000  # commits read between two transactions: what a killed reading loses at most
+_LOCK_POLL = 0.05  # seconds between two looks at the lock another process holds
 
 Row = tuple[str, int, int, int, str | None, str]  # oid, seq, time, eff, first parent, parents
+Progress = Callable[[int, int], None]  # (commits read, commits to read)
 
 
 class HistoryIndex:
     """The commits that changed each entry, for the history reachable from HEAD."""
 
-    def __init__(self, git: GitRepo) -> None:
+    def __init__(self, git: GitRepo, progress: Progress | None = None, batch: int = BATCH) -> None:
         self.graph: Graph = git.commit_graph(MEMORY_FOLDERS)
         self.path = git.root / "state" / INDEX_FILE
         self.db = open_cache(self.path, _SCHEMA, SCHEMA_VERSION, _TABLES)
-        self._parsed: dict[str, Counter[Signature]] = {}
-        self._frontmatter: dict[str, bool] = {}
+        self.progress = progress
+        self.batch = batch
+        self._reader = CommitReader(self.graph)
 
     def close(self) -> None:
         self.db.close()
@@ -101,10 +101,14 @@ class HistoryIndex:
 
     # -- bringing it to HEAD -----------------------------------------------------------------
     def update(self) -> str | None:
-        """Extend (or cut back) the index to HEAD; returns HEAD."""
+        """Extend (or cut back) the index to HEAD; returns HEAD. One process at a time reads
+        history into it (state/history.lock); the others wait for it, then find it current."""
         head = self.graph.head()
-        for _attempt in range(_RETRIES):
-            seen = tip = self.tip()
+        if self.tip() == head and self._meta("building") is None:
+            return head
+        with self._locked():
+            self._drop_unfinished(head)
+            tip = self.tip()
             if tip == head:
                 return head
             if tip is not None and not self.graph.has_commit(tip):
@@ -113,35 +117,112 @@ class HistoryIndex:
             if tip is not None and head is not None and not self.graph.is_ancestor(tip, head):
                 gone = [n.oid for n in self.graph.commits(tip, hide=head)]
             new = [] if head is None else list(self.graph.commits(head, hide=tip))
-            changed = [(node, self._changed(node)) for node in new]
-            if self._store(seen, tip, head, gone, changed):
-                return head
+            if head is None or gone or len(new) <= self.batch:
+                self._store_at_once(tip, head, gone, new)
+            else:
+                self._store_in_batches(tip, head, new)
         return head
 
-    def _store(self, seen: str | None, tip: str | None, head: str | None, gone: list[str],
-               changed: list[tuple[Node, dict[str, set[str]]]]) -> bool:
-        """Write what was read, unless another process moved the index meanwhile."""
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        lock = FileLock(self.path.with_name(LOCK_FILE))
+        try:
+            while not lock.try_acquire():
+                time.sleep(_LOCK_POLL)
+            yield
+        finally:
+            lock.release()
+
+    def _meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _drop_unfinished(self, head: str | None) -> None:
+        """A reading toward another HEAD that was cut short (a killed process): what it stored
+        (the commits numbered above `base`) goes, leaving the index as its tip left it."""
+        building = self._meta("building")
+        if building is None or building == head:
+            return
+        base = int(self._meta("base") or 0)
+        with self._transaction():
+            self.db.execute("DELETE FROM changes WHERE oid IN (SELECT oid FROM commits WHERE seq > ?)", (base,))
+            self.db.execute("DELETE FROM commits WHERE seq > ?", (base,))
+            self.db.execute("DELETE FROM meta WHERE key IN ('building', 'base')")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            if self.tip() != seen:
-                self.db.execute("ROLLBACK")
-                return False
-            if tip is None or head is None:
-                self.db.execute("DELETE FROM commits")
-                self.db.execute("DELETE FROM changes")
-                self.db.execute("DELETE FROM line")
-            self._drop(gone)
-            self._add(changed)
-            self._follow_line(head, {node.oid: node for node, _ids in changed})
-            if head is None:
-                self.db.execute("DELETE FROM meta WHERE key='tip'")
-            else:
-                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('tip', ?)", (head,))
-            self.db.execute("COMMIT")
+            yield
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
-        return True
+        self.db.execute("COMMIT")
+
+    def _store_at_once(self, tip: str | None, head: str | None, gone: list[str], new: list[Node]) -> None:
+        """Read the new commits, then write them with what left, in one transaction."""
+        top = self._top()
+        changed = [pair for start in range(0, len(new), self.batch)
+                   for pair in self._read(new[start:start + self.batch], len(new), start)]
+        with self._transaction():
+            if tip is None or head is None:
+                self._clear()
+            self._drop(gone)
+            self._add(changed, top + len(new))
+            self._finish(head, new)
+
+    def _store_in_batches(self, tip: str | None, head: str, new: list[Node]) -> None:
+        """Many commits to read (a first use, a fresh clone): oldest first, a transaction per
+        BATCH, so a killed process loses one batch and the next use goes on from there."""
+        if self._meta("building") is None:
+            with self._transaction():
+                if tip is None:
+                    self._clear()
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('building', ?)", (head,))
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('base', ?)", (str(self._top()),))
+        base = int(self._meta("base") or 0)
+        done = {str(oid) for (oid,) in self.db.execute("SELECT oid FROM commits WHERE seq > ?", (base,))}
+        todo = len(new) - len(done)
+        read = 0
+        stop = len(new)
+        while stop > 0:  # positions [start, stop) of the walk's order, children first
+            start = max(0, stop - self.batch)
+            batch = [node for node in new[start:stop] if node.oid not in done]
+            if batch:
+                changed = self._read(batch, todo, read)
+                read += len(batch)
+                with self._transaction():
+                    self._add(changed, base + len(new) - start, [n.oid for n in new[start:stop]])
+            stop = start
+        with self._transaction():
+            self._finish(head, new)
+
+    def _read(self, nodes: list[Node], total: int, before: int = 0) -> list[tuple[Node, dict[str, set[str]]]]:
+        """What each commit changed, saying how far the reading got (at most once a commit)."""
+        out = []
+        for count, (node, ids) in enumerate(zip(nodes, self._reader.changed_many(nodes), strict=True),
+                                            start=before + 1):
+            out.append((node, ids))
+            if self.progress is not None:
+                self.progress(count, total)
+        return out
+
+    def _top(self) -> int:
+        return int(self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM commits").fetchone()[0])
+
+    def _clear(self) -> None:
+        for table in ("commits", "changes", "line"):
+            self.db.execute(f"DELETE FROM {table}")  # noqa: S608 - the table names are ours
+        self.db.execute("DELETE FROM meta WHERE key='tip'")
+
+    def _finish(self, head: str | None, new: list[Node]) -> None:
+        """The first-parent line and the tip, once every new commit is in."""
+        self._follow_line(head, {node.oid: node for node in new})
+        if head is None:
+            self.db.execute("DELETE FROM meta WHERE key='tip'")
+        else:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('tip', ?)", (head,))
+        self.db.execute("DELETE FROM meta WHERE key IN ('building', 'base')")
 
     def _follow_line(self, head: str | None, new: dict[str, Node]) -> None:
         """Keep HEAD's first-parent line, numbered from the root: follow it down from HEAD to
@@ -176,21 +257,23 @@ class HistoryIndex:
         if self.db.execute("SELECT 1 FROM commits WHERE eff < time LIMIT 1").fetchone():
             self._recompute_eff()
 
-    def _add(self, changed: list[tuple[Node, dict[str, set[str]]]]) -> None:
-        """Insert new commits (children before parents) above every commit already indexed."""
-        top = self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM commits").fetchone()[0]
+    def _add(self, changed: list[tuple[Node, dict[str, set[str]]]], first_seq: int,
+             order: list[str] | None = None) -> None:
+        """Insert commits (children before parents) numbered down from `first_seq`; `order`,
+        the oids of a whole batch, numbers them by their place in it (some may be in already)."""
+        place = {oid: n for n, oid in enumerate(order or [node.oid for node, _ids in changed])}
         eff = {node.oid: node.time for node, _ids in changed}
         lowered: dict[str, int] = {}
         rows: list[Row] = []
-        for position, (node, ids) in enumerate(changed):
+        for node, _ids in changed:
             for parent in node.parents:
                 target = eff if parent in eff else lowered
                 target[parent] = min(target.get(parent, eff[node.oid]), eff[node.oid])
-            rows.append((node.oid, top + len(changed) - position, node.time, eff[node.oid],
+            rows.append((node.oid, first_seq - place[node.oid], node.time, eff[node.oid],
                          node.parents[0] if node.parents else None, " ".join(node.parents)))
-            self.db.executemany("INSERT OR REPLACE INTO changes VALUES (?, ?, ?)",
-                                ((entry_id, node.oid, "\n".join(sorted(paths)))
-                                 for entry_id, paths in sorted(ids.items())))
+        self.db.executemany("INSERT OR REPLACE INTO changes VALUES (?, ?, ?)",
+                            ((entry_id, node.oid, "\n".join(sorted(paths)))
+                             for node, ids in changed for entry_id, paths in sorted(ids.items())))
         self.db.executemany("INSERT OR REPLACE INTO commits VALUES (?, ?, ?, ?, ?, ?)", rows)
         self._lower(lowered)
 
@@ -215,60 +298,3 @@ class HistoryIndex:
                 if parent in eff:
                     eff[parent] = min(eff[parent], eff[oid])
         self.db.executemany("UPDATE commits SET eff = ? WHERE oid = ?", ((e, o) for o, e in eff.items()))
-
-    # -- what one commit changed -------------------------------------------------------------
-    def _changed(self, node: Node) -> dict[str, set[str]]:
-        """The ids whose entries differ from their state in every parent, each with the files
-        (on either side of any parent) where its versions differ."""
-        found: dict[str, set[str]] | None = None
-        for files in self.graph.changes(node.oid):
-            differing = self._differing(files)
-            if found is None:
-                found = differing
-            else:
-                found = {i: found[i] | differing[i] for i in found.keys() & differing.keys()}
-            if not found:
-                return {}
-        return found or {}
-
-    def _differing(self, files: Iterable[FileChange]) -> dict[str, set[str]]:
-        """Ids of the entries whose versions differ across these changed files, with those files
-        (an entry only reformatted is among them: trace.py, which reads the versions, passes
-        over it)."""
-        found: dict[str, set[str]] = {}
-        for change in files:
-            old = self._signatures(change.old_blob)
-            new = self._signatures(change.new_blob)
-            same_path = change.old_path == change.new_path
-            for side, signatures in ((change.old_path, old - new if same_path else old),
-                                     (change.new_path, new - old if same_path else new)):
-                for signature in signatures:
-                    for entry_id in signature_ids(signature):
-                        found.setdefault(entry_id, set()).add(side or "")
-        return found
-
-    def _signatures(self, blob: str | None) -> Counter[Signature]:
-        """The entry signatures of one file version (none when trace.py could not read it)."""
-        if blob is None:
-            return Counter()
-        found = self._parsed.get(blob)
-        if found is None:
-            found = Counter()
-            try:
-                text = self.graph.blob(blob).decode("utf-8")
-            except UnicodeDecodeError:
-                text = None
-            if text is not None and self._readable(frontmatter_raw(text)):
-                found = Counter(entry_signatures(text))
-            if len(self._parsed) >= _PARSED_KEPT:
-                self._parsed.clear()
-            self._parsed[blob] = found
-        return found
-
-    def _readable(self, frontmatter: str) -> bool:
-        if not frontmatter:
-            return True
-        known = self._frontmatter.get(frontmatter)
-        if known is None:
-            known = self._frontmatter[frontmatter] = frontmatter_readable(frontmatter)
-        return known

@@ -16,6 +16,7 @@ credited to that machine's commit, not to the merge that brought it here.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gitmem import caller
@@ -26,9 +27,10 @@ from gitmem.format.markdown import parse_topic_file
 from gitmem.git.graph import Graph
 from gitmem.git.history import CommitInfo, NeedleFinder
 from gitmem.git.repo import GitRepo
-from gitmem.provenance.index import MEMORY_FOLDERS, HistoryIndex
+from gitmem.provenance.index import MEMORY_FOLDERS, HistoryIndex, Progress
 
-__all__ = ["MEMORY_FOLDERS", "Change", "EntryTrace", "Version", "commit_date", "subject", "summarize"]
+__all__ = ["MEMORY_FOLDERS", "Change", "EntryTrace", "Shown", "Version", "commit_date", "subject",
+           "summarize"]
 _SHORT = 60
 
 
@@ -88,11 +90,12 @@ def subject(message: str) -> str:
 class EntryTrace:
     """The versions of one entry id in the commits of one store."""
 
-    def __init__(self, git: GitRepo, entry_id: str) -> None:
+    def __init__(self, git: GitRepo, entry_id: str, progress: Progress | None = None) -> None:
         if L.parse_id(entry_id) is None:
             raise InvalidInputError(f"malformed Id {entry_id!r} (expected <scope>-<abbr>-<NNNN>)")
         self.entry_id = entry_id
         self.history = git
+        self.progress = progress  # told how far reading history into the index got
         self._finder: NeedleFinder = self.history.needle_finder(entry_id.encode(), MEMORY_FOLDERS)
         self._parsed: dict[str, list[Entry]] = {}
         self._states: dict[str, tuple[Version, ...]] = {}
@@ -129,31 +132,83 @@ class EntryTrace:
             self._parsed[blob] = found
         return found
 
-    def changes(self) -> list[Change]:
+    def _indexed(self) -> tuple[list[str], list[str], Graph]:
+        """The commits the index says may have changed the entry (newest first), every file it
+        lived in, and the graph to read them from."""
+        with HistoryIndex(self.history, self.progress) as index:
+            return index.commits_changing(self.entry_id), index.paths_of(self.entry_id), index.graph
+
+    def _change_at(self, graph: Graph, oid: str, paths: list[str]) -> Change | None:
+        """The change commit `oid` made to the entry, or None (a reformatting, or a side of a
+        merge that already had it)."""
+        commit = self.history.commit_info(oid)
+        here = self._versions_in(graph, oid, paths)
+        before = [self._versions_in(graph, p, paths) for p in commit.parents]
+        keys = _keys(here)
+        if before and any(_keys(b) == keys for b in before):
+            return None
+        prev = next((b for b in before if b), ())
+        if not here and not prev:
+            return None
+        kind = "created" if not prev else "removed" if not here else "changed"
+        old = prev[0] if prev else None
+        new = here[0] if here else None
+        return Change(commit, kind, old, new, summarize(old, new))
+
+    def iter_changes(self) -> Iterator[Change]:
         """Every commit reachable from HEAD that created, changed, moved or removed the entry,
-        newest first."""
-        with HistoryIndex(self.history) as index:
-            oids = index.commits_changing(self.entry_id)
-            paths = index.paths_of(self.entry_id)
-            graph = index.graph
-        out: list[Change] = []
+        newest first, each read (versions, summary) only when it is asked for."""
+        oids, paths, graph = self._indexed()
         for oid in oids:
-            commit = self.history.commit_info(oid)
-            here = self._versions_in(graph, oid, paths)
-            before = [self._versions_in(graph, p, paths) for p in commit.parents]
-            keys = _keys(here)
-            if before and any(_keys(b) == keys for b in before):
-                continue
-            prev = next((b for b in before if b), ())
-            if not here and not prev:
-                continue
-            kind = "created" if not prev else "removed" if not here else "changed"
-            old = prev[0] if prev else None
-            new = here[0] if here else None
-            out.append(Change(commit, kind, old, new, summarize(old, new)))
+            change = self._change_at(graph, oid, paths)
+            if change is not None:
+                yield change
+
+    def changes(self, limit: int | None = None) -> list[Change]:
+        """The newest `limit` changes (None: all), newest first; NotFoundError when none."""
+        out: list[Change] = []
+        for change in self.iter_changes():
+            out.append(change)
+            if limit is not None and len(out) >= limit:
+                break
         if not out:
             raise NotFoundError(f"no entry with Id {self.entry_id} in the history of this store")
         return out
+
+    def shown(self, limit: int | None) -> Shown:
+        """The newest `limit` changes (None: all) and the one that created the entry, reading
+        only those: the commits between them are counted, not read."""
+        oids, paths, graph = self._indexed()
+        newest: list[Change] = []
+        position = 0
+        while position < len(oids) and (limit is None or len(newest) < limit):
+            change = self._change_at(graph, oids[position], paths)
+            position += 1
+            if change is not None:
+                newest.append(change)
+        oldest, created, first = len(oids), None, None
+        while oldest > position:  # the oldest commit that created it, read from the oldest up
+            oldest -= 1
+            change = self._change_at(graph, oids[oldest], paths)
+            if change is not None:
+                first = first or change
+                if change.kind == "created":
+                    created = change
+                    break
+        created = created or next((c for c in reversed(newest) if c.kind == "created"), None) or first
+        if created is None and not newest:
+            raise NotFoundError(f"no entry with Id {self.entry_id} in the history of this store")
+        return Shown(newest, created or newest[-1], max(0, oldest - position))
+
+
+@dataclass(frozen=True)
+class Shown:
+    """Part of an entry's history: its newest changes (newest first), the change that created
+    it, and how many commits between them were not read (at most that many changes)."""
+
+    newest: list[Change]
+    created: Change
+    unread: int
 
 
 def _keys(versions: tuple[Version, ...]) -> tuple[tuple[object, ...], ...]:

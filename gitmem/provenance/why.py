@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gitmem.provenance.index import Progress
 from gitmem.provenance.trace import Change, EntryTrace
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
 
+SHOWN = 20  # changes `why` and `log ID` show unless asked for all: an entry may have thousands
 # Source prefixes and what they name.
 SOURCE_KINDS = {"session": "agent session", "digest": "captured digest", "space": "memory space",
                 "transcript": "transcript", "commit": "commit", "fixture": "fixture"}
@@ -42,28 +44,34 @@ def parse_source(value: str) -> list[SourceRef]:
     return out
 
 
-def why(store: Store, entry_id: str) -> dict[str, Any]:
-    """Who made the entry, when, on which machine, from what; and every later change."""
+def why(store: Store, entry_id: str, *, limit: int | None = SHOWN,
+        progress: Progress | None = None) -> dict[str, Any]:
+    """Who made the entry, when, on which machine, from what; and its newest `limit` later
+    changes (None: every one), only those read."""
     store.require()
-    changes = EntryTrace(store.git, entry_id).changes()
-    created = next((c for c in reversed(changes) if c.kind == "created"), changes[-1])
-    latest = next((c.after for c in changes if c.after is not None), None)
+    shown = EntryTrace(store.git, entry_id, progress).shown(limit)
+    newest, created = shown.newest, shown.created
+    top = newest[0] if newest else created
+    latest = next((c.after for c in newest if c.after is not None), created.after)
     source = latest.entry.get("Source") if latest else ""
-    later = [c for c in changes if c is not created]
+    later = [c for c in newest if c is not created]
     return {
         "id": entry_id,
         "root": str(store.root),
-        "exists": changes[0].after is not None,
-        "path": changes[0].after.path if changes[0].after else None,
+        "exists": top.after is not None,
+        "path": top.after.path if top.after else None,
         "title": latest.entry.title if latest else "",
         "created": created.as_json(),
         "source": [s.as_json() for s in parse_source(source)],
         "changes": [c.as_json() for c in reversed(later)],
+        "more": shown.unread,  # commits between the creation and the changes shown, not read
     }
 
 
-def entry_log(store: Store, entry_id: str) -> list[dict[str, Any]]:
-    """The entry's versions, newest first, each with the text it had after that commit."""
+def entry_log(store: Store, entry_id: str, limit: int | None = None,
+              progress: Progress | None = None) -> list[dict[str, Any]]:
+    """The entry's newest `limit` versions (None: all), newest first, each with the text it had
+    after that commit."""
     store.require()
-    changes: list[Change] = EntryTrace(store.git, entry_id).changes()
+    changes: list[Change] = EntryTrace(store.git, entry_id, progress).changes(limit)
     return [c.as_json(with_text=True) for c in changes]

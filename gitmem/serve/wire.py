@@ -32,7 +32,8 @@ STATE_DIR = "state"
 MAX_FRAME = 64 * 1024 * 1024  # a request or reply larger than this is refused
 # Verbs the server answers that only read. The others it answers (remember, forget...) write:
 # the server starts one only once the client has confirmed it still waits for the answer.
-READ_VERBS = frozenset({"search", "show", "list", "context", "status"})
+# why, log and as-of read the store's history: answered warm, they skip loading pygit2.
+READ_VERBS = frozenset({"search", "show", "list", "context", "status", "why", "log", "as-of"})
 WRITE_VERBS = frozenset({"remember", "forget", "verify", "decision", "state", "working"})
 
 

@@ -21,11 +21,13 @@ def _target(store: Store, entry_id: str, to: str | None) -> tuple[Version, str]:
         if not versions:
             raise NotFoundError(f"{entry_id} did not exist at {to} (commit {commit.oid[:7]})")
         return versions[0], commit.oid[:7]
-    changes = trace.changes()
-    latest = changes[0]
+    changes = trace.iter_changes()  # read newest first, only as far as the version restored
+    latest = next(changes, None)
+    if latest is None:
+        raise NotFoundError(f"no entry with Id {entry_id} in the history of this store")
     if latest.before is None:
         raise InvalidInputError(f"{entry_id} has a single version: there is nothing to go back to")
-    parent = next((c for c in changes[1:] if c.after is not None and c.after.key == latest.before.key),
+    parent = next((c for c in changes if c.after is not None and c.after.key == latest.before.key),
                   None)
     return latest.before, (parent.commit.oid[:7] if parent else "the previous version")
 

@@ -118,6 +118,7 @@ class Histories:
     changes only with a commit, and reading it walks the store's git history."""
 
     SIZE = 256
+    VERSIONS = 50  # the newest versions shown (and read): an entry may have thousands
 
     def __init__(self) -> None:
         self._kept: OrderedDict[tuple[str, str, str | None], list[dict[str, Any]]] = OrderedDict()
@@ -129,7 +130,7 @@ class Histories:
         if key in self._kept:
             self._kept.move_to_end(key)
             return self._kept[key]
-        versions = entry_log(store, entry_id)
+        versions = entry_log(store, entry_id, self.VERSIONS)
         self._kept[key] = versions
         while len(self._kept) > self.SIZE:
             self._kept.popitem(last=False)

@@ -7,7 +7,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
+import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -219,4 +222,95 @@ def test_an_index_made_by_another_version_is_made_anew(store: Store) -> None:
                      "CREATE TABLE changes (id TEXT, oid TEXT);")
     db.commit()
     db.close()
+    assert_same(store)
+
+
+def test_read_in_batches_the_index_is_the_same(store: Store, tmp_path: Path) -> None:
+    """Many commits are read oldest first, a transaction per batch: merges and a clock set
+    wrong included, the index says what a full walk says."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(store.root), str(remote))
+    git(tmp_path, "clone", "-q", str(remote), "b")
+    b = tmp_path / "b"
+    edit(b, "global/semantic/ci.md", "four cores", "six cores")
+    commit_at(b, "b: ci", BASE + 10 * DAY)
+    move(b, "global/semantic/staging.md", "global/semantic/servers.md", "Staging listens on 5433")
+    commit_at(b, "b: move the port", BASE - 5 * DAY)
+    git(b, "push", "-q", "origin", "HEAD:main")
+    root = store.root
+    git(root, "remote", "add", "origin", str(remote))
+    edit(root, "global/semantic/staging.md", "eu-west-1", "us-east-1")
+    commit_at(root, "a: region", BASE + 11 * DAY)
+    git(root, "fetch", "-q", "origin")
+    env = {**os.environ, **GIT_ENV, "GIT_AUTHOR_DATE": f"@{BASE + 14 * DAY} +0000",
+           "GIT_COMMITTER_DATE": f"@{BASE + 14 * DAY} +0000"}
+    subprocess.run(["git", "merge", "-q", "--no-edit", "origin/main"], cwd=root, check=True, env=env)
+    seen: list[tuple[int, int]] = []
+    with HistoryIndex(store.git, lambda done, total: seen.append((done, total)), batch=2) as index:
+        index.update()
+    total = len(list(store.git.walk()))
+    assert seen[-1] == (total, total) and len(seen) == total
+    assert_same(store)
+    graph = store.git.commit_graph(("global", "workspaces"))
+    nodes = list(graph.commits(store.git.head_oid() or ""))
+    assert any(len(node.parents) == 2 for node in nodes) and any(not node.parents for node in nodes)
+    # Many commits are diffed by one git process: what it finds is what libgit2 finds.
+    assert graph.changes_of(nodes) == [graph.changes(node.oid) for node in nodes]
+
+
+KILLER = """
+import os, signal, sys
+from pathlib import Path
+from gitmem.store.store import Store
+from gitmem.provenance.index import HistoryIndex
+
+def read(done, total):
+    if done == int(sys.argv[2]):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+root = Path(sys.argv[1])
+HistoryIndex(Store(root, cwd=root).git, read, batch=3).update()
+"""
+
+
+def killed_while_reading(root: Path, after: int) -> None:
+    """Read history into the index in a process killed with SIGKILL after `after` commits."""
+    done = subprocess.run([sys.executable, "-c", KILLER, str(root), str(after)], capture_output=True)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+
+
+def test_a_reading_killed_with_sigkill_goes_on_where_it_stopped(store: Store) -> None:
+    root = store.root
+    for n in range(6):
+        edit(root, "global/semantic/ci.md", f"{n + 4} cores" if n else "four cores", f"{n + 5} cores")
+        commit_at(root, f"ci {n}", BASE + (5 + n) * DAY)
+    total = len(list(store.git.walk()))
+    assert total > 9
+    killed_while_reading(root, after=8)  # two batches of three stored, the third lost
+    db = sqlite3.connect(root / "state" / "history.sqlite")
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert db.execute("SELECT COUNT(*) FROM commits").fetchone()[0] == 6
+    assert db.execute("SELECT value FROM meta WHERE key='building'").fetchone()[0] == store.git.head_oid()
+    db.close()
+    seen: list[tuple[int, int]] = []
+    with HistoryIndex(store.git, lambda done, todo: seen.append((done, todo)), batch=3) as index:
+        index.update()
+    assert seen[0] == (1, total - 6) and seen[-1] == (total - 6, total - 6)  # only what was left
+    assert_same(store)
+
+
+def test_a_killed_reading_then_a_new_commit_leaves_no_trace(store: Store) -> None:
+    root = store.root
+    for n in range(6):
+        edit(root, "global/semantic/ci.md", f"{n + 4} cores" if n else "four cores", f"{n + 5} cores")
+        commit_at(root, f"ci {n}", BASE + (5 + n) * DAY)
+    killed_while_reading(root, after=5)
+    edit(root, "global/semantic/staging.md", "eu-west-1", "eu-central-1")
+    commit_at(root, "region", BASE + 20 * DAY)  # HEAD moved: what was stored toward the old one goes
+    assert_same(store)
+    for name in ("history.sqlite", "history.sqlite-wal", "history.sqlite-shm"):
+        (root / "state" / name).unlink(missing_ok=True)
+    git(root, "reset", "-q", "--hard", "HEAD~4")
+    killed_while_reading(root, after=4)  # a first reading, toward HEAD~4
+    git(root, "reset", "-q", "--hard", "ORIG_HEAD")  # and back: it starts again toward this HEAD
     assert_same(store)

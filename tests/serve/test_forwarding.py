@@ -61,6 +61,20 @@ def test_reads_match_the_in_process_cli(served: Path) -> None:
     assert status["server"]["up"] is True and status["entries"] == 1
 
 
+def test_history_reads_match_the_in_process_cli(served: Path) -> None:
+    """why, log ID and as-of are answered warm (no pygit2 to load), and say the same."""
+    first = run_gitmem("--root", str(served), "remember", "Staging listens on port 5433",
+                       "--layer", "semantic", "--topic", "staging")
+    entry_id = first.stdout.strip()
+    today = datetime.now().date().isoformat()
+    for args in (["why", entry_id], ["why", entry_id, "--all", "--json"], ["log", entry_id],
+                 ["log", entry_id, "--all", "--json"], ["as-of", today, "show", entry_id],
+                 ["why", "global-sem-9999"], ["as-of", "1999-01-01", "show", entry_id]):
+        served_run, alone = both(served, *args)
+        assert (served_run.returncode, served_run.stdout) == (alone.returncode, alone.stdout), args
+        assert served_run.stderr.strip() == alone.stderr.strip(), args
+
+
 def test_writes_through_the_server_land_in_the_store(served: Path) -> None:
     done = run_gitmem("-v", "--root", str(served), "remember", "-", "--layer", "learnings",
                       input_text="Run the migrations before the deploy\n")
