@@ -3,34 +3,40 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 
 from gitmem import caller
-from gitmem.cli.options import allow_secret_option, emit, get_store, json_option, workspace_option
+from gitmem.cli.options import (
+    allow_secret_option,
+    emit_json_stream,
+    emit_lines,
+    get_store,
+    json_option,
+    workspace_option,
+)
 from gitmem.imports import SOURCES
 
 _SOURCES = ("gitmem", *SOURCES)  # gitmem.imports holds only the names: cheap for --help
 _SHOWN = ("added", "updated", "renumbered", "kept-edit", "duplicate", "unlinked", "linked", "skipped")
 
 
-def _report_text(report: Any) -> str:
-    lines = []
+def _report_lines(report: Any) -> Iterator[str]:
     verb = "would import" if report.dry_run else "imported"
     for action in report.actions:
         if action.action in _SHOWN or report.dry_run:
             target = action.id or action.path
-            lines.append(f"{action.action:<10} {target}  {action.title}  <- {action.source}")
+            yield f"{action.action:<10} {target}  {action.title}  <- {action.source}"
     counts = report.counts()
     summary = ", ".join(f"{n} {what}" for what, n in sorted(counts.items())) or "nothing"
     tail = f" (commit {report.commit[:12]})" if report.commit else ""
-    lines.append(f"{report.tool}: {verb} from {report.files} file(s): {summary}{tail}")
+    yield f"{report.tool}: {verb} from {report.files} file(s): {summary}{tail}"
     if counts.get("kept-edit"):
-        lines.append("kept-edit: the entry was edited in gitmem since it was imported; the edit is "
-                     "kept and the source's new text is not written")
-    return "\n".join(lines)
+        yield ("kept-edit: the entry was edited in gitmem since it was imported; the edit is "
+               "kept and the source's new text is not written")
 
 
 @click.command("import")
@@ -64,7 +70,11 @@ def import_(ctx: click.Context, source: str, path: str | None, dry_run: bool, sc
     finally:
         if progress is not None:
             click.echo("\r\033[K", err=True, nl=False)
-    emit(report.as_json(), as_json, lambda: _report_text(report))
+    # A report may hold ~100,000 actions: written out as they are read back, never held whole.
+    if as_json:
+        emit_json_stream(report.head_json(), "actions", (a.as_json() for a in report.actions))
+    else:
+        emit_lines(_report_lines(report))
 
 
 @click.command("export")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -24,6 +25,42 @@ def emit(data: Any, as_json: bool, text: str | Callable[[], str]) -> None:
         click.echo(json.dumps(masked_data(data), ensure_ascii=False, indent=2, default=str))
     else:
         click.echo(hide_secrets(text() if callable(text) else text))
+
+
+CHUNK = 500  # lines or items masked at a time by the streaming emitters
+
+
+def _chunks(items: Iterable[Any]) -> Iterator[list[Any]]:
+    it = iter(items)
+    while chunk := list(islice(it, CHUNK)):
+        yield chunk
+
+
+def emit_lines(lines: Iterable[str]) -> None:
+    """Print human text a few hundred lines at a time, masked: a long report is never held whole."""
+    from gitmem.secrets.mask import hide_secrets
+
+    for chunk in _chunks(lines):
+        click.echo(hide_secrets("\n".join(chunk)))
+
+
+def emit_json_stream(head: dict[str, Any], key: str, items: Iterable[Any]) -> None:
+    """Print a JSON object whose `key` holds a long list, one item at a time (masked, as emit)."""
+    import json
+
+    from gitmem.secrets.mask import masked_data
+
+    click.echo("{")
+    for name, value in masked_data(head).items():
+        click.echo(f"  {json.dumps(name)}: {json.dumps(value, ensure_ascii=False, default=str)},")
+    click.echo(f"  {json.dumps(key)}: [")
+    first = True
+    for chunk in _chunks(items):
+        for item in masked_data(chunk):
+            spelled = json.dumps(item, ensure_ascii=False, default=str)
+            click.echo(("    " if first else "    ,") + spelled)
+            first = False
+    click.echo("  ]\n}")
 
 
 def json_option(func: F) -> F:

@@ -29,6 +29,7 @@ from gitmem.format.references import RELATION_TYPES, add_relation
 from gitmem.format.safetext import clean_text, safe_text
 from gitmem.format.wording import guess_layer
 from gitmem.imports.hot import HotWriter
+from gitmem.imports.plan import Known, PlanIndex
 from gitmem.imports.spool import FileDone, Hot, Relink, Spool, Write
 from gitmem.imports.writer import Pending, TopicWriter
 from gitmem.notes.model import Action, ImportReport, Note, SourceFile
@@ -51,19 +52,6 @@ class ImportOptions:
     allow_secret: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Known:
-    """An entry an earlier import of this tool made, as much as a later import needs of it."""
-
-    relpath: str
-    id: str
-    recorded: str  # its Import-hash
-    current: str  # the digest of its text now (differs from `recorded`: a person edited it)
-    forgotten: bool
-    related: str
-    fresh: bool = False  # made by this import: a second note from the same place is not written
-
-
 def project_workspace(store: Store, project: Path | None) -> str:
     """The project's workspace key; a folder outside any repository is named by itself."""
     try:
@@ -81,20 +69,19 @@ def import_digest(title: str, body: str) -> str:
 
 class Importer:
     """One pass (see the module text): over the source files a reader yields (a dry run, or the
-    first pass when it has a spool to leave its plan in), or over that plan (the writing pass)."""
+    first pass when it has a spool to leave its plan in), or over that plan (the writing pass).
+    What a pass must remember of every note (names, known entries, texts) is in `plan`, on disk."""
 
-    def __init__(self, store: Store, options: ImportOptions, txn: WriteTxn | None,
-                 titles: dict[str, str] | None = None, spool: Spool | None = None) -> None:
-        self.store, self.options, self.txn, self.spool = store, options, txn, spool
+    def __init__(self, store: Store, options: ImportOptions, txn: WriteTxn | None, plan: PlanIndex,
+                 *, final: bool = False, spool: Spool | None = None) -> None:
+        self.store, self.options, self.txn, self.spool, self.plan = store, options, txn, spool, plan
         self.report = ImportReport(options.tool, options.dry_run)
         self.prefix = f"import:{options.tool}:"
-        self.final = titles is not None  # the writing pass: every name is known
-        self.titles: dict[str, str] = dict(titles or {})
+        self.final = final  # the writing pass: every name is known
         self.writer = TopicWriter(store, txn)
-        self.known = {} if self.final else self._known_entries()
+        if not final:
+            self._known_entries()
         self.taken: dict[tuple[str, str], int] = {}
-        self.seen: dict[tuple[str, str, str], str] = {}
-        self.links: list[tuple[str, str, str, str]] = []  # id, type, name, source (first pass)
         self.scopes: dict[Path | None, str] = {}
         self.slugs: dict[str, str] = {}
         # The first pass checks the hot items (budgets, sizes) but the writing pass adds them, in
@@ -104,9 +91,8 @@ class Importer:
         self.today = store.today().isoformat()
 
     # -- what earlier imports made -----------------------------------------------------------
-    def _known_entries(self) -> dict[str, Known]:
-        """Source value -> every entry an earlier import of this tool made."""
-        known: dict[str, Known] = {}
+    def _known_entries(self) -> None:
+        """Every entry an earlier import of this tool made, by its Source value, into the plan."""
         for relpath in self.store.all_topic_files():
             try:
                 if self.prefix not in self.store.path(relpath).read_text(encoding="utf-8"):
@@ -117,14 +103,13 @@ class Importer:
             for entry in document.entries if document else []:
                 source = entry.get("Source")
                 if source.startswith(self.prefix) and entry.id:
-                    known[source] = Known(relpath, entry.id, entry.get("Import-hash"),
-                                          import_digest(entry.title, entry.body), entry.is_forgotten,
-                                          entry.get("Related"))
+                    self.plan.set_known(source, Known(relpath, entry.id, entry.get("Import-hash"),
+                                                      import_digest(entry.title, entry.body),
+                                                      entry.is_forgotten, entry.get("Related")))
                     self._name(entry.title, entry.id)
-        return known
 
     def _name(self, name: str, entry_id: str) -> None:
-        self.titles.setdefault(normalize_text(name), entry_id)
+        self.plan.add_name(normalize_text(name), entry_id)
 
     # -- one source file ---------------------------------------------------------------------
     def add_file(self, source: SourceFile) -> None:
@@ -174,7 +159,7 @@ class Importer:
         title = heading_for(note.body or note.title, note.title or None)
         origin = " ".join(f"{self.prefix}{source.path}#{note.anchor}".split())
         digest = import_digest(title, body)
-        found = self.known.get(origin)
+        found = self.plan.known(origin)
         if found is not None:
             self._plan_update(found, note, title, body, digest, where)
             return
@@ -191,8 +176,8 @@ class Importer:
                   "Verified": self.today,
                   **{k: v for k, v in note.fields.items() if k not in ("Importance", "Created")},
                   "Source": origin, "Import-hash": digest}
-        self.seen[(scope, layer, text_hash(body or title))] = new_id
-        self.known[origin] = Known(relpath, new_id, digest, digest, False, "", fresh=True)
+        self.plan.set_seen(scope, layer, text_hash(body or title), new_id)
+        self.plan.set_known(origin, Known(relpath, new_id, digest, digest, False, "", fresh=True))
         self._act("added", new_id, relpath, where, title)
         self._names(note, new_id, where)
         self._write(relpath, Pending(note.topic, Entry(title=title, body=body, fields=fields), None),
@@ -237,7 +222,7 @@ class Importer:
         for hit in self.store.catalog.find_text(scope, layer, digest):
             if hit.status == "live" and hit.id:
                 return hit.id
-        return self.seen.get((scope, layer, digest))
+        return self.plan.seen(scope, layer, digest)
 
     def _next_id(self, scope: str, layer: str) -> str:
         key = (scope, layer)
@@ -257,9 +242,9 @@ class Importer:
     def _names(self, note: Note, entry_id: str, where: str) -> None:
         for name in (note.title, *note.aliases):
             self._name(name, entry_id)
-        if not self.final:
+        if not self.final and self.spool is None:  # a dry run reports its links from the plan
             for kind, name in note.links:
-                self.links.append((entry_id, kind, name, where))
+                self.plan.add_link(entry_id, kind, name, where)
 
     def _linked(self, entry: Entry, links: tuple[tuple[str, str], ...], where: str, relpath: str) -> Entry:
         """The entry with the links its note records (writing pass: every name is known)."""
@@ -273,7 +258,7 @@ class Importer:
         """An entry's Related value with its note's links added (each reported)."""
         for kind, name in links:
             kind = kind if kind in RELATION_TYPES else "semantic"
-            target = self.titles.get(normalize_text(name))
+            target = self.plan.name(normalize_text(name))
             if target is None:
                 self._act("unlinked", entry_id, relpath, where, f"{kind}: {name} (no such note)")
             elif target != entry_id:
@@ -286,9 +271,9 @@ class Importer:
     def planned_links(self) -> None:
         """The first pass's account of the links (what a dry run reports)."""
         seen: set[tuple[str, str, str]] = set()
-        for entry_id, kind, name, where in self.links:
+        for entry_id, kind, name, where in self.plan.links():
             kind = kind if kind in RELATION_TYPES else "semantic"
-            target = self.titles.get(normalize_text(name))
+            target = self.plan.name(normalize_text(name))
             if target is None:
                 self._act("unlinked", entry_id, "", where, f"{kind}: {name} (no such note)")
             elif target != entry_id and (entry_id, kind, target) not in seen:
@@ -337,20 +322,18 @@ def run_import(store: Store, options: ImportOptions, read: Callable[[], Iterable
                progress: Progress | None = None) -> ImportReport:
     """Read every source file and write what they hold: one commit, or nothing on any error."""
     if options.dry_run:
-        with store.reading():
+        with store.reading(), PlanIndex() as plan:
             store.catch_up_catalog()
-            first = Importer(store, options, None)
+            first = Importer(store, options, None, plan)
             first.run(read(), progress)
-        first.planned_links()
+            first.planned_links()
         return first.report
-    with store.writing("import") as txn:
-        with Spool() as spool:
-            first = Importer(store, options, None, spool=spool)
-            first.run(read(), progress)
-            titles = first.titles
-            del first  # what it decided is in the spool: memory for the writing pass
-            second = Importer(store, options, txn, titles=titles)
-            second.replay(spool)
+    with store.writing("import") as txn, Spool() as spool, PlanIndex() as plan:
+        first = Importer(store, options, None, plan, spool=spool)
+        first.run(read(), progress)
+        del first  # what it decided is in the spool and the plan: memory for the writing pass
+        second = Importer(store, options, txn, plan, final=True)
+        second.replay(spool)
         counts = second.report.counts()
         summary = ", ".join(f"{n} {what}" for what, n in sorted(counts.items()))
         txn.message = f"import: {options.tool} ({summary or 'nothing'})" if txn.touched else ""

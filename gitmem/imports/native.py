@@ -47,12 +47,17 @@ class PassReport:
     total: int = 0
     refused: list[str] = field(default_factory=list)  # files left out, and why
     written: bool = False
+    forgotten: list[str] = field(default_factory=list)  # Ids whose line was deleted from the block
+    note: str = ""  # why deleted lines were not read as forgetting (the block is rendered again)
 
     def line(self) -> str:
         imported = ", ".join(f"{n} {what}" for what, n in sorted(self.counts.items())) or "nothing"
         refused = f"; left out: {'; '.join(self.refused)}" if self.refused else ""
+        forgot = (f"; forgot {', '.join(self.forgotten)} (deleted from MEMORY.md; "
+                  "`gitmem forget --undo ID` brings one back)") if self.forgotten else ""
+        note = f"; {self.note}" if self.note else ""
         return (f"native memory {self.path}: imported {imported}; lists {self.listed} of "
-                f"{self.total} entries of {self.workspace}{refused}")
+                f"{self.total} entries of {self.workspace}{refused}{forgot}{note}")
 
 
 # -- the machine-local list ----------------------------------------------------------------------
@@ -100,6 +105,7 @@ def run_pass(store: Store, project: Path, home: Path) -> PassReport:
         text = _current(report.path)
         cut = nb.split(text)
         hand = nb.hand_lines(cut.block or [], rendered)
+        _forget_deleted(store, cut.block, rendered, report)
         here = _inbound(store, project, folder, home, hand, record, report)
         report.workspace = project_workspace(store, project)
         rows, report.total = ranked_rows(store, report.workspace, here)
@@ -118,6 +124,25 @@ def run_pass(store: Store, project: Path, home: Path) -> PassReport:
             projects[str(project)] = wanted
             _save(store.root, projects)
     return report
+
+
+def _forget_deleted(store: Store, block: list[str] | None, rendered: list[str] | None,
+                    report: PassReport) -> None:
+    """Forget (as `gitmem forget` does: undoable) each entry whose line was deleted from the
+    block since the last rendering, when the entry is still as that rendering showed it."""
+    from gitmem.verbs.entries import update_entry
+
+    gone, report.note = nb.deleted_rows(block, rendered)
+    for entry_id, line in gone:
+        try:
+            entry = store.locate(entry_id).entry
+        except GitmemError:
+            continue  # gone or moved since: nothing to forget here
+        if entry.is_forgotten or nb.entry_line(nb.Row(entry_id, entry.title)) != line:
+            continue  # changed since it was rendered: the deletion was of another text
+        update_entry(store, "forget (deleted from Claude Code's MEMORY.md)", entry_id,
+                     Forgotten=store.today().isoformat())
+        report.forgotten.append(entry_id)
 
 
 def fingerprint(folder: Path) -> str:

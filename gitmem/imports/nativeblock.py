@@ -83,6 +83,24 @@ def hand_lines(block: list[str], rendered: list[str] | None) -> list[tuple[int, 
     return found
 
 
+def deleted_rows(block: list[str] | None, rendered: list[str] | None) -> tuple[list[tuple[str, str]], str]:
+    """(Id, line) of the entry lines of the last rendering that are gone from the block now (a person or
+    Claude Code deleted them), and a note when the block is read as "render again" instead: no
+    record of the last rendering, no block (deleted whole, or a marker broken), or every entry
+    line gone at once. A line edited in place keeps its Id: that is an edit, not a deletion."""
+    if rendered is None:
+        return [], ""
+    listed = [(found, line) for line in rendered if (found := rendered_id(line))]
+    if block is None:
+        return [], "no gitmem block in MEMORY.md (removed or its markers broken): rendered again, nothing forgotten"
+    present = {line.strip() for line in block}
+    kept_ids = {found for line in block if (found := rendered_id(line))}
+    gone = [(ident, line) for ident, line in listed if line not in present and ident not in kept_ids]
+    if listed and len(gone) == len(listed):
+        return [], "every entry line of the gitmem block was gone: rendered again, nothing forgotten"
+    return gone, ""
+
+
 def rendered_id(line: str) -> str | None:
     """The Id a block line ends with, as gitmem renders it (None: a line without one)."""
     found = _ENTRY_LINE.match(line.strip())

@@ -4,7 +4,8 @@ read and written as few times as it can be.
 At most FLUSH entries wait in memory (a streamed import of any size holds a bounded amount);
 then every file with waiting entries is read once, changed and written once. Sources are read
 folder by folder, so a topic file is usually written once. The last few files written stay
-parsed (CACHE of them), for the next group and for looking up an entry an earlier import made.
+parsed (CACHE of them, and no more than CACHE_ENTRIES entries in all: topic files grow with
+the import), for the next group and for looking up an entry an earlier import made.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from gitmem.store.store import Store, WriteTxn
 
 FLUSH = 2000
 CACHE = 64
+CACHE_ENTRIES = 4000
 
 
 @dataclass
@@ -35,6 +37,7 @@ class TopicWriter:
         self.count = 0
         self.cache: OrderedDict[str, TopicFile | None] = OrderedDict()
         self.registered: set[str] = set()
+        self.cached_entries = 0
 
     def document(self, relpath: str) -> TopicFile | None:
         """The file as this import has written it so far (parsed once while it stays cached)."""
@@ -46,10 +49,12 @@ class TopicWriter:
         return document
 
     def _keep(self, relpath: str, document: TopicFile | None) -> None:
+        self.cache.pop(relpath, None)
         self.cache[relpath] = document
-        self.cache.move_to_end(relpath)
-        while len(self.cache) > CACHE:
-            self.cache.popitem(last=False)
+        self.cached_entries = sum(len(d.entries) for d in self.cache.values() if d is not None)
+        while len(self.cache) > 1 and (len(self.cache) > CACHE or self.cached_entries > CACHE_ENTRIES):
+            _, dropped = self.cache.popitem(last=False)
+            self.cached_entries -= len(dropped.entries) if dropped is not None else 0
 
     def add(self, relpath: str, item: Pending) -> None:
         if self.txn is None:
@@ -77,4 +82,6 @@ class TopicWriter:
                     document.entries[index] = item.entry
             self.store.write_topic(self.txn, relpath, document)
             self._keep(relpath, document)
+        # Cataloged now, their parsed copies let go: the transaction holds a group, not the import.
+        self.store.settle(self.txn, list(self.pending))
         self.pending, self.count = {}, 0

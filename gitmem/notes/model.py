@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from gitmem.errors import InvalidInputError
+from gitmem.notes.actionlog import Action as Action  # re-exported: where readers look for it
+from gitmem.notes.actionlog import ActionLog
 
 
 @dataclass(frozen=True)
@@ -52,39 +54,24 @@ class SourceFile:
     skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, why) left out, reported
 
 
-@dataclass(frozen=True, slots=True)  # an import of 10,000 notes keeps ~90,000 of them
-class Action:
-    """What the import did (or would do) with one note, item or link."""
-
-    action: str  # added | updated | unchanged | duplicate | kept-edit | forgotten | linked | unlinked
-    id: str | None
-    path: str  # where in the store
-    source: str  # file:line in the source
-    title: str
-
-    def as_json(self) -> dict[str, Any]:
-        return {"action": self.action, "id": self.id, "path": self.path, "source": self.source,
-                "title": self.title}
-
-
 @dataclass
 class ImportReport:
     tool: str
     dry_run: bool
     files: int = 0
-    actions: list[Action] = field(default_factory=list)
+    actions: ActionLog = field(default_factory=ActionLog)  # bounded memory, whatever its length
     commit: str | None = None
 
     def counts(self) -> dict[str, int]:
-        found: dict[str, int] = {}
-        for action in self.actions:
-            found[action.action] = found.get(action.action, 0) + 1
-        return found
+        return self.actions.counts()
+
+    def head_json(self) -> dict[str, Any]:
+        """Everything but the actions (a large report is written out one action at a time)."""
+        return {"tool": self.tool, "dry_run": self.dry_run, "files": self.files,
+                "counts": self.counts(), "commit": self.commit}
 
     def as_json(self) -> dict[str, Any]:
-        return {"tool": self.tool, "dry_run": self.dry_run, "files": self.files,
-                "counts": self.counts(), "commit": self.commit,
-                "actions": [a.as_json() for a in self.actions]}
+        return {**self.head_json(), "actions": [a.as_json() for a in self.actions]}
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,7 +71,6 @@ class Store(StoreBase):
                 raise
             self.finish(txn)
 
-
     def _committed_text(self, relpath: str) -> str | None:
         data = self.git.read_file_at("HEAD", relpath)
         return None if data is None else data.decode("utf-8", "replace")
@@ -102,12 +101,19 @@ class Store(StoreBase):
             yield
         finally:
             changed = [p for p in txn.touched if before.get(p) != self._stamp(p)]
-            self.catalog.refresh(changed, self._read_lenient)
+            self.settle(txn, changed, self._read_lenient)
             for relpath in changed:
-                txn.parsed.pop(relpath, None)
-                txn.cataloged.add(relpath)
                 if self._batch_stamps is not None:
                     self._batch_stamps[relpath] = self._stamp(relpath)
+
+    def settle(self, txn: WriteTxn, relpaths: list[str],
+               read: Callable[[str], TopicFile | None] | None = None) -> None:
+        """Catalog files this write has changed so far and drop their parsed copies: a long write
+        holds only what it still needs (undo() puts the catalog back if the write fails)."""
+        self.catalog.refresh(relpaths, read or (lambda p: txn.parsed.get(p) or self.read_file(p)))
+        for relpath in relpaths:
+            txn.parsed.pop(relpath, None)
+            txn.cataloged.add(relpath)
 
     def _stamp(self, relpath: str) -> str:
         """A fingerprint of a file's bytes ('' when absent): did it change since?"""

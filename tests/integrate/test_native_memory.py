@@ -323,3 +323,95 @@ def test_a_worktree_of_the_project_shares_its_folder(gm: Cli, project: Path, tmp
     ok(gm, "integrate", "claude-code", "--project", str(linked), "--native-memory")
     assert nb.BEGIN in (folder / "MEMORY.md").read_text(encoding="utf-8")
     assert folder_of(linked) == folder  # what `gitmem import claude-code` reads there too
+
+
+def _fields(gm: Cli, entry_id: str, env: dict[str, str] | None = None) -> dict[str, str]:
+    done = gm("show", entry_id, "--json", env=env)
+    assert done.exit_code == 0, done.output
+    shown = json.loads(done.stdout)
+    return shown.get("fields") or shown["entry"]["fields"]
+
+
+def _said(gm: Cli, *args: str, env: dict[str, str] | None = None) -> str:
+    """What a command printed, stderr too (the native pass reports there)."""
+    done = gm(*args, env=env)
+    assert done.exit_code == 0, done.output
+    return done.output
+
+
+def _line_with(index: Path, words: str) -> str:
+    return next(line for line in block_of(index.read_text(encoding="utf-8")) if words in line)
+
+
+def test_a_line_deleted_on_one_machine_forgets_its_entry_on_both(tmp_path: Path, bare_remote: Path) -> None:
+    a, project_a, env_a = _machine(tmp_path, "a", bare_remote)
+    for text in ("The API answers on port 8080", "Deploys go out on Tuesdays"):
+        ok(a, "remember", text, "-l", "semantic", "--scope", "workspace", "-w", "acme-api", env=env_a)
+    ok(a, "sync", env=env_a)
+    b, project_b, env_b = _machine(tmp_path, "b", bare_remote)
+    ok(b, "sync", env=env_b)
+    native = ("integrate", "claude-code", "--native-memory")
+    ok(a, *native, "--project", str(project_a), env=env_a)
+    ok(b, *native, "--project", str(project_b), env=env_b)
+    on_a = folder_of(project_a, Path(env_a["HOME"])) / "MEMORY.md"
+    on_b = folder_of(project_b, Path(env_b["HOME"])) / "MEMORY.md"
+    line = _line_with(on_a, "Tuesdays")
+    entry_id = nb.rendered_id(line)
+    assert entry_id and line in block_of(on_b.read_text(encoding="utf-8"))
+    # Deleted by hand (or by Claude Code) on A: the next pass forgets the entry, and says so.
+    on_a.write_text(on_a.read_text(encoding="utf-8").replace(line + "\n", ""), encoding="utf-8")
+    said = _said(a, *native, "--project", str(project_a), env=env_a)
+    assert f"forgot {entry_id}" in said
+    assert _fields(a, entry_id, env_a).get("Forgotten")
+    assert "port 8080" in _line_with(on_a, "port 8080")  # the other line stays, and its entry
+    ok(a, "sync", env=env_a)
+    ok(b, "sync", env=env_b)
+    ok(b, *native, "--project", str(project_b), env=env_b)
+    assert _fields(b, entry_id, env_b).get("Forgotten")
+    block_b = "\n".join(block_of(on_b.read_text(encoding="utf-8")))
+    assert "Tuesdays" not in block_b and "port 8080" in block_b
+    # The same forget as `gitmem forget`: undone the same way, and listed again.
+    ok(b, "forget", entry_id, "--undo", env=env_b)
+    ok(b, *native, "--project", str(project_b), env=env_b)
+    assert "Tuesdays" in _line_with(on_b, "Tuesdays")
+
+
+def test_a_block_removed_or_emptied_is_rendered_again_and_forgets_nothing(gm: Cli, project: Path) -> None:
+    folder = claude_writes(project)
+    for text in ("The API answers on port 8080", "Deploys go out on Tuesdays"):
+        ok(gm, "remember", text, "-l", "semantic", "--scope", "workspace", "-w", "acme-api")
+    ok(gm, "integrate", "claude-code", "--project", str(project), "--native-memory")
+    index = folder / "MEMORY.md"
+    ids = [i for line in block_of(index.read_text(encoding="utf-8")) if (i := nb.rendered_id(line))]
+    assert len(ids) >= 2
+    # The whole block deleted: read as "render again".
+    index.write_text(nb.outside(index.read_text(encoding="utf-8")), encoding="utf-8")
+    said = _said(gm, "integrate", "claude-code", "--project", str(project), "--native-memory")
+    assert "rendered again, nothing forgotten" in said
+    # Every entry line deleted at once, the markers left: the same.
+    text = index.read_text(encoding="utf-8")
+    index.write_text("\n".join(line for line in text.split("\n") if not nb.rendered_id(line)), encoding="utf-8")
+    said = _said(gm, "integrate", "claude-code", "--project", str(project), "--native-memory")
+    assert "rendered again, nothing forgotten" in said
+    assert all(not _fields(gm, entry_id).get("Forgotten") for entry_id in ids)
+    assert all(entry_id in index.read_text(encoding="utf-8") for entry_id in ids)
+
+
+def test_a_deleted_line_whose_entry_changed_since_forgets_nothing(gm: Cli, project: Path) -> None:
+    folder = claude_writes(project)
+    for text in ("The API answers on port 8080", "Deploys go out on Tuesdays"):
+        ok(gm, "remember", text, "-l", "semantic", "--scope", "workspace", "-w", "acme-api")
+    ok(gm, "integrate", "claude-code", "--project", str(project), "--native-memory")
+    index = folder / "MEMORY.md"
+    line = _line_with(index, "Tuesdays")
+    entry_id = nb.rendered_id(line)
+    assert entry_id
+    for topic in gm.root.rglob("*.md"):  # a person edits the entry in its topic file
+        text = topic.read_text(encoding="utf-8")
+        if "Tuesdays" in text and ".git" not in topic.parts:
+            topic.write_text(text.replace("Tuesdays", "Wednesdays"), encoding="utf-8")
+    index.write_text(index.read_text(encoding="utf-8").replace(line + "\n", ""), encoding="utf-8")
+    said = _said(gm, "integrate", "claude-code", "--project", str(project), "--native-memory")
+    assert "forgot" not in said
+    assert not _fields(gm, entry_id).get("Forgotten")
+    assert "Wednesdays" in _line_with(index, "Wednesdays")

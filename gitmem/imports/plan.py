@@ -1,0 +1,95 @@
+"""What an import's checking pass learns as it reads, kept in a temporary database on disk.
+
+The checking pass must remember, for every note it has read, the names a link may use, the
+Source of every entry an earlier import (or this one) made, and the digest of every text it
+has written; the writing pass resolves links by name. Held in dicts these grew with the number
+of notes (most of an import's peak memory); in a private temporary SQLite database (deleted
+when closed) with a small page cache they cost the same memory for 2,000 notes or 20,000.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import astuple, dataclass
+
+CACHE_KIB = 2048  # SQLite's page cache for the plan: past it, pages live in the temporary file
+
+SCHEMA = """
+CREATE TABLE names (name TEXT PRIMARY KEY, id TEXT NOT NULL);
+CREATE TABLE known (origin TEXT PRIMARY KEY, relpath TEXT, id TEXT, recorded TEXT, current TEXT,
+                    forgotten INTEGER, related TEXT, fresh INTEGER);
+CREATE TABLE seen (key TEXT PRIMARY KEY, id TEXT NOT NULL);
+CREATE TABLE links (n INTEGER PRIMARY KEY, id TEXT, kind TEXT, name TEXT, source TEXT);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """An entry an earlier import of this tool made, as much as a later import needs of it."""
+
+    relpath: str
+    id: str
+    recorded: str  # its Import-hash
+    current: str  # the digest of its text now (differs from `recorded`: a person edited it)
+    forgotten: bool
+    related: str
+    fresh: bool = False  # made by this import: a second note from the same place is not written
+
+
+class PlanIndex:
+    """Names, known entries, written texts and (for a dry run) links of one import."""
+
+    def __init__(self) -> None:
+        # "" opens a private temporary database on disk, removed when the connection closes.
+        self.db = sqlite3.connect("", isolation_level=None)
+        self.db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
+        self.db.execute("PRAGMA journal_mode=OFF")
+        self.db.execute("PRAGMA synchronous=OFF")
+        self.db.executescript(SCHEMA)
+        self.db.execute("BEGIN")  # one transaction for the whole plan: nothing here must last
+
+    def name(self, key: str) -> str | None:
+        row = self.db.execute("SELECT id FROM names WHERE name=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def add_name(self, key: str, entry_id: str) -> None:
+        """The first entry to use a name keeps it."""
+        self.db.execute("INSERT OR IGNORE INTO names VALUES (?, ?)", (key, entry_id))
+
+    def known(self, origin: str) -> Known | None:
+        row = self.db.execute("SELECT relpath, id, recorded, current, forgotten, related, fresh "
+                              "FROM known WHERE origin=?", (origin,)).fetchone()
+        if row is None:
+            return None
+        relpath, entry_id, recorded, current, forgotten, related, fresh = row
+        return Known(relpath, entry_id, recorded, current, bool(forgotten), related, bool(fresh))
+
+    def set_known(self, origin: str, known: Known) -> None:
+        self.db.execute("INSERT OR REPLACE INTO known VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (origin, *astuple(known)))
+
+    def seen(self, scope: str, layer: str, digest: str) -> str | None:
+        row = self.db.execute("SELECT id FROM seen WHERE key=?", (f"{scope}\0{layer}\0{digest}",)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_seen(self, scope: str, layer: str, digest: str, entry_id: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO seen VALUES (?, ?)", (f"{scope}\0{layer}\0{digest}", entry_id))
+
+    def add_link(self, entry_id: str, kind: str, name: str, source: str) -> None:
+        self.db.execute("INSERT INTO links (id, kind, name, source) VALUES (?, ?, ?, ?)",
+                        (entry_id, kind, name, source))
+
+    def links(self) -> Iterator[tuple[str, str, str, str]]:
+        """Every link, in the order the notes named them."""
+        for row in self.db.execute("SELECT id, kind, name, source FROM links ORDER BY n"):
+            yield row[0], row[1], row[2], row[3]
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> PlanIndex:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
