@@ -33,6 +33,7 @@ from gitmem.web import (
 )
 from gitmem.web.access import Access, Guard
 from gitmem.web.html import notice, page
+from gitmem.web.timing import ServerTiming, with_cpu
 
 ASSETS = Path(__file__).parent / "assets"
 ASSET_TYPES = {".css": "text/css", ".js": "text/javascript"}
@@ -66,6 +67,9 @@ class Page:
 
     def render(self, request: Request, view: View) -> Response:
         """Run one view on a freshly opened store; a gitmem error becomes a page with a 4xx."""
+        return with_cpu(lambda: self._render(request, view))
+
+    def _render(self, request: Request, view: View) -> Response:
         query = request.query_params.get("q", "")
         try:
             store = self.open()
@@ -112,15 +116,7 @@ def routes(app: Page) -> list[Route]:
     def search(request: Request) -> Response:
         query, filters = request.query_params.get("q", ""), _filters(request)
         if request.query_params.get("partial"):  # the live search asks for the results alone
-            try:
-                store = app.open()
-                try:
-                    with store.git.one_status():
-                        return HTMLResponse(views.search_results(store, query, filters))
-                finally:
-                    app.close(store)
-            except GitmemError as exc:
-                return HTMLResponse(notice(str(exc), "error"), status_code=_status_of(exc))
+            return with_cpu(lambda: _results_part(app, query, filters))
         return app.render(request, lambda s, r: (200, "Search", views.search_form(query, filters)
                                                  + views.search_results(s, query, filters)))
 
@@ -170,6 +166,19 @@ def routes(app: Page) -> list[Route]:
     ]
 
 
+def _results_part(app: Page, query: str, filters: dict[str, str]) -> Response:
+    """The results of a search alone, as the search as you type fetches them."""
+    try:
+        store = app.open()
+        try:
+            with store.git.one_status():
+                return HTMLResponse(views.search_results(store, query, filters))
+        finally:
+            app.close(store)
+    except GitmemError as exc:
+        return HTMLResponse(notice(str(exc), "error"), status_code=_status_of(exc))
+
+
 async def _run_action(app: Page, path: str, form: dict[str, str]) -> Response:
     from starlette.concurrency import run_in_threadpool
 
@@ -204,4 +213,4 @@ def build(root: Path, *, port: int, workspace: str | None = None, cwd: Path | No
     warm.enable()  # this process serves many requests: keep what each would open again
     app = Page(root, workspace, cwd or Path(caller.cwd()), access)
     views.FIRST_LOOK.start(app.open, app.close)
-    return Guard(Starlette(routes=routes(app)), access), access
+    return ServerTiming(Guard(Starlette(routes=routes(app)), access)), access

@@ -16,10 +16,11 @@ from gitmem.web.html import (
     GRADES,
     attr,
     badge,
-    entry_card,
+    entry_cards,
     freshness_chart,
     notice,
     shown,
+    shown_all,
     table,
     url,
 )
@@ -168,8 +169,7 @@ def topic(store: Store, csrf: str, path: str) -> tuple[int, str]:
     records = topic_records(store, path)
     if not records:
         return 200, notice(f"no entries in {path} yet")
-    return 200, f"<p><code>{shown(path)}</code></p>" + "".join(
-        entry_card(r, csrf) for r in records)
+    return 200, f"<p><code>{shown(path)}</code></p>" + entry_cards(records, csrf)
 
 
 def search_form(query: str, filters: dict[str, str]) -> str:
@@ -208,13 +208,14 @@ def search_results(store: Store, query: str, filters: dict[str, str]) -> str:
     if not hits:
         return '<div id="results" aria-live="polite"><p>No matches.</p></div>'
     items = []
-    for hit in hits:
+    paths = shown_all(hit["path"] for hit in hits)  # the verb masked title and snippet already
+    for hit, path in zip(hits, paths, strict=True):
         ref = hit.get("ref") or hit.get("id") or ""
-        title = escape(hit["title"])  # the search verb masked title and snippet already
+        title = escape(hit["title"])
         link = f'<a href="{url("/entry", id=ref)}">{title}</a>' if ref else title
         items.append(
             f'<li class="hit"><h2>{link} {badge(hit.get("freshness", "fresh"))}</h2>'
-            f'<p class="where"><code>{shown(hit["path"])}:{hit["line"]}</code>'
+            f'<p class="where"><code>{path}:{hit["line"]}</code>'
             f' {escape(hit["scope"])}/{escape(hit["layer"])}</p>'
             f'<p class="snippet">{escape(hit.get("snippet", ""))}</p></li>'
         )
