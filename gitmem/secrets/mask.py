@@ -44,7 +44,7 @@ def hide_secrets(text: str, tokens: Iterable[str] = ()) -> str:
     for rule, pins in zip(RULES, rule_needles(), strict=True):
         if pins is not None and present.isdisjoint(pins):
             continue  # none of its needles in the text: it cannot match
-        for i in candidate_lines(folded, whole, pins):
+        for i in candidate_lines(folded, whole, pins, present):
             found = rule.values(lines[i])
             if found:
                 spans.setdefault(i, []).extend(found)

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -87,7 +88,12 @@ class Page:
             body = notice(done) + body
         return HTMLResponse(page(title, body, current=request.url.path, query=query,
                                  csrf=self.access.csrf),
-                            status_code=status)
+                            status_code=status, background=_first_look_after())
+
+
+def _first_look_after() -> BackgroundTask | None:
+    """The first look at the store, begun once this answer is sent (views.FirstLook)."""
+    return BackgroundTask(views.FIRST_LOOK.begin) if views.FIRST_LOOK.pending() else None
 
 
 def _filters(request: Request) -> dict[str, str]:
