@@ -6,8 +6,10 @@ at the empty store, as after a `git pull` of every entry), start `gitmem web --n
 until its first page answers and until the overview shows its counts (the first look has read
 every file), then, interleaved per round: the overview, one topic file, one entry with its
 history, a full search page, the results part the page fetches as you type, a static file (what
-any answer costs), the CLI search (GITMEM_SERVE=off) and `git grep`. Times are loopback round
-trips, start of request to last byte: server time plus well under a millisecond.
+any answer costs), the CLI search (GITMEM_SERVE=off) and `git grep`. Each page is reported three
+ways: the loopback round trip (start of request to last byte), the server time the answer's
+`Server-Timing` header gives (`app`: request in to headers out, the view included) and the CPU
+time of the thread that ran the view (`cpu`), which a loaded machine inflates least.
 
     .venv/bin/python bench/bench_web.py [--sizes 10000,50000] [--rounds 15]
     .venv/bin/python bench/bench_web.py --quick       # 1,000 entries, 5 rounds: a smoke run
@@ -32,6 +34,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_serve import GIT_ENV, WORDS, make_store, run_ms  # noqa: E402
 from benchutil import GITMEM, print_medians  # noqa: E402
 
+from gitmem.web.timing import durations  # noqa: E402
+
 
 class Page:
     def __init__(self, start_url: str) -> None:
@@ -49,12 +53,17 @@ class Page:
         return answer
 
     def ms(self, path: str) -> float:
+        return self.timed(path)[0]
+
+    def timed(self, path: str) -> tuple[float, dict[str, float]]:
+        """The round trip in ms, and the answer's Server-Timing (app: server time, cpu: the
+        view thread's CPU time)."""
         start = time.perf_counter()
         answer = self.get(path)
         elapsed = (time.perf_counter() - start) * 1000
         if answer.status != 200:
             raise SystemExit(f"{path} answered {answer.status}")
-        return elapsed
+        return elapsed, durations([answer.getheader("server-timing") or ""])
 
 
 def first_paths(root: Path, count: int) -> tuple[str, list[str]]:
@@ -98,7 +107,11 @@ def measure(size: int, rounds: int) -> dict[str, list[float]]:
                                ("search page", f"/search?q={word}"),
                                ("search as you type (results part)", f"/search?q={word[:4]}&partial=1"),
                                ("a static file (the server's floor)", "/static/style.css")):
-                got.setdefault(name, []).append(page.ms(path))
+                trip, server = page.timed(path)
+                got.setdefault(name, []).append(trip)
+                for metric, label in (("app", "server time"), ("cpu", "server CPU")):
+                    if metric in server:
+                        got.setdefault(f"{name}: {label}", []).append(server[metric])
             got.setdefault("CLI search (GITMEM_SERVE=off)", []).append(
                 run_ms([*GITMEM, "--root", str(root), "search", word, "--json"], env))
             got.setdefault("git grep -l -i -w WORD", []).append(

@@ -67,12 +67,14 @@ def installed_version() -> str | None:
     return match.group(1) if match else None
 
 
-def candidate_lines(folded: list[str], whole: str, pins: tuple[str, ...] | None) -> list[int] | range:
+def candidate_lines(folded: list[str], whole: str, pins: tuple[str, ...] | None,
+                    held: set[str] | None = None) -> list[int] | range:
     """Indexes of the (folded) lines a pattern with these needles can match: those holding one
-    of its needles, every line when it has none."""
+    of its needles, every line when it has none. `held`: every needle the text holds, when the
+    caller looked for them already (present_needles): a set look-up, not a search of the text."""
     if pins is None:
         return range(len(folded))
-    present = [pin for pin in pins if pin in whole]
+    present = [pin for pin in pins if pin in (whole if held is None else held)]
     if not present:
         return []
     # Find the needles in the whole text and map each place to its line: every line holding a
@@ -130,7 +132,7 @@ class Gate:
         for (source, flags), pins, group in zip(self.sources, self.pins, self.groups, strict=True):
             if present is not None and pins is not None and present.isdisjoint(pins):
                 continue  # none of its needles in the text: it cannot match
-            candidates = candidate_lines(folded, whole, pins)
+            candidates = candidate_lines(folded, whole, pins, present)
             if not candidates:
                 continue
             pattern = compiled(source, flags)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from gitmem.redaction import redact
@@ -44,7 +44,7 @@ def hide_secrets(text: str, tokens: Iterable[str] = ()) -> str:
     for rule, pins in zip(RULES, rule_needles(), strict=True):
         if pins is not None and present.isdisjoint(pins):
             continue  # none of its needles in the text: it cannot match
-        for i in candidate_lines(folded, whole, pins):
+        for i in candidate_lines(folded, whole, pins, present):
             found = rule.values(lines[i])
             if found:
                 spans.setdefault(i, []).extend(found)
@@ -54,6 +54,20 @@ def hide_secrets(text: str, tokens: Iterable[str] = ()) -> str:
     for i, found in spans.items():
         lines[i] = _masked(lines[i], found)
     return "\n".join(lines)
+
+
+def hide_all(texts: Sequence[str], tokens: Iterable[str] = ()) -> list[str]:
+    """Each text as hide_secrets shows it, in one pass over them all while none holds a secret.
+
+    Every rule reads a line at a time, and the joined texts are the same lines, so a text that
+    would change alone changes the whole; a private key block may reach past its text there,
+    which only sends the texts through one by one. A page of hits or cards costs one mask
+    instead of one per string (~80 µs each, mostly the look for every needle)."""
+    tokens = tuple(tokens)
+    whole = "\n".join(texts)
+    if hide_secrets(whole, tokens) == whole:
+        return list(texts)
+    return [hide_secrets(text, tokens) for text in texts]
 
 
 _NEEDLES: tuple[object, frozenset[str]] | None = None

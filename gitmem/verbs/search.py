@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import InvalidInputError, StoreStateError
 from gitmem.format import layers as L
-from gitmem.secrets.mask import hide_secrets
+from gitmem.secrets.mask import hide_all, hide_secrets
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
@@ -71,7 +71,7 @@ def search(
             record_access(target.root, found, access_stamp(store.now()))
         # A shallow copy: the hit's fields are plain values, and asdict's deep copy was a fifth
         # of a search's time.
-        return [_shown({f.name: getattr(hit, f.name) for f in fields(hit)}) for hit in hits]
+        return _shown([{f.name: getattr(hit, f.name) for f in fields(hit)} for hit in hits])
 
     from gitmem.spaces.search import search_spaces
     from gitmem.verbs.suspects import mark_hits
@@ -81,16 +81,18 @@ def search(
     return results
 
 
-def _shown(hit: dict[str, Any]) -> dict[str, Any]:
-    """A hit as printed: a credential stored in its text is never shown."""
-    if hit.get("explain") is None:
-        hit.pop("explain", None)
-    else:
-        hit["explain"] = _masked(hit["explain"])
-    for name in ("title", "snippet", "source"):
-        if isinstance(hit.get(name), str):
-            hit[name] = hide_secrets(hit[name])
-    return hit
+def _shown(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Hits as printed: a credential stored in their text is never shown (one mask for them all)."""
+    places = [(hit, name) for hit in hits for name in ("title", "snippet", "source")
+              if isinstance(hit.get(name), str)]
+    for (hit, name), text in zip(places, hide_all([hit[name] for hit, name in places]), strict=True):
+        hit[name] = text
+    for hit in hits:
+        if hit.get("explain") is None:
+            hit.pop("explain", None)
+        else:
+            hit["explain"] = _masked(hit["explain"])
+    return hits
 
 
 def _masked(value: Any) -> Any:

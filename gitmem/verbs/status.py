@@ -86,6 +86,14 @@ def totals(store: Store) -> dict[str, Any]:
     return copy.deepcopy(found)
 
 
+def totals_cheap(store: Store) -> bool:
+    """Whether totals() reads little: the catalog is at HEAD already, so only the work tree's
+    changes are read and the summaries cost a stat per unchanged file. A store never read, or
+    one a pull moved, has its files read first (seconds at 50,000 entries)."""
+    store.require()
+    return not store.catalog.is_empty() and store.catalog.get_meta("head") == store.git.head_oid()
+
+
 # What totals() reads besides the memory files and memory.json: the conflicts the last sync noted.
 TOTALS_READ = (SYNC_STATE,)
 

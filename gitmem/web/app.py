@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -33,6 +34,7 @@ from gitmem.web import (
 )
 from gitmem.web.access import Access, Guard
 from gitmem.web.html import notice, page
+from gitmem.web.timing import ServerTiming, with_cpu
 
 ASSETS = Path(__file__).parent / "assets"
 ASSET_TYPES = {".css": "text/css", ".js": "text/javascript"}
@@ -66,6 +68,9 @@ class Page:
 
     def render(self, request: Request, view: View) -> Response:
         """Run one view on a freshly opened store; a gitmem error becomes a page with a 4xx."""
+        return with_cpu(lambda: self._render(request, view))
+
+    def _render(self, request: Request, view: View) -> Response:
         query = request.query_params.get("q", "")
         try:
             store = self.open()
@@ -83,7 +88,12 @@ class Page:
             body = notice(done) + body
         return HTMLResponse(page(title, body, current=request.url.path, query=query,
                                  csrf=self.access.csrf),
-                            status_code=status)
+                            status_code=status, background=_first_look_after())
+
+
+def _first_look_after() -> BackgroundTask | None:
+    """The first look at the store, begun once this answer is sent (views.FirstLook)."""
+    return BackgroundTask(views.FIRST_LOOK.begin) if views.FIRST_LOOK.pending() else None
 
 
 def _filters(request: Request) -> dict[str, str]:
@@ -112,15 +122,7 @@ def routes(app: Page) -> list[Route]:
     def search(request: Request) -> Response:
         query, filters = request.query_params.get("q", ""), _filters(request)
         if request.query_params.get("partial"):  # the live search asks for the results alone
-            try:
-                store = app.open()
-                try:
-                    with store.git.one_status():
-                        return HTMLResponse(views.search_results(store, query, filters))
-                finally:
-                    app.close(store)
-            except GitmemError as exc:
-                return HTMLResponse(notice(str(exc), "error"), status_code=_status_of(exc))
+            return with_cpu(lambda: _results_part(app, query, filters))
         return app.render(request, lambda s, r: (200, "Search", views.search_form(query, filters)
                                                  + views.search_results(s, query, filters)))
 
@@ -170,6 +172,19 @@ def routes(app: Page) -> list[Route]:
     ]
 
 
+def _results_part(app: Page, query: str, filters: dict[str, str]) -> Response:
+    """The results of a search alone, as the search as you type fetches them."""
+    try:
+        store = app.open()
+        try:
+            with store.git.one_status():
+                return HTMLResponse(views.search_results(store, query, filters))
+        finally:
+            app.close(store)
+    except GitmemError as exc:
+        return HTMLResponse(notice(str(exc), "error"), status_code=_status_of(exc))
+
+
 async def _run_action(app: Page, path: str, form: dict[str, str]) -> Response:
     from starlette.concurrency import run_in_threadpool
 
@@ -204,4 +219,4 @@ def build(root: Path, *, port: int, workspace: str | None = None, cwd: Path | No
     warm.enable()  # this process serves many requests: keep what each would open again
     app = Page(root, workspace, cwd or Path(caller.cwd()), access)
     views.FIRST_LOOK.start(app.open, app.close)
-    return Guard(Starlette(routes=routes(app)), access), access
+    return ServerTiming(Guard(Starlette(routes=routes(app)), access)), access

@@ -7,12 +7,12 @@ taken from the store passes through the secret mask first (`shown`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 from urllib.parse import urlencode
 
-from gitmem.secrets.mask import hide_secrets
+from gitmem.secrets.mask import hide_all, hide_secrets
 
 NAV = (("/", "Overview"), ("/browse", "Browse"), ("/search", "Search"),
        ("/conflicts", "Conflicts"), ("/hot", "Hot memory"), ("/review", "Review"),
@@ -23,6 +23,11 @@ GRADES = ("fresh", "aging", "stale", "expired")
 def shown(text: object) -> str:
     """Store text as the page shows it: secrets masked, then HTML-escaped."""
     return escape(hide_secrets(str(text)))
+
+
+def shown_all(texts: Iterable[object]) -> list[str]:
+    """Store texts as the page shows them, masked in one pass (hide_all), then HTML-escaped."""
+    return [escape(text) for text in hide_all([str(text) for text in texts])]
 
 
 def attr(text: object) -> str:
@@ -40,12 +45,17 @@ _RENDERERS = threading.local()  # one renderer per thread: making one costs more
 
 def markdown(text: str) -> str:
     """An entry body rendered as CommonMark, raw HTML shown as text, secrets masked."""
+    return _rendered(hide_secrets(text))
+
+
+def _rendered(masked: str) -> str:
+    """A body whose secrets are masked already, rendered as CommonMark with raw HTML as text."""
     renderer = getattr(_RENDERERS, "markdown", None)
     if renderer is None:
         from markdown_it import MarkdownIt
 
         renderer = _RENDERERS.markdown = MarkdownIt("commonmark", {"html": False})
-    return str(renderer.render(hide_secrets(text)))
+    return str(renderer.render(masked))
 
 
 def page(title: str, body: str, *, current: str = "", query: str = "", csrf: str = "") -> str:
@@ -121,30 +131,55 @@ def freshness_chart(counts: Mapping[str, Mapping[str, int]]) -> str:
             f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
+CARD_FIELDS = ("Importance", "Source", "Relates", "Supersedes", "Superseded-by")
+
+
+def entry_cards(records: Sequence[Mapping[str, Any]], csrf: str, *, heading: str = "h2") -> str:
+    """Entries as cards, every text of every card masked in one pass (hide_all)."""
+    texts = [_card_texts(record) for record in records]
+    masked = iter(hide_all([text for group in texts for text in group]))
+    return "".join(_card(record, csrf, heading, [next(masked) for _ in group])
+                   for record, group in zip(records, texts, strict=True))
+
+
 def entry_card(record: Mapping[str, Any], csrf: str, *, heading: str = "h2") -> str:
     """One entry as a card: title, body, Id, importance, freshness, source, suspect marks."""
+    return entry_cards([record], csrf, heading=heading)
+
+
+def _card_texts(record: Mapping[str, Any]) -> list[str]:
+    """The store texts a card shows, in the order _card reads them: title, Id, the fields of
+    CARD_FIELDS, where, body."""
+    fields = record.get("fields") or {}
+    where = f'{record.get("path", "")}:{record.get("line", "")}'
+    return [str(record.get("title", "")), str(record.get("ref") or record.get("id") or ""),
+            *(str(fields.get(name) or "") for name in CARD_FIELDS), where, str(record.get("body", ""))]
+
+
+def _card(record: Mapping[str, Any], csrf: str, heading: str, masked: list[str]) -> str:
+    """One card from its record and its texts already masked."""
     ref = record.get("ref") or record.get("id") or ""
     fields = record.get("fields") or {}
-    title = shown(record.get("title", ""))
+    title, shown_ref, *values, where, body = masked
+    title = escape(title)
     link = f'<a href="{url("/entry", id=ref)}">{title}</a>' if ref else title
     marks = [badge(record.get("freshness", "fresh"), record.get("label", ""))]
     if record.get("status") not in (None, "live"):
         marks.append(f'<span class="badge status">{escape(record["status"])}</span>')
     if record.get("suspect"):
         marks.append('<span class="badge suspect">suspect</span>')
-    meta = [f"<dt>Id</dt><dd><code>{shown(ref) or '(none yet)'}</code></dd>"]
-    for name in ("Importance", "Source", "Relates", "Supersedes", "Superseded-by"):
+    meta = [f"<dt>Id</dt><dd><code>{escape(shown_ref) or '(none yet)'}</code></dd>"]
+    for name, value in zip(CARD_FIELDS, values, strict=True):
         if fields.get(name):
-            meta.append(f"<dt>{name}</dt><dd>{shown(fields[name])}</dd>")
-    where = f'{record.get("path", "")}:{record.get("line", "")}'
-    meta.append(f"<dt>Where</dt><dd><code>{shown(where)}</code></dd>")
+            meta.append(f"<dt>{name}</dt><dd>{escape(value)}</dd>")
+    meta.append(f"<dt>Where</dt><dd><code>{escape(where)}</code></dd>")
     actions = ""
     if ref and record.get("status") != "conflicted":
         actions = '<div class="actions">' + button_form("/entry/verify", "Verify", csrf,
                                                         fields={"id": ref}) + "</div>"
     return (f'<article class="card" aria-labelledby="t-{attr(ref)}">'
             f'<{heading} id="t-{attr(ref)}">{link} {" ".join(marks)}</{heading}>'
-            f'<div class="body">{markdown(str(record.get("body", "")))}</div>'
+            f'<div class="body">{_rendered(body)}</div>'
             f'<dl class="meta">{"".join(meta)}</dl>{actions}</article>')
 
 

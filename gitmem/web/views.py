@@ -16,10 +16,11 @@ from gitmem.web.html import (
     GRADES,
     attr,
     badge,
-    entry_card,
+    entry_cards,
     freshness_chart,
     notice,
     shown,
+    shown_all,
     table,
     url,
 )
@@ -56,10 +57,10 @@ CHECKED = CheckedProblems()
 
 class FirstLook:
     """A store the page has never read (or one a pull changed much) costs seconds to count: its
-    catalog is brought up to HEAD and its summaries built, reading every file once. The page
-    starts that look in the background at start; the overview waits for it a moment, then
-    shows what needs no count (branch, sync, uncommitted files) rather than keep the first page
-    waiting, and the counts once the look is done."""
+    catalog is brought up to HEAD and its summaries built, reading every file once. That look
+    begins in the background once the page has answered its first request (it would slow that
+    answer); until it is done the overview shows what needs no count (branch, sync, uncommitted
+    files), and the counts after. A store whose catalog is at HEAD already is counted at once."""
 
     WAIT_SECONDS = 0.5
 
@@ -67,14 +68,33 @@ class FirstLook:
         import threading
 
         self.done = threading.Event()
-        self.done.set()  # nothing to wait for until start() begins a look
+        self.done.set()  # nothing to wait for until start() arms a look
+        self._begun = threading.Event()
+        self._store: tuple[Callable[[], Store], Callable[[Store], None]] | None = None
 
     def start(self, open_store: Callable[[], Store], close: Callable[[Store], None]) -> None:
+        """Arm the look: it begins after the first answer (begin)."""
+        self._store = (open_store, close)
+        self._begun.clear()
+        self.done.clear()
+
+    def pending(self) -> bool:
+        """Whether the look is armed and not yet begun."""
+        return self._store is not None and not self._begun.is_set()
+
+    def begin(self) -> None:
+        """Begin the armed look in the background (once)."""
         import threading
+
+        armed = self._store
+        if armed is None or self._begun.is_set():
+            return
+        self._begun.set()
 
         def run() -> None:
             from gitmem.verbs.status import totals
 
+            open_store, close = armed
             try:
                 store = open_store()
                 try:
@@ -86,11 +106,18 @@ class FirstLook:
             finally:
                 self.done.set()
 
-        self.done.clear()
         threading.Thread(target=run, name="gitmem-web-first-look", daemon=True).start()
 
-    def ready(self) -> bool:
-        return self.done.wait(self.WAIT_SECONDS)
+    def ready(self, store: Store) -> bool:
+        """Whether the overview may count now: the look is done, the counts are cheap anyway,
+        or the look (begun by an earlier answer) ends within WAIT_SECONDS."""
+        from gitmem.verbs.status import totals_cheap
+
+        if self.done.is_set():
+            return True
+        if self._begun.is_set():  # the look writes the catalog: never wait on it, only for it
+            return self.done.wait(self.WAIT_SECONDS)
+        return totals_cheap(store)
 
 
 FIRST_LOOK = FirstLook()
@@ -102,7 +129,7 @@ def overview(store: Store, csrf: str) -> str:
     from gitmem.verbs.status import glance, totals
 
     data = glance(store)
-    counted = totals(store) if FIRST_LOOK.ready() else None
+    counted = totals(store) if FIRST_LOOK.ready(store) else None
     sync = data.get("sync") or {}
     known = CHECKED.known(store)
     problems = (f'<a href="/problems">{len(known[0])}</a> (checked at {escape(known[1])})' if known
@@ -168,8 +195,7 @@ def topic(store: Store, csrf: str, path: str) -> tuple[int, str]:
     records = topic_records(store, path)
     if not records:
         return 200, notice(f"no entries in {path} yet")
-    return 200, f"<p><code>{shown(path)}</code></p>" + "".join(
-        entry_card(r, csrf) for r in records)
+    return 200, f"<p><code>{shown(path)}</code></p>" + entry_cards(records, csrf)
 
 
 def search_form(query: str, filters: dict[str, str]) -> str:
@@ -208,13 +234,14 @@ def search_results(store: Store, query: str, filters: dict[str, str]) -> str:
     if not hits:
         return '<div id="results" aria-live="polite"><p>No matches.</p></div>'
     items = []
-    for hit in hits:
+    paths = shown_all(hit["path"] for hit in hits)  # the verb masked title and snippet already
+    for hit, path in zip(hits, paths, strict=True):
         ref = hit.get("ref") or hit.get("id") or ""
-        title = escape(hit["title"])  # the search verb masked title and snippet already
+        title = escape(hit["title"])
         link = f'<a href="{url("/entry", id=ref)}">{title}</a>' if ref else title
         items.append(
             f'<li class="hit"><h2>{link} {badge(hit.get("freshness", "fresh"))}</h2>'
-            f'<p class="where"><code>{shown(hit["path"])}:{hit["line"]}</code>'
+            f'<p class="where"><code>{path}:{hit["line"]}</code>'
             f' {escape(hit["scope"])}/{escape(hit["layer"])}</p>'
             f'<p class="snippet">{escape(hit.get("snippet", ""))}</p></li>'
         )

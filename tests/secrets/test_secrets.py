@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from gitmem.secrets.mask import hide_secrets
+from gitmem.secrets.mask import hide_all, hide_secrets
 from gitmem.secrets.scan import added_lines, find_secrets
 from gitmem.store.store import Store
 from support import Cli, commit_count, git
@@ -175,6 +175,17 @@ def test_search_and_context_hide_secrets_already_stored(gm: Cli) -> None:
 def test_hiding_leaves_ordinary_text_alone(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("gitmem.redaction._SECRETS", set())  # tokens other tests registered
     assert hide_secrets(text) == text
+
+
+def test_masking_many_texts_at_once_masks_each_as_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("gitmem.redaction._SECRETS", set())
+    secretive = [text for text, _secret in KINDS.values()]
+    # A private key's BEGIN line in one text and no END: alone it is hidden to its text's end.
+    begin_only = "key: -----BEGIN RSA " + "PRIVATE KEY-----\nMIIEowIBAAKCAQEA7Zq3"
+    for texts in (ORDINARY, [*ORDINARY[:3], secretive[0], *ORDINARY[3:]], secretive,
+                  [begin_only, *ORDINARY], [ORDINARY[0], f"mirror {TOKEN}", ""], []):
+        assert hide_all(texts, [TOKEN]) == [hide_secrets(text, [TOKEN]) for text in texts]
+    assert hide_all(ORDINARY) == ORDINARY
 
 
 def test_help_and_read_verbs_never_load_the_detector(store: Store, gm: Cli) -> None:

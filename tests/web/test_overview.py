@@ -4,9 +4,11 @@ every change shows on the next request all the same."""
 from __future__ import annotations
 
 import re
+import time
+from pathlib import Path
 
 from support import git, run_gitmem
-from webpage import WebPage
+from webpage import WebPage, start_web, stop_web
 
 OFF = {"GITMEM_SERVE": "off"}
 
@@ -46,3 +48,30 @@ def test_the_conflict_count_follows_markers_by_hand_and_committed(web: WebPage) 
     other.write_text(other.read_text() + "\n<<<<<<< ours\n## L\na\n=======\n## R\nb\n>>>>>>> theirs\n")
     git(web.root, "commit", "-qam", "markers committed by a merge")
     assert shown(web.get("/").text, "Conflicts") == "1"  # the file holds HEAD's bytes: git sees no change
+
+
+def test_a_store_never_read_answers_first_and_counts_after(web_store: Path) -> None:
+    for cache in (web_store / "state").glob("catalog.sqlite*"):  # as in a fresh clone
+        cache.unlink()
+    page = start_web(web_store)
+    try:
+        signed = page.get(page.start_url[len(page.origin):], cookie=False)  # not sign_in: it reads "/"
+        page.cookie = signed.headers["set-cookie"].split(";", 1)[0]
+        first = page.get("/").text  # the first answer never waits for the first look
+        assert shown(first, "Entries") == "being counted" and shown(first, "Uncommitted files") == "0"
+        deadline = time.monotonic() + 60
+        while shown(page.get("/").text, "Entries") == "being counted":  # the look began after it
+            assert time.monotonic() < deadline, "the first look never ended"
+            time.sleep(0.1)
+        assert shown(page.get("/").text, "Entries") == "2"
+    finally:
+        stop_web(page)
+
+
+def test_a_store_whose_catalog_is_current_is_counted_on_the_first_answer(web_store: Path) -> None:
+    page = start_web(web_store)
+    try:
+        page.sign_in()
+        assert shown(page.get("/").text, "Entries") == "2"
+    finally:
+        stop_web(page)

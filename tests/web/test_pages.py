@@ -143,3 +143,15 @@ def test_problems_are_checked_on_their_page_and_shown_while_nothing_changed(web:
     problems = json.loads(cli.stdout)["problems"]
     assert problems and all(html.escape(p) in found for p in problems)
     assert re.search(rf'<a href="/problems">{len(problems)}</a>', web.get("/").text)
+
+
+def test_every_answer_says_its_server_time(web: WebPage) -> None:
+    from gitmem.web.timing import durations
+
+    for path in ("/", f"/topic?path={TOPIC}", "/search?q=staging", "/search?q=stag&partial=1",
+                 "/entry?id=global-sem-0001", "/static/style.css", "/entry?id=nope"):
+        answer = web.get(path)
+        timing = durations([answer.headers["server-timing"]])
+        assert timing["app"] >= 0, path
+        if not path.startswith("/static"):  # a view's thread time; a file needs no view
+            assert 0 <= timing["cpu"] <= timing["app"] + 1, path
