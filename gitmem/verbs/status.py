@@ -70,8 +70,25 @@ def glance(store: Store) -> dict[str, Any]:
         "remote": git.remote_url(),
         "dirty": git.dirty_paths(),
         "sync": sync_outcome(load_sync_state(store.root), git.remote_url()),
+        "tracking": tracking(store),
         **memory_work(store.root),
     }
+
+
+def tracking(store: Store) -> dict[str, int] | None:
+    """Commits only here (`ahead`) and only on the remote as last fetched (`behind`); None
+    when the branch has no remote-tracking branch yet (never synced, or no remote)."""
+    from gitmem.sync.remote import REMOTE
+
+    git = store.git
+    try:
+        head = git.head_oid()
+        if head is None:
+            return None
+        ahead, behind = git.ahead_behind(head, f"refs/remotes/{REMOTE}/{git.branch()}")
+    except (GitmemError, KeyError, ValueError):
+        return None
+    return {"ahead": ahead, "behind": behind}
 
 
 def totals(store: Store) -> dict[str, Any]:

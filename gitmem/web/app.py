@@ -109,6 +109,9 @@ def routes(app: Page) -> list[Route]:
     def problems(request: Request) -> Response:
         return app.render(request, lambda s, r: (200, "Problems", views.problems(s, csrf)))
 
+    def suspects(request: Request) -> Response:
+        return app.render(request, lambda s, r: (200, "Suspect entries", views.suspects(s, csrf)))
+
     def browse(request: Request) -> Response:
         return app.render(request, lambda s, r: (200, "Browse", views.browse(
             s, csrf, r.query_params.get("scope", ""), r.query_params.get("layer", ""))))
@@ -165,7 +168,7 @@ def routes(app: Page) -> list[Route]:
         return FileResponse(path, media_type=ASSET_TYPES[path.suffix])
 
     return [
-        Route("/", overview), Route("/problems", problems), Route("/browse", browse), Route("/topic", topic),
+        Route("/", overview), Route("/problems", problems), Route("/suspects", suspects), Route("/browse", browse), Route("/topic", topic),
         Route("/search", search), Route("/entry", entry), Route("/conflicts", conflicts),
         Route("/hot", hot), Route("/doc", document), Route("/settings", settings), Route("/review", review), Route("/static/{name}", asset),
         *[Route(path, post, methods=["POST"]) for path in actions.PATHS],

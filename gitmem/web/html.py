@@ -173,6 +173,10 @@ def _card(record: Mapping[str, Any], csrf: str, heading: str, masked: list[str])
         if fields.get(name):
             meta.append(f"<dt>{name}</dt><dd>{escape(value)}</dd>")
     meta.append(f"<dt>Where</dt><dd><code>{escape(where)}</code></dd>")
+    reasons = record.get("suspect") or []
+    if reasons:  # the newest commit that touched its code, and how many more
+        more = f" (and {len(reasons) - 1} earlier)" if len(reasons) > 1 else ""
+        meta.append(f"<dt>Suspect</dt><dd>{shown(reasons[0])}{more}</dd>")
     actions = ""
     if ref and record.get("status") != "conflicted":
         actions = '<div class="actions">' + button_form("/entry/verify", "Verify", csrf,

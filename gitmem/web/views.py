@@ -126,6 +126,7 @@ FIRST_LOOK = FirstLook()
 def overview(store: Store, csrf: str) -> str:
     """The store at a glance, without reading every file: the counts of verbs.status.totals
     (kept while the files are as they were), the errors of the last check likewise."""
+    from gitmem.store.review import queue_length
     from gitmem.verbs.status import glance, totals
 
     data = glance(store)
@@ -141,9 +142,13 @@ def overview(store: Store, csrf: str) -> str:
         ("Remote", shown(data.get("remote") or "none")),
         ("Last sync", shown(sync.get("lastSuccess") or sync.get("lastAttempt") or "never")),
         ("Sync outcome", shown(sync.get("outcome") or sync.get("error") or "—")),
+        ("Ahead / behind", _tracking(data.get("tracking"))),
         ("Conflicts", f'<a href="/conflicts">{counted["conflicts"] if counted else counting}</a>'),
         ("Problems", problems),
         ("Pending digests", f'<a href="/review">{escape(str(data.get("pending", 0)))}</a>'),
+        ("Review queue", f'<a href="/review">{queue_length(store)}</a>'),
+        ("Models", _ladder(data.get("ladder") or {})),
+        ("Suspect entries", '<a href="/suspects">list them</a> (code changed since they were verified)'),
         ("Uncommitted files", str(len(data["dirty"]))),
     ]
     facts_html = "<dl class=\"facts\">" + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts) + "</dl>"
@@ -158,6 +163,34 @@ def overview(store: Store, csrf: str) -> str:
     ], "Scopes and layers")
     chart = freshness_chart(counted["freshness"])
     return f"{facts_html}<h2>Freshness</h2>{chart}<h2>Where it lives</h2>{scopes}"
+
+
+def _tracking(found: dict[str, int] | None) -> str:
+    if not found:
+        return "— (no remote-tracking branch yet)"
+    return f"{found['ahead']} to push / {found['behind']} fetched, not merged"
+
+
+def _ladder(ladder: dict[str, object]) -> str:
+    """The model ladder's health: each rung, benched ones with until when; a link to settings."""
+    rungs = ladder.get("rungs") or []
+    if not isinstance(rungs, list) or not rungs:
+        return '<a href="/settings">none</a> (capture keeps clipped notes)'
+    shown_rungs = [escape(str(r.get("name"))) + (f" (benched until {escape(str(r.get('benchedUntil')))})"
+                                                 if r.get("benched") else " (ready)")
+                   for r in rungs if isinstance(r, dict)]
+    return f'<a href="/settings">{", ".join(shown_rungs)}</a>'
+
+
+def suspects(store: Store, csrf: str) -> str:
+    """Entries whose code changed since they were last verified, as cards with their Verify button."""
+    from gitmem.verbs.suspects import suspect_entries
+
+    found = suspect_entries(store)
+    if not found:
+        return notice("no suspect entries: no entry's code changed since it was verified"
+                      " (or no workspace's code repository is known on this machine)")
+    return f"<p>{len(found)} entries whose code changed since they were verified.</p>" + entry_cards(found, csrf)
 
 
 def problems(store: Store, csrf: str) -> str:
