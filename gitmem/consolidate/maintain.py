@@ -3,7 +3,8 @@ of a MEMORY.md over its threshold, proposed through the model ladder and never a
 
 Near-duplicates are found lexically first (runtime/similar.py); only those groups go to a
 model. A MEMORY.md whose items use more than `runtime.compactAtPercent` of its budget is sent
-for a compaction (its critical items stay as they are). A model that fails, times out or
+for a compaction (its critical items and those shown on some branches only stay as they are;
+an item two machines changed differently waits for `runtime resolve`). A model that fails, times out or
 answers something unusable gives no proposal and a note, never an error nor a change; a
 proposed text the secret gate refuses is dropped with a note. A proposal is shown (dry run) or
 added to the review queue (`queue=True`); `gitmem review accept` applies it (runtimereview.py).
@@ -77,8 +78,10 @@ def maintain(store: Store, *, scope: str | None = None, queue: bool = False) -> 
         except GitmemError as exc:
             report.notes.append(f"{key}: {exc}; not maintained")
             continue
-        candidates = [_merge_candidate(key, group) for group in near_duplicate_groups(records.of("user"))]
-        candidates += _compaction_candidate(store, key, records.of("memory"), limits)
+        settled = [item for item in records.items if item.conflict is None]  # a conflict waits for a person
+        users = [item for item in settled if item.target == "user"]
+        candidates = [_merge_candidate(key, group) for group in near_duplicate_groups(users)]
+        candidates += _compaction_candidate(store, key, [i for i in settled if i.target == "memory"], limits)
         for kind, target, items, prompt in candidates:
             _propose(store, report, key, (kind, target, items, prompt), limits, seen, rejected)
     if queue and report.proposals:
@@ -104,7 +107,7 @@ def _compaction_candidate(store: Store, key: str, items: list[Item], limits: Lim
     """MEMORY.md's movable items when the file is over its threshold (none else)."""
     percent = _threshold(store)
     size, limit = size_of(items), limits.memory
-    movable = [item for item in items if item.importance != "critical"]
+    movable = [item for item in items if item.importance != "critical" and not item.branches]
     if size * 100 < limit * percent or len(movable) < 2:
         return []
     return [(COMPACTION, "memory", movable, compact_prompt(movable, size, limit))]
