@@ -80,10 +80,10 @@ def maintain(store: Store, *, scope: str | None = None, queue: bool = False) -> 
             continue
         settled = [item for item in records.items if item.conflict is None]  # a conflict waits for a person
         users = [item for item in settled if item.target == "user"]
-        candidates = [_merge_candidate(key, group) for group in near_duplicate_groups(users)]
+        candidates = [_merge_candidate(group) for group in near_duplicate_groups(users)]
         candidates += _compaction_candidate(store, key, [i for i in settled if i.target == "memory"], limits)
-        for kind, target, items, prompt in candidates:
-            _propose(store, report, key, (kind, target, items, prompt), limits, seen, rejected)
+        for candidate in candidates:
+            _propose(store, report, key, candidate, limits, seen, rejected)
     if queue and report.proposals:
         report.queued = queue_runtime(store, report.proposals)
     _record(store, report)
@@ -92,14 +92,14 @@ def maintain(store: Store, *, scope: str | None = None, queue: bool = False) -> 
 
 def _scopes(store: Store, scope: str | None) -> list[str]:
     if scope is None:
-        return [key for key in scopes_with_runtime(store)]
+        return scopes_with_runtime(store)
     return [store.scope_for(scope)]
 
 
 Candidate = tuple[str, str, list[Item], str]
 
 
-def _merge_candidate(key: str, group: list[Item]) -> Candidate:
+def _merge_candidate(group: list[Item]) -> Candidate:
     return MERGE, "user", group, merge_prompt(group)
 
 

@@ -47,7 +47,6 @@ def queue_runtime(store: Store, proposals: list[Proposal]) -> list[dict[str, Any
     at, machine = store.now().isoformat(timespec="seconds"), this_machine()
     with store.writing("runtime maintain") as txn:
         queue = read_queue(store)
-        store.refuse_stand_in("review.json")
         waiting = queue.queued_prints()
         queued = []
         for proposal in proposals:
