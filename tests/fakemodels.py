@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 KINDS = ("good", "empty", "fail", "slow", "reasoning", "truncated-json", "prose", "only-done",
-         "nothing", "none", "json", "partial", "bad-line", "confidence", "secret")
+         "nothing", "none", "json", "partial", "bad-line", "confidence", "secret", "maintain",
+         "maintain-secret", "maintain-distinct")
 
 _SCRIPT = r'''
 import json, os, re, sys, time
@@ -19,6 +20,16 @@ if os.environ.get("FAKE_MODEL_LOG"):
     with open(os.environ["FAKE_MODEL_LOG"], "a") as log:
         log.write(kind + "\n")
 digests = re.findall(r"^### digest (\S+)", prompt, re.M)
+runtime_items = re.findall(r"^\[rt-[^\]]+\] (.*)$", prompt, re.M)
+merging = "### runtime merge" in prompt
+
+
+def maintained(secret=""):
+    """A runtime merge (the longest item) or compaction (each item's first five words)."""
+    if merging:
+        return "MERGED: " + (secret or max(runtime_items, key=len))
+    shortened = dict.fromkeys(" ".join(t.split()[:5]) for t in runtime_items)
+    return "\n".join(f"- {t}" for t in [*shortened][:-1] + [secret or [*shortened][-1]])
 entries = re.findall(r"^### entry (\S+)", prompt, re.M)
 
 
@@ -101,6 +112,12 @@ elif kind == "secret":
         token = "ghp_" + "k3J9x2LmQ7vR4tY8wZ1bN6cF0dH5sA2pE9gU"
         print(f"- [{d} | global | semantic | high | 0.9] ci :: The CI token is {token}")
         print(f"DONE {d}")
+elif kind == "maintain":
+    print(maintained())
+elif kind == "maintain-secret":
+    print(maintained("The deploy token is ghp_" + "k3J9x2LmQ7vR4tY8wZ1bN6cF0dH5sA2pE9gU"))
+elif kind == "maintain-distinct":
+    print("DISTINCT")
 elif kind == "bad-line":
     d = digests[0]
     print(f"- [{d} | global | gossip | normal] office :: Someone likes tea.")

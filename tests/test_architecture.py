@@ -58,7 +58,7 @@ ALLOWED: dict[str, set[str]] = {
               "secrets", "spaces", "provenance"},
     "models": {"observe"},
     "capture": {"store", "format", "models", "observe", "secrets"},
-    "consolidate": {"store", "verbs", "format", "capture", "models", "observe", "secrets"},
+    "consolidate": {"store", "verbs", "format", "capture", "models", "observe", "secrets", "runtime"},
     "history": {"store", "verbs", "format", "git", "observe"},
     # imports/: other tools' memory read in (`gitmem import`), and gitmem's own export.
     "imports": {"store", "verbs", "format", "runtime", "documents", "secrets", "spaces", "notes"},

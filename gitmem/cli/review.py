@@ -14,8 +14,11 @@ from gitmem.errors import InvalidInputError
 def _list_text(data: dict[str, Any]) -> str:
     if not data["items"]:
         return "the review queue is empty"
-    lines = [f"{data['count']} proposed facts wait for review:"]
+    lines = [f"{data['count']} proposals wait for review:"]
     for item in data["items"]:
+        if item.get("kind"):
+            lines += _runtime_lines(item)
+            continue
         sure = f", confidence {item['confidence']:g}" if item.get("confidence") is not None else ""
         lines.append(f"  {item['id']}  [{item['scope']}/{item['layer']}] {item['topic']}  "
                      f"(digest {item['digest']}{sure}, {item['machine']} {str(item['at'])[:10]})")
@@ -23,6 +26,15 @@ def _list_text(data: dict[str, Any]) -> str:
     lines.append("accept one with `gitmem review accept ID [--text ... | --edit]`, "
                  "turn it down with `gitmem review reject ID [--reason ...]`")
     return "\n".join(lines)
+
+
+def _runtime_lines(item: dict[str, Any]) -> list[str]:
+    """A runtime maintenance proposal: what it replaces and by what."""
+    lines = [f"  {item['id']}  [{item['scope']}/runtime {item['target']}] {item['topic']}: {item['reason']}  "
+             f"({item['machine']} {str(item['at'])[:10]})"]
+    lines += [f"      - {s['id']}: {s['content']}" for s in item.get("sources") or []]
+    lines += [f"      + {text}" for text in item.get("texts") or []]
+    return lines
 
 
 @click.group(invoke_without_command=True)
@@ -80,6 +92,9 @@ def accept(ctx: click.Context, item: str, new_text: str | None, edit: bool, as_j
         new_text = _edited(ctx, item) or None
     done = review_accept(get_store(ctx), item, text=new_text)
     how = "edited and written" if done["edited"] else "written"
+    if done.get("already"):
+        emit(done, as_json, lambda: f"{done['item']} was {done['note']}: it is {done['id']} ({done['path']})")
+        return
     emit(done, as_json, lambda: f"accepted {done['item']}: {how} as {done['id']} ({done['path']})"
          + (f"; {done['note']}" if done["note"] else "") + f"; {done['remaining']} left to review")
 

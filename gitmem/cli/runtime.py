@@ -1,4 +1,5 @@
-"""CLI verbs for the hot runtime memory: `gitmem runtime add | replace | archive | remove | resolve | show`."""
+"""CLI verbs for the hot runtime memory: `gitmem runtime add | replace | archive | remove | resolve |
+maintain | show`."""
 
 from __future__ import annotations
 
@@ -111,6 +112,43 @@ def resolve_cmd(ctx: click.Context, item_id: str, keep: str, as_json: bool) -> N
 
     result = resolve_item(get_store(ctx), item_id, keep, here=this_machine())
     emit(result.as_json(), as_json, result.text)
+
+
+def _maintain_text(data: dict[str, Any]) -> str:
+    lines: list[str] = []
+    for proposal in data["proposals"]:
+        what = "merge" if proposal["kind"] == "runtime-merge" else "compaction"
+        where = f" (queued as {proposal['queuedAs']})" if proposal["queuedAs"] else ""
+        lines.append(f"{what} in {proposal['scope']} {proposal['target']}: {proposal['reason']}{where}")
+        lines += [f"  - {s['id']}: {s['content']}" for s in proposal["sources"]]
+        lines += [f"  + {text}" for text in proposal["texts"]]
+    lines += [f"note: {note}" for note in data["notes"]]
+    if not data["proposals"]:
+        lines.append("nothing to propose")
+    elif data["mode"] == "dry-run":
+        lines.append("shown only, nothing written: `gitmem runtime maintain --queue` puts them in the review "
+                     "queue (`gitmem review accept ID` applies one)")
+    else:
+        lines.append(f"{len(data['queued'])} queued for review: `gitmem review` lists them, "
+                     "`gitmem review accept ID` applies one")
+    return "\n".join(lines)
+
+
+@runtime.command(name="maintain")
+@click.option("--scope", type=click.Choice(["global", "workspace"]), default=None,
+              help="Only this scope (default: every scope with runtime memory).")
+@click.option("--queue/--dry-run", "queue", default=False, show_default=True,
+              help="Put the proposals in the review queue, or only show them (the default).")
+@json_option
+@workspace_option
+@click.pass_context
+def maintain_cmd(ctx: click.Context, scope: str | None, queue: bool, as_json: bool) -> None:
+    """Propose merges of near-duplicate USER.md items and a compaction of a MEMORY.md near its
+    budget, through the model ladder; nothing is applied here (`gitmem review accept` does)."""
+    from gitmem.consolidate.maintain import maintain
+
+    data = maintain(get_store(ctx), scope=scope, queue=queue).as_json()
+    emit(data, as_json, lambda: _maintain_text(data))
 
 
 @runtime.command(name="show")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gitmem.consolidate.apply import Fact, write_fact
+from gitmem.consolidate.runtimereview import accept_runtime, is_runtime, texts_of
 from gitmem.errors import InvalidInputError, StoreStateError
 from gitmem.format.entry import text_hash
 from gitmem.format.reviewqueue import REVIEW_PATH, Queue, fingerprint, item_id
@@ -140,8 +141,11 @@ def review_list(store: Store) -> dict[str, Any]:
 
 
 def _shown(item: dict[str, Any]) -> dict[str, Any]:
-    return {k: item.get(k) for k in ("id", "layer", "scope", "topic", "text", "importance",
+    shown = {k: item.get(k) for k in ("id", "layer", "scope", "topic", "text", "importance",
                                       "volatility", "confidence", "digest", "at", "machine")}
+    if is_runtime(item):  # a maintenance proposal: what it replaces, by what, and why
+        shown.update({k: item.get(k) for k in ("kind", "target", "texts", "sources", "reason", "model")})
+    return shown
 
 
 def _rule_shown(store: Store) -> str | float:
@@ -152,26 +156,56 @@ def _rule_shown(store: Store) -> str | float:
 
 
 def review_accept(store: Store, ident: str, *, text: str | None = None) -> dict[str, Any]:
-    """Write the item (as queued, or with `text`) through the verb consolidation uses, with its
-    digest as the source, and remove it from the queue in the same commit."""
+    """Write the item (as queued, or with `text`) and take it off the queue in the same commit,
+    remembering what it became: a fact through the verb consolidation uses, with its digest as
+    the source; a runtime maintenance proposal by replacing the items it names
+    (runtimereview.py). An item accepted already (here, or on a machine this one synced with)
+    is answered with what it became, and nothing is written."""
     if text is not None and not text.strip():
         raise InvalidInputError("the accepted text is empty: nothing written")
     store.require()
+    queue = read_queue(store)
+    earlier = _accepted_before(queue, ident)
+    if earlier is not None:
+        return earlier
+    item = queue.find(ident)
+    at, machine = store.now().isoformat(timespec="seconds"), this_machine()
+
+    def take_off(txn: WriteTxn, result: dict[str, Any]) -> None:
+        current = _queue_for_write(store)
+        current.accept(current.find(str(item["id"])), at, machine, result)
+        write_queue(store, txn, current)
+
+    if is_runtime(item):
+        done = accept_runtime(store, item, texts_of(item, text), take_off)
+        return {**done, "remaining": len(read_queue(store).items)}
     with store.batch("review accept") as txn:  # the entry and the queue: one commit
-        queue = _queue_for_write(store)
-        item = queue.find(ident)
         body = text.strip() if text is not None else str(item["text"])
         refuse_secrets(body, "accepted text")
         fact = Fact(str(item["layer"]), str(item.get("scope") or "global"), str(item.get("topic") or "general"),
                     body, str(item.get("importance") or "normal"), _opt(item.get("volatility")),
                     f"digest:{item.get('digest')}" if item.get("digest") else None)
         result = write_fact(store, fact)
-        queue.remove(str(item["id"]))
-        write_queue(store, txn, queue)
+        take_off(txn, {"entry": result.id, "path": result.path})
         edited = " (edited)" if text is not None and body != item["text"] else ""
         txn.message = f"review accept {item['id']}{edited}: {result.id}"
     return {"item": item["id"], "id": result.id, "path": result.path, "changed": result.changed,
-            "edited": bool(edited), "note": result.note, "remaining": len(queue.items)}
+            "edited": bool(edited), "note": result.note, "remaining": len(read_queue(store).items)}
+
+
+def _accepted_before(queue: Queue, ident: str) -> dict[str, Any] | None:
+    """What an item no longer waiting became, when an accept of it is remembered."""
+    wanted = ident.strip()
+    if any(str(i.get("id", "")).startswith(wanted) for i in queue.items if wanted):
+        return None
+    record = queue.accepted_as(wanted)
+    if record is None:
+        return None
+    became = str(record.get("entry") or ", ".join(record.get("items") or []))
+    return {"item": record["id"], "id": became, "path": record.get("path"), "changed": False,
+            "edited": False, "remaining": len(queue.items), "already": True,
+            "note": f"accepted already on {record.get('machine') or 'a machine'} at {record.get('at')}; "
+                    "nothing written"}
 
 
 def review_reject(store: Store, ident: str, *, reason: str = "") -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """MCP tools over runtime memory (USER.md, MEMORY.md) and project documents. Each calls the
-library function its CLI verb calls (gitmem/runtime/verbs.py, gitmem/documents/verbs.py)."""
+library function its CLI verb calls (gitmem/runtime/verbs.py, gitmem/documents/verbs.py, and
+gitmem/consolidate/maintain.py for the maintenance pass)."""
 
 from __future__ import annotations
 
@@ -79,6 +80,24 @@ def register(server: MCPServer, session: Session) -> None:
         return reply(await session.call(
             lambda store: archive_item(store, old, target=target, scope=scope).as_json(),
             verb="runtime archive"))
+
+    @server.tool(name="runtime_maintain", description=(
+        "Propose merges of near-duplicate USER.md items and a compaction of a MEMORY.md near its "
+        "budget, through the model ladder. Nothing is applied: with queue false (the default) the "
+        "proposals are only returned, to show the user; with queue true they go to the review queue "
+        "(review_list), where the user accepts or rejects each. Subagents must not queue (it refuses "
+        "under GITMEM_SUBAGENT=1)."))
+    async def runtime_maintain(
+        queue: Annotated[bool, Field(description=(
+            "Put the proposals in the review queue (a write) instead of only returning them."))] = False,
+        scope: Annotated[Literal["global", "workspace"] | None, Field(description=(
+            "Only this scope (default: every scope with runtime memory)."))] = None,
+    ) -> CallToolResult:
+        from gitmem.consolidate.maintain import maintain
+
+        return reply(await session.call(
+            lambda store: maintain(store, scope=scope, queue=queue).as_json(),
+            verb="runtime maintain" if queue else None))
 
     @server.tool(name="runtime_remove", description=(
         "Remove one hot-memory item that is wrong or no longer needed." + rules.WRITE_RULES))

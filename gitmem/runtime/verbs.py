@@ -12,8 +12,6 @@ memory, and only then are files written.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +19,7 @@ from gitmem.errors import InvalidInputError, NotFoundError
 from gitmem.format import layers as L
 from gitmem.format.records import conflict_origins
 from gitmem.runtime.archive import Moved, move_out
-from gitmem.runtime.budget import Limits, plan_overflow, size_of
+from gitmem.runtime.budget import plan_overflow, size_of
 from gitmem.runtime.edits import find_one
 from gitmem.runtime.model import (
     IMPORTANCE,
@@ -34,20 +32,15 @@ from gitmem.runtime.model import (
     check_content,
     new_id,
     normalize_content,
-    timestamp,
-    without_duplicates,
 )
 from gitmem.runtime.settle import Origins, settle
 from gitmem.runtime.tier import (
-    hand_edits,
     limits_of,
     read_records,
     records_path,
-    refuse_problems,
     scopes_with_runtime,
-    with_hand_edits,
-    write_scope,
 )
+from gitmem.runtime.writes import commit_scope, load_scope, now_stamp, runtime_writing
 from gitmem.secrets.scan import refuse_secrets
 
 if TYPE_CHECKING:
@@ -107,62 +100,6 @@ def _scope_key(store: Store, target: str, scope: str, workspace: str | None) -> 
     return store.scope_for(scope, workspace)
 
 
-@contextlib.contextmanager
-def _writing(store: Store, verb: str, limits: Limits,
-             scopes: Callable[[], list[str]]) -> Iterator[WriteTxn]:
-    """One runtime write: the runtime files of `scopes()` are checked under the lock before the
-    store commits anything (see the module text)."""
-    with store.writing(verb, absorb=False) as txn:
-        keys = scopes()
-        for key in keys:
-            _load(store, key, limits)  # raises before anything changed
-        held = _unwritable_elsewhere(store, limits, keys)
-        if held is None:
-            store.absorb_hand_edits()
-        else:  # committing pending hand edits would commit that file: they wait for a later write
-            store.notes.append(f"{held}; left as it is, so pending hand edits of other files were not "
-                               "committed with this runtime write")
-        yield txn
-
-
-def _unwritable_elsewhere(store: Store, limits: Limits, keys: list[str]) -> str | None:
-    """Why an uncommitted runtime file of another scope must not be committed (an unreadable
-    memories.json, a rule-breaking line), or None."""
-    dirty = {path.split("/runtime/", 1)[0] for path in store.git.dirty_paths() if "/runtime/" in path}
-    for key in scopes_with_runtime(store):
-        if key in keys or L.scope_dir(key) not in dirty:
-            continue
-        try:
-            _load(store, key, limits)
-        except InvalidInputError as exc:
-            return str(exc)
-    return None
-
-
-def _load(store: Store, key: str, limits: Limits) -> tuple[RuntimeFile, list[str]]:
-    """The scope's records with hand edits imported and duplicates dropped (in memory)."""
-    records = read_records(store, key)
-    edits = hand_edits(store, key, records, limits)
-    refuse_problems(edits)
-    records, imported = with_hand_edits(records, edits)
-    records, dropped = without_duplicates(records)
-    imported += [f"dropped {item.id}, a duplicate of an earlier item" for item in dropped]
-    return records, imported
-
-
-def _commit(store: Store, txn: WriteTxn, key: str, records: RuntimeFile, message: str,
-            imported: list[str]) -> None:
-    if key != L.GLOBAL:
-        store.register_workspace(txn, key)
-    write_scope(store, txn, key, records)
-    details = "".join(f"- imported {line}\n" for line in imported)
-    txn.message = message + (f"\n\n{details}" if details else "")
-
-
-def _now(store: Store) -> str:
-    return timestamp(store.now())
-
-
 # -- verbs ------------------------------------------------------------------------------------
 def add(store: Store, text: str, *, target: str = "memory", importance: str = "normal",
         branches: list[str] | tuple[str, ...] = (), scope: str = "global",
@@ -175,17 +112,17 @@ def add(store: Store, text: str, *, target: str = "memory", importance: str = "n
     check_choice(importance, IMPORTANCE, "importance")
     cleaned = check_branches(list(branches), target)
     key = _scope_key(store, target, scope, workspace)
-    with _writing(store, "runtime add", limits, lambda: [key]) as txn:
-        records, imported = _load(store, key, limits)
+    with runtime_writing(store, "runtime add", limits, lambda: [key]) as txn:
+        records, imported = load_scope(store, key, limits)
         limit = limits.of(target)
         same = [i for i in records.of(target) if normalize_content(i.content) == content]
         if same:
             if imported:
-                _commit(store, txn, key, records, "runtime: import hand edits", imported)
+                commit_scope(store, txn, key, records, "runtime: import hand edits", imported)
             return RuntimeResult("duplicate", key, target, same[0], bool(imported),
                                  "identical item already recorded", imported=imported,
                                  size=size_of(records.of(target)), limit=limit)
-        now = _now(store)
+        now = now_stamp(store)
         item = Item(new_id(records.ids()), content, target, importance, now, now, cleaned)
         name = f"{key} {PROJECTIONS[target]}"
         leaving = plan_overflow(records.of(target), item, limit, name)
@@ -193,7 +130,7 @@ def add(store: Store, text: str, *, target: str = "memory", importance: str = "n
         gone = {old.id for old in leaving}
         records = RuntimeFile([i for i in records.items if i.id not in gone] + [item], records.extra)
         summary = "".join(f"\n- moved {m.describe()}" for m in moved)
-        _commit(store, txn, key, records, f"runtime add: {item.id} ({target}, {key}){summary}", imported)
+        commit_scope(store, txn, key, records, f"runtime add: {item.id} ({target}, {key}){summary}", imported)
         return RuntimeResult("added", key, target, item, True, moved=moved, imported=imported,
                              size=size_of(records.of(target)), limit=limit)
 
@@ -208,8 +145,8 @@ def replace_item(store: Store, old: str, new: str, *, target: str = "memory",
     content = check_content(new, limits.item)
     refuse_secrets(content, "runtime memory text", allow=allow_secret)
     key = _scope_key(store, target, scope, workspace)
-    with _writing(store, "runtime replace", limits, lambda: [key]) as txn:
-        records, imported = _load(store, key, limits)
+    with runtime_writing(store, "runtime replace", limits, lambda: [key]) as txn:
+        records, imported = load_scope(store, key, limits)
         found = find_one(records.of(target), old, target)
         limit = limits.of(target)
         if found.content == content and found.conflict is None:
@@ -220,7 +157,7 @@ def replace_item(store: Store, old: str, new: str, *, target: str = "memory",
         if twins:
             raise InvalidInputError(f"refused: {twins[0].id} already holds that text; remove one "
                                     "of the two instead; nothing changed")
-        updated = replace(found, content=content, updated_at=_now(store),
+        updated = replace(found, content=content, updated_at=now_stamp(store),
                           extra={k: v for k, v in found.extra.items() if k != "conflict"})
         items = [updated if i.id == found.id else i for i in records.items]
         before, after = size_of(records.of(target)), size_of([i for i in items if i.target == target])
@@ -238,7 +175,7 @@ def replace_item(store: Store, old: str, new: str, *, target: str = "memory",
             after = size_of([i for i in items if i.target == target])
         records = RuntimeFile(items, records.extra)
         summary = "".join(f"\n- moved {m.describe()}" for m in moved)
-        _commit(store, txn, key, records, f"runtime replace: {found.id} ({target}, {key}){summary}", imported)
+        commit_scope(store, txn, key, records, f"runtime replace: {found.id} ({target}, {key}){summary}", imported)
         return RuntimeResult("replaced", key, target, updated, True, moved=moved, imported=imported,
                              size=after, limit=limit)
 
@@ -248,11 +185,11 @@ def remove_item(store: Store, old: str, *, target: str = "memory", scope: str = 
     """Remove the whole item OLD designates."""
     limits = limits_of(store)
     key = _scope_key(store, target, scope, workspace)
-    with _writing(store, "runtime remove", limits, lambda: [key]) as txn:
-        records, imported = _load(store, key, limits)
+    with runtime_writing(store, "runtime remove", limits, lambda: [key]) as txn:
+        records, imported = load_scope(store, key, limits)
         found = find_one(records.of(target), old, target)
         records = RuntimeFile([i for i in records.items if i.id != found.id], records.extra)
-        _commit(store, txn, key, records, f"runtime remove: {found.id} ({target}, {key})", imported)
+        commit_scope(store, txn, key, records, f"runtime remove: {found.id} ({target}, {key})", imported)
         return RuntimeResult("removed", key, target, found, True, imported=imported,
                              size=size_of(records.of(target)), limit=limits.of(target))
 
@@ -263,12 +200,12 @@ def archive_item(store: Store, old: str, *, target: str = "memory", scope: str =
     (archive.py: a memory item into its scope's layers, a user item to USER.archive.md)."""
     limits = limits_of(store)
     key = _scope_key(store, target, scope, workspace)
-    with _writing(store, "runtime archive", limits, lambda: [key]) as txn:
-        records, imported = _load(store, key, limits)
+    with runtime_writing(store, "runtime archive", limits, lambda: [key]) as txn:
+        records, imported = load_scope(store, key, limits)
         found = find_one(records.of(target), old, target)
-        moved = move_out(store, txn, key, [found], _now(store))
+        moved = move_out(store, txn, key, [found], now_stamp(store))
         records = RuntimeFile([i for i in records.items if i.id != found.id], records.extra)
-        _commit(store, txn, key, records, f"runtime archive: {found.id} ({target}, {key})\n"
+        commit_scope(store, txn, key, records, f"runtime archive: {found.id} ({target}, {key})\n"
                 f"- moved {moved[0].describe()}", imported)
         return RuntimeResult("archived", key, target, found, True, moved=moved, imported=imported,
                              size=size_of(records.of(target)), limit=limits.of(target))
@@ -279,9 +216,9 @@ def resolve_item(store: Store, item_id: str, keep: str, *, here: str = "") -> Ru
     wrote, or `theirs`, the other machine's (settle.py tells which is which)."""
     check_choice(keep, ("ours", "theirs"), "version")
     limits = limits_of(store)
-    with _writing(store, "runtime resolve", limits, lambda: _scopes_holding(store, item_id)) as txn:
+    with runtime_writing(store, "runtime resolve", limits, lambda: _scopes_holding(store, item_id)) as txn:
         for key in scopes_with_runtime(store):
-            records, imported = _load(store, key, limits)
+            records, imported = load_scope(store, key, limits)
             found = next((i for i in records.items if i.id == item_id), None)
             if found is None:
                 continue
@@ -294,7 +231,7 @@ def resolve_item(store: Store, item_id: str, keep: str, *, here: str = "") -> Ru
             settled = done.item
             items = [settled if i.id == item_id else i for i in records.items]
             records = RuntimeFile(items, records.extra)
-            _commit(store, txn, key, records, f"runtime resolve: {item_id} (kept {done.kept})", imported)
+            commit_scope(store, txn, key, records, f"runtime resolve: {item_id} (kept {done.kept})", imported)
             return RuntimeResult("resolved", key, settled.target, settled, True, note=f"kept {done.kept}",
                                  imported=imported, size=size_of(records.of(settled.target)),
                                  limit=limits.of(settled.target))

@@ -1,5 +1,5 @@
-"""The scheduled jobs, as library calls: sync, history ingest, consolidation of pending digests,
-the freshness pass over stale and expired entries.
+"""The scheduled jobs, as library calls: sync, history ingest, consolidation of pending digests
+(and the runtime tier's maintenance after it), the freshness pass over stale and expired entries.
 
 Each returns a one-line result (what the server logs and shows in `gitmem status`) and raises
 when the run failed, so the schedule backs off. A job with nothing to do says so and succeeds.
@@ -90,23 +90,34 @@ def history_job(root: Path) -> str:
 
 
 def consolidate_job(root: Path) -> str:
-    """`gitmem consolidate` when a model is configured and digests are pending."""
+    """`gitmem consolidate` when a model is configured and digests are pending, then the runtime
+    tier's maintenance pass (`gitmem runtime maintain --queue`): its proposals wait for review."""
     from gitmem.capture.digests import list_digests
     from gitmem.consolidate.run import consolidate
     from gitmem.models.config import load_ladder
 
     if not load_ladder(root).rungs:
         return "skipped: no model configured (`gitmem models add`)"
-    if not list_digests(root, "pending"):
-        return "nothing pending"
-    store = open_store(root, cwd=root)
-    try:
-        report = consolidate(store)
-    finally:
-        store.close()
-    if report.parse_failed:
-        raise RuntimeError("the model's reply could not be used; the digests stay pending")
-    return f"{report.result}: {len(report.consolidated)} digest(s), {len(report.entries)} entr(y/ies)"
+    summary, failed = "nothing pending", []
+    if list_digests(root, "pending"):
+        store = open_store(root, cwd=root)
+        try:
+            report = consolidate(store)
+        finally:
+            store.close()
+        if report.parse_failed:
+            failed.append("the model's reply could not be used; the digests stay pending")
+        summary = f"{report.result}: {len(report.consolidated)} digest(s), {len(report.entries)} entr(y/ies)"
+    done, broken = _each(root, [root], lambda store, _root: _maintain(store), cwd=lambda item: item,
+                         name=lambda _root: "runtime maintain")
+    return _result("; ".join([summary, *done]), failed + broken, label="")
+
+
+def _maintain(store: Store) -> str:
+    from gitmem.consolidate.maintain import maintain
+
+    report = maintain(store, queue=True)
+    return f"runtime maintenance: {len(report.queued)} proposal(s) queued for review"
 
 
 def refresh_job(root: Path) -> str:

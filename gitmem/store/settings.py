@@ -143,3 +143,17 @@ def default_space(registry: Registry) -> str | None:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInputError("memory.json settings.spaces.default must be a space name (or home)")
     return value.strip()
+
+
+DEFAULT_COMPACT_PERCENT = 90  # MEMORY.md past this share of its budget is proposed for compaction
+COMPACT_ALLOWED = "a whole number from 1 to 100 (percent of MEMORY.md's budget)"
+
+
+def runtime_compact_percent(registry: Registry | None) -> int:
+    """settings.runtime.compactAtPercent: the maintenance pass proposes a compaction of a MEMORY.md
+    whose items use more than this percent of its budget (None: the default)."""
+    raw = registry.setting("runtime") if registry is not None else None
+    value = raw.get("compactAtPercent", DEFAULT_COMPACT_PERCENT) if isinstance(raw, dict) else DEFAULT_COMPACT_PERCENT
+    if not _whole(value) or not 1 <= value <= 100:
+        raise InvalidInputError(f"memory.json settings.runtime.compactAtPercent must be {COMPACT_ALLOWED}")
+    return int(value)

@@ -9,6 +9,7 @@
   record names.
 - A topic file deleted on one side and changed on the other is merged entry by entry against an
   emptied base.
+- A review item accepted on both machines is one entry (sync/accepted.py).
 - Generated files (layer indexes, SYSTEM.md) are rendered again from the merged files instead of
   being merged.
 """
@@ -35,6 +36,7 @@ from gitmem.merge.prep import (
     parse_copy,
     renumber_local_ids,
 )
+from gitmem.sync.accepted import fold_double_accepts
 from gitmem.sync.shelves import align_shelf_moves, copy_front_matter, fold_stray_copies
 
 if TYPE_CHECKING:
@@ -139,6 +141,7 @@ def merge_commits(store: Store, base: str, ours: str, theirs: str,
             continue
         _merge_one(result, trees, path, rewritten, taken, regenerate, labels)
     fold_stray_copies(result, trees, ours_paths | theirs_paths)
+    fold_double_accepts(result, trees)
     _regenerate(store, result, ours_paths, theirs_paths, regenerate, trees)
     clear_parse_cache()
     return result

@@ -144,6 +144,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("runtime.userLimitBytes", SHARED, "number", _BYTES64, "USER.md budget", _runtime("user")),
     Setting("runtime.memoryLimitBytes", SHARED, "number", _BYTES64, "MEMORY.md budget", _runtime("memory")),
     Setting("runtime.itemLimitBytes", SHARED, "number", _BYTES64, "one runtime item's limit", _runtime("item")),
+    Setting("runtime.compactAtPercent", SHARED, "number", "a whole number from 1 to 100", "MEMORY.md "
+            "percent of its budget past which maintenance proposes a compaction", _stored("runtime_compact_percent")),
     Setting("documents.bodyLimitBytes", SHARED, "number", _BYTES1K, "one document's body limit",
             _documents("body")),
     Setting("documents.activeLimitBytes", SHARED, "number", _BYTES1K, "all active documents' limit",
@@ -181,9 +183,8 @@ SETTINGS: tuple[Setting, ...] = (
             "idle minutes before a self-started server exits", _stored("serve_idle_minutes")),
     Setting("serve.refreshMinutes", SHARED, "number", "a number of minutes >= 0 (0: never)",
             "how often the warm server runs the freshness pass (`gitmem refresh`)", _stored("serve_refresh_minutes")),
-    Setting("search.rerank", SHARED, "bool", "true or false",
-            "search asks the model ladder to reorder its top 30 hits (`search --rerank`)",
-            _stored("search_rerank")),
+    Setting("search.rerank", SHARED, "bool", "true or false", "search asks the model ladder to reorder its "
+            "top 30 hits (`search --rerank`)", _stored("search_rerank")),
     Setting("spaces.default", SHARED, "text", "a mounted space's name, or home (empty: ask)",
             "where a new entry goes when spaces are mounted and no routing rule chooses",
             _stored("default_space")),

@@ -147,6 +147,8 @@ def _review_accept(store: Store, form: dict[str, str]) -> tuple[str, str]:
     from gitmem.consolidate.review import review_accept
 
     done = review_accept(store, _required(form, "item"), text=form.get("text"))
+    if done.get("already"):
+        return "/review", f"{done['item']} was {done['note']}: it is {done['id']}"
     return "/review", f"accepted {done['item']}{' (edited)' if done['edited'] else ''}: {done['id']}"
 
 

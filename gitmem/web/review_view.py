@@ -90,10 +90,16 @@ def _queued(item: dict[str, Any], csrf: str, n: int) -> str:
     sure = f", confidence {item['confidence']:g}" if item.get("confidence") is not None else ""
     where = f"{item.get('scope') or 'global'} / {item.get('layer')} / {item.get('topic') or 'general'}"
     fields = {"item": str(item["id"])}
+    origin, replaced = f'digest <code>{shown(item.get("digest") or "")}</code>{sure}', ""
+    if item.get("kind"):  # a runtime maintenance proposal: the items it replaces
+        origin = shown(str(item.get("reason") or ""))
+        replaced = "<p>Replaces:</p><ul>" + "".join(
+            f"<li><code>{shown(str(s.get('id')))}</code> {shown(str(s.get('content')))}</li>"
+            for s in item.get("sources") or []) + "</ul>"
     return (
         f'<article class="card"><h3>{shown(item["text"])}</h3>'
-        f'<p class="meta">{shown(where)} — digest <code>{shown(item.get("digest") or "")}</code>{sure},'
-        f' {shown(item.get("machine") or "")} {shown(str(item.get("at") or "")[:10])}</p>'
+        f'<p class="meta">{shown(where)} — {origin},'
+        f' {shown(item.get("machine") or "")} {shown(str(item.get("at") or "")[:10])}</p>{replaced}'
         '<div class="actions">'
         + button_form("/review/accept", "Accept", csrf, fields=fields)
         + button_form("/review/reject", "Reject", csrf, fields=fields, kind="danger")

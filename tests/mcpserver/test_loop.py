@@ -23,6 +23,7 @@ LOOP_WRITES = {
     "resolve": {"target": "global-sem-0001", "how": "ours"},
     "relate": {"entry_id": "global-sem-0001", "kind": "semantic", "other": "global-sem-0002"},
     "revert": {"entry_id": "global-sem-0001"},
+    "runtime_maintain": {"queue": True},
 }
 
 

@@ -11,13 +11,13 @@ from support import git, run_gitmem
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
 TOOLS = {"search", "show", "remember", "forget", "verify", "decision", "codebase", "context",
          "state", "working", "status", "sync", "conflicts", "history", "capture", "runtime_add",
-         "runtime_replace", "runtime_archive", "runtime_remove", "runtime_show", "doc_add", "doc_show", "doc_search",
-         "batch", "workspaces", "associate", "consolidate", "refresh", "resolve", "relate", "related",
+         "runtime_replace", "runtime_archive", "runtime_remove", "runtime_show", "runtime_maintain", "doc_add",
+         "doc_show", "doc_search", "batch", "workspaces", "associate", "consolidate", "refresh", "resolve", "relate", "related",
          "why", "revert", "list", "check", "review_list", "review_accept", "review_reject"}
 WRITES = {"remember", "forget", "verify", "decision", "codebase", "state", "working", "sync",
           "history", "capture", "runtime_add", "runtime_replace", "runtime_archive", "runtime_remove", "doc_add",
           "batch", "associate", "consolidate", "refresh", "resolve", "relate", "revert",
-          "review_accept", "review_reject"}
+          "review_accept", "review_reject", "runtime_maintain"}
 
 
 def _text(result) -> str:
@@ -32,7 +32,7 @@ def test_every_tool_is_listed_with_typed_inputs_and_the_rules(world) -> None:
         assert "ubagent" in tools[name].description, name  # a subagent must not call it
     # Operations on the store, not facts written: no "writing nothing" rule for them.
     for name in WRITES - {"sync", "history", "capture", "associate", "consolidate", "refresh", "resolve",
-                                 "revert", "review_accept", "review_reject"}:
+                                 "revert", "review_accept", "review_reject", "runtime_maintain"}:
         assert "writing nothing is a correct outcome" in tools[name].description.lower(), name
     remember = tools["remember"].input_schema
     assert set(remember["required"]) == {"text", "layer"}

@@ -96,7 +96,10 @@ def test_accept_as_written_writes_the_entry_and_empties_the_item_in_one_commit(
     entry = gm.json("show", done["id"])
     assert entry["body"] == UNSURE and entry["fields"]["Source"] == f"digest:{digest}"
     assert gm.json("review")["items"] == [] and gm.json("status")["reviewQueue"] == 0
-    missing = gm("review", "accept", item["id"])
+    again = gm("review", "accept", item["id"])  # accepted already: what it became, nothing written
+    assert again.exit_code == 0 and "accepted already" in again.stdout and done["id"] in again.stdout
+    assert commit_count(store.root) == before + 1
+    missing = gm("review", "accept", "rffffffff")
     assert missing.exit_code == 1 and "no review item" in missing.stderr
     assert "Traceback" not in missing.output
 

@@ -96,3 +96,44 @@ def test_both_machines_queue_and_reject_at_once(tmp_path: Path, bare_remote: Pat
         texts = [i["text"] for i in queue["items"]]
         assert sorted(texts) == sorted(set(shared) - {SURE})  # each fact waits once
     assert queue_of(a.root) == queue_of(b.root)
+
+
+def test_the_same_item_accepted_on_both_machines_under_different_ids_is_one_entry(
+        tmp_path: Path, bare_remote: Path) -> None:
+    a, b = two_machines(tmp_path, bare_remote)
+    queued_on(a, a.root, tmp_path, 1)
+    ok(a, "sync")
+    ok(b, "sync")
+    item = items(a)[UNSURE]
+    first = a.json("review", "accept", item)
+    ok(b, "remember", "Retries back off exponentially up to one minute.", "-l", "learnings", "-t", "retries")
+    second = b.json("review", "accept", item)  # b wrote an entry first: its copy takes the next Id
+    assert first["id"] != second["id"]
+    ok(a, "sync")
+    merged = b("sync")
+    assert merged.exit_code == 0 and f"kept {first['id']}" in merged.output
+    ok(a, "sync")
+    for gm in (a, b):
+        assert entries_with(gm, UNSURE) == [first["id"]]
+        assert [r["entry"] for r in queue_of(gm.root)["accepted"]] == [first["id"]]
+        assert gm.json("status")["conflicts"] == [] and gm("check").exit_code == 0
+    assert git(a.root, "rev-parse", "HEAD^{tree}") == git(b.root, "rev-parse", "HEAD^{tree}")
+    again = b("review", "accept", item)  # told what it became, on either machine
+    assert again.exit_code == 0 and f"it is {first['id']}" in again.stdout
+
+
+def test_a_runtime_merge_queued_on_one_machine_is_accepted_on_the_other(tmp_path: Path, bare_remote: Path) -> None:
+    a, b = two_machines(tmp_path, bare_remote)
+    for text in ("Prefers tabs over spaces in Python code.", "Prefers tabs over spaces in all Python code"):
+        ok(a, "runtime", "add", "-t", "user", text)
+    use_model(a.root, tmp_path, "maintain")
+    [item] = a.json("runtime", "maintain", "--queue")["queued"]
+    ok(a, "sync")
+    ok(b, "sync")
+    done = b.json("review", "accept", item)
+    ok(b, "sync")
+    ok(a, "sync")
+    for gm in (a, b):
+        assert (gm.root / "global/runtime/USER.md").read_text() == "Prefers tabs over spaces in all Python code\n"
+        assert items(gm) == {}
+    assert done["items"] and git(a.root, "rev-parse", "HEAD^{tree}") == git(b.root, "rev-parse", "HEAD^{tree}")

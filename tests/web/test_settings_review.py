@@ -150,6 +150,20 @@ def test_the_review_queue_is_settled_in_the_page(web: WebPage, tmp_path: Path) -
     assert left["rejectedRemembered"] == 1
     hits = json.loads(_cli(web, "search", "RabbitMQ port", "--json"))
     assert any("5674" in h["title"] + h.get("snippet", "") for h in hits)
-    again = web.post("/review/accept", {"item": by_text[SURE]})
-    assert again.status in (400, 404) and "no review item" in again.text
+    again = web.post("/review/accept", {"item": by_text[SURE]})  # a second click: told, nothing written
+    assert again.status == 303 and "already" in again.headers["location"]
+    assert web.post("/review/accept", {"item": "rffffffff"}).status in (400, 404)
     assert len(commits(web.root)) == before + 3
+
+
+def test_a_runtime_merge_waits_in_the_page_with_the_items_it_replaces(web: WebPage, tmp_path: Path) -> None:
+    from reviewsupport import use_model
+
+    for text in ("Prefers tabs over spaces in Python code.", "Prefers tabs over spaces in all Python code"):
+        _cli(web, "runtime", "add", "-t", "user", text)
+    use_model(web.root, tmp_path, "maintain")
+    [item] = json.loads(_cli(web, "runtime", "maintain", "--queue", "--json"))["queued"]
+    page = web.get("/review").text
+    assert item in page and "Replaces:" in page and "Prefers tabs over spaces in Python code." in page
+    assert web.post("/review/accept", {"item": item}).status == 303
+    assert (web.root / "global/runtime/USER.md").read_text() == "Prefers tabs over spaces in all Python code\n"
