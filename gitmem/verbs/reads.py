@@ -191,3 +191,19 @@ def freshness_counts(store: Store) -> dict[str, dict[str, int]]:
     counts, _skipped = store.summaries.live_grades(files, scopes, layers, today,
                                                    store.registry.freshness_windows())
     return {layer: counts[layer] for layer in sorted(counts)}
+
+
+def suspect_entries(store: Store) -> list[dict[str, Any]]:
+    """Every live entry of a workspace whose code repository this machine knows, with a suspect
+    mark: its code changed after it was last verified (the list the page's overview links to)."""
+    from gitmem.provenance.codefresh import CodeWatch
+    from gitmem.verbs.suspects import mark_records
+
+    watch = CodeWatch(store.root, store.cwd)
+    scopes = [s for s in store.scope_keys() if s != L.GLOBAL and watch.repo_for(s) is not None]
+    if not scopes:
+        return []
+    home = str(store.root)
+    records = [r for r in list_entries(store, scopes=scopes) if r.get("root") == home]
+    mark_records(store, records)
+    return [r for r in records if r["suspect"]]

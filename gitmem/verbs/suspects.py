@@ -78,17 +78,3 @@ def suspect_lines(store: Store, workspace: str | None,
              for r in records if r["suspect"]]
     return lines[:CARD_LIMIT]
 
-
-def suspect_entries(store: Store) -> list[dict[str, Any]]:
-    """Every live entry of a workspace whose code repository this machine knows, with a suspect
-    mark: its code changed after it was last verified (the list the page's overview links to)."""
-    from gitmem.verbs.reads import list_entries
-
-    watch = CodeWatch(store.root, store.cwd)
-    scopes = [s for s in store.scope_keys() if s != L.GLOBAL and watch.repo_for(s) is not None]
-    if not scopes:
-        return []
-    home = str(store.root)
-    records = [r for r in list_entries(store, scopes=scopes) if r.get("root") == home]
-    mark_records(store, records)
-    return [r for r in records if r["suspect"]]

@@ -184,7 +184,7 @@ def _ladder(ladder: dict[str, object]) -> str:
 
 def suspects(store: Store, csrf: str) -> str:
     """Entries whose code changed since they were last verified, as cards with their Verify button."""
-    from gitmem.verbs.suspects import suspect_entries
+    from gitmem.verbs.reads import suspect_entries
 
     found = suspect_entries(store)
     if not found:
