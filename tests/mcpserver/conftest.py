@@ -75,7 +75,8 @@ class McpClient:
 
 
 def server_env(home: Path, **extra: str) -> dict[str, str]:
-    env = {**GIT_ENV, "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1", **extra}
+    # No warm server: `gitmem mcp` would start one for the store, left running after the test.
+    env = {**GIT_ENV, "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1", "GITMEM_SERVE": "off", **extra}
     return {k: v for k, v in env.items()}
 
 
