@@ -9,6 +9,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner, Result
 
@@ -68,6 +69,18 @@ class Cli:
         result = self(*args, "--json", workspace=workspace)
         assert result.exit_code == 0, result.output
         return json.loads(result.stdout)
+
+
+def capture(gm: Cli, path: Path, *args: str) -> dict[str, Any]:
+    """`gitmem capture PATH --json` with no model and every turn kept: its report."""
+    report = gm.json("capture", str(path), "--no-model", "--min-signal", "0", *args)
+    assert isinstance(report, dict)
+    return report
+
+
+def digest_text(gm: Cli, report: dict[str, Any]) -> str:
+    """The digest a capture report names, as written."""
+    return (gm.root / "digests" / f"{report['digest']}.md").read_text(encoding="utf-8")
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:

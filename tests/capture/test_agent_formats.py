@@ -6,22 +6,11 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
-from support import Cli
+from support import Cli, capture, digest_text
 
 SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
 OPENCODE_SESSION = "ses_7a1b2c3d4ffeA1b2C3d4E5f6G7"
-
-
-def capture(gm: Cli, path: Path, *args: str) -> dict[str, Any]:
-    report = gm.json("capture", str(path), "--no-model", "--min-signal", "0", *args)
-    assert isinstance(report, dict)
-    return report
-
-
-def digest_text(gm: Cli, report: dict[str, Any]) -> str:
-    return (gm.root / "digests" / f"{report['digest']}.md").read_text(encoding="utf-8")
 
 
 def test_aider_history_blocks_become_turns_tool_output_is_dropped(gm: Cli, tmp_path: Path) -> None:

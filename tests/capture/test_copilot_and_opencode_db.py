@@ -10,7 +10,6 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,23 +19,13 @@ from gitmem.capture.folder import capture_folder
 from gitmem.capture.pipeline import capture as capture_transcript
 from gitmem.models import config
 from gitmem.store.store import Store
-from support import Cli
+from support import Cli, capture, digest_text
 
 SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "transcripts"
 COPILOT_MAIN = "3f0c9a12-6b7d-4e21-9c3a-5d8e7f1a2b3c"
 COPILOT_SECOND = "7b2e4d6f-1a3c-4b5d-8e9f-0a1b2c3d4e5f"
 OPENCODE_HOURS = "ses_5e1f00a1b2c3OeffnungsZeit1"
 OPENCODE_PRICES = "ses_5e1f00a1b2c5MenuPrices0001"
-
-
-def capture(gm: Cli, path: Path, *args: str) -> dict[str, Any]:
-    report = gm.json("capture", str(path), "--no-model", "--min-signal", "0", *args)
-    assert isinstance(report, dict)
-    return report
-
-
-def digest_text(gm: Cli, report: dict[str, Any]) -> str:
-    return (gm.root / "digests" / f"{report['digest']}.md").read_text(encoding="utf-8")
 
 
 def copilot_state(tmp_path: Path) -> Path:

@@ -5,13 +5,13 @@ an edit made while a write runs are each seen by the very next call."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
 
-from gitmem.store import parsecache, warm
+from gitmem.store import warm
 from gitmem.store.statuswatch import StatusWatch
 from gitmem.store.store import Store, open_store
 from gitmem.verbs.entries import remember
@@ -20,17 +20,6 @@ from support import git
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
 T = TypeVar("T")
 FACT = "global/semantic/facts.md"
-
-
-@pytest.fixture
-def caching() -> Iterator[None]:
-    parsecache.enable()
-    warm.enable()
-    try:
-        yield
-    finally:
-        warm.disable()
-        parsecache.disable()
 
 
 def call(root: Path, action: Callable[[Store], T]) -> T:

@@ -3,30 +3,16 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from gitmem.format.markdown import parse_topic_file
-from gitmem.store import parsecache, warm
+from gitmem.store import warm
 from gitmem.store.store import Store, open_store
 from gitmem.store.tree import conflicted_files, read_topic
 from gitmem.verbs.entries import remember
 from gitmem.verbs.search import search
 
 TEXT = "---\ntopic: t\n---\n# t\n\n## First fact\nAlpha..\n\n**Id:** global-sem-0001\n"
-
-
-@pytest.fixture
-def caching() -> Iterator[None]:
-    parsecache.enable()
-    warm.enable()
-    try:
-        yield
-    finally:
-        warm.disable()
-        parsecache.disable()
 
 
 def test_a_caller_changing_its_copy_changes_nothing_for_the_next(tmp_path: Path, caching: None) -> None:
