@@ -9,15 +9,17 @@ does. For each size: build a store (synthetic entries, one commit, search index 
 one run and interleaved per round so the machine's load falls on every line alike:
 `git grep`, CLI `search` without the server (GITMEM_SERVE=off), CLI `search` through the server,
 in-process search (library, one warm store), CLI `context` both ways and in-process (the card the
-server builds, without the client), CLI `remember` both ways; then 1 and 8 clients calling
+server builds, without the client), CLI `remember` through the server (one after another: the
+default path), then without the server and through it in turn (the server catching up with another
+process's commit each time); then 1 and 8 clients calling
 `search` at once through the server (errors, median per call, calls per second).
 
     .venv/bin/python bench/bench_serve.py [--sizes 10000,50000] [--rounds 25]
     .venv/bin/python bench/bench_serve.py --quick       # 1,000 entries, 8 rounds: a smoke run
     .venv/bin/python bench/bench_serve.py --keep DIR    # build each size's store once, in DIR/<size>
 
-With --keep, a store found in DIR/<size> is used as it is (its own earlier writes included: the
-bench's `bench` topic grows by 16 entries per run) and left there afterwards; building 200,000
+With --keep, a store found in DIR/<size> is used as it is (its own earlier writes included: each
+run writes four entries per round into a topic of its own) and left there afterwards; building 200,000
 entries takes minutes.
 """
 
@@ -125,12 +127,18 @@ def measure(size: int, rounds: int, keep: Path | None = None) -> dict[str, list[
             add("context, CLI without the server", run_ms([*base, "context"], env_off))
             add("context, CLI through the server", run_ms([*base, "context"], env_on))
             add("context, in-process (library, warm store)", ms(partial(card_for, warm, cwd=CODE)))
-        write = ["remember", "--layer", "semantic", "--topic", "bench"]
-        for n in range(rounds):  # writes, each way; then searches that follow a write
+        # A topic of this run's own, so a kept store's earlier runs do not make the file written longer.
+        write = ["remember", "--layer", "semantic", "--topic", f"bench-{time.strftime('%Y%m%d%H%M%S')}"]
+        for n in range(rounds):  # the default path: every write goes through the server
             word = WORDS[n % len(WORDS)]
             text = f"Bench fact {n} {time.time_ns()} about the {word} path"
+            add("remember, CLI through the server", run_ms([*base, *write, text], env_on))
+        for n in range(rounds):  # each way in turn: the server first catches up with the other's commit
+            word = WORDS[n % len(WORDS)]
+            text = f"Bench fact {n} {time.time_ns()} on the {word} path"
             add("remember, CLI without the server", run_ms([*base, *write, text], env_off))
-            add("remember, CLI through the server", run_ms([*base, *write, text + " again"], env_on))
+            add("remember through the server, right after a write by another process",
+                run_ms([*base, *write, text + " again"], env_on))
         for n in range(rounds):
             word = WORDS[n % len(WORDS)]
             run([*base, *write, f"Agent note {n} {time.time_ns()} on {word}"], env_on)

@@ -7,6 +7,7 @@ so what the caller prints and its exit code are those of `gitmem` run in its own
 
 from __future__ import annotations
 
+import contextvars
 import io
 import os
 import sys
@@ -39,11 +40,16 @@ def make_runner(group: click.Group) -> Any:
     Nothing of the process changes: the call's folder, environment, time zone and streams are
     its caller's (gitmem/caller.py), so calls on other threads run at the same time."""
     from gitmem.serve import wire
-    from gitmem.store import warm
+    from gitmem.store import aftercall, warm
 
     caller.install_streams()
 
     def run(request: dict[str, Any]) -> dict[str, Any]:
+        # A context of the call's own: the stores it opens (store/warm.py) are its alone, also
+        # when its left-over steps give them back on another thread after it answered.
+        return contextvars.copy_context().run(call, request)
+
+    def call(request: dict[str, Any]) -> dict[str, Any]:
         caller.install_streams()  # a no-op unless someone put streams of their own back
         argv = [str(a) for a in request.get("argv") or []]
         folder = str(request.get("cwd") or "")
@@ -52,7 +58,7 @@ def make_runner(group: click.Group) -> Any:
             return {"ran": False, "reason": f"cannot enter {folder}"}
         who, out, err = _caller_of(request)
         code: int = 0
-        with caller.use(who):
+        with caller.use(who), aftercall.gathering() as steps:
             try:
                 group.main(args=argv, prog_name="gitmem", standalone_mode=True)
             except SystemExit as exc:
@@ -61,7 +67,10 @@ def make_runner(group: click.Group) -> Any:
                 traceback.print_exc()
                 code = 1
             finally:
-                warm.settle()
+                if steps:  # the answer goes now; the parts come back once the steps are done
+                    aftercall.finish_later(steps, warm.settle)
+                else:
+                    warm.settle()
             sys.stdout.flush()
             sys.stderr.flush()
         return {"code": code, "stdout": wire.pack(out.getvalue()), "stderr": wire.pack(err.getvalue())}

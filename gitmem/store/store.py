@@ -4,6 +4,7 @@ files atomically, regenerate layer indexes, commit once, update the search index
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -20,6 +21,7 @@ from gitmem.fsio import read_regular_text, read_text, sweep_temp
 from gitmem.observe.record import record
 from gitmem.resources import read_text as read_resource
 from gitmem.store import absorb, catchup, generated, handedits, integrity, journal, marks, tree
+from gitmem.store.aftercall import later as after_the_answer
 from gitmem.store.base import StoreBase
 from gitmem.store.registry import Registry, load_registry, save_registry
 from gitmem.store.txn import Located, WriteTxn, refuse_subagent
@@ -117,8 +119,6 @@ class Store(StoreBase):
 
     def _stamp(self, relpath: str) -> str:
         """A fingerprint of a file's bytes ('' when absent): did it change since?"""
-        import hashlib
-
         try:
             return hashlib.sha1(self.path(relpath).read_bytes()).hexdigest()
         except OSError:
@@ -278,13 +278,14 @@ class Store(StoreBase):
                                                   held=self.held)
 
     def update_search_index(self, relpaths: list[str]) -> None:
-        """Keep an existing search index current for these files (no index: nothing to do).
+        """Keep an existing search index current for these files; in the warm server once the caller
+        has its answer (store/aftercall.py). Never fails the write: the next search catches up."""
+        index, paths = self.root / "index", list(relpaths)
+        if index.is_dir() and not index.is_symlink() and not after_the_answer(
+                self.root, lambda: self._update_search_index(paths)):
+            self._update_search_index(paths)
 
-        Never fails the write that called it: the commit has landed, and the next search
-        brings an index that missed an update up to date."""
-        index = self.root / "index"
-        if not index.is_dir() or index.is_symlink():
-            return
+    def _update_search_index(self, relpaths: list[str]) -> None:
         try:
             self.search_index().update_paths(relpaths)
         except Exception as exc:  # noqa: BLE001 - see the docstring

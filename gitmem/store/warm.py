@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitmem.store import aftercall
+
 if TYPE_CHECKING:
     from gitmem.store.base import StoreBase
 
@@ -117,6 +119,7 @@ def lend(store: StoreBase) -> None:
     """Give a freshly opened store the parts kept for its folder (if still the same store)."""
     if _kept is None or store.read_only:
         return
+    aftercall.wait_for_parts(store.root, lambda: bool(_kept and _kept.get(store.root)))
     with _guard:
         spares = _kept.get(store.root)
         parts = spares.pop() if spares else None
@@ -153,6 +156,7 @@ def give_back(store: StoreBase) -> None:
         spares = _kept.setdefault(store.root, [])
         spares.append(parts)
         extra = spares.pop(0) if len(spares) > MAX_SPARE else None
+    aftercall.notify()
     if extra is not None:
         _close(extra)
 
