@@ -43,7 +43,7 @@ from gitmem.search.files import (
 )
 from gitmem.search.lookup import DocLookup
 from gitmem.search.query import DEFAULT_LEVERS, Levers, understand
-from gitmem.search.reader import SearchHit, SearchRequest, SegmentCache, View
+from gitmem.search.reader import SearchHit, SearchRequest, View
 from gitmem.search.schema import (
     SCHEMA,
     IndexCodec,
@@ -55,6 +55,7 @@ from gitmem.search.schema import (
     rebuild_writer,
     windex,
 )
+from gitmem.search.segments import shared_cache
 from gitmem.search.watch import ChangeWatcher
 from gitmem.stamps import Stamp
 
@@ -365,7 +366,8 @@ class SearchIndex:
         if view is None or view.folder != manifest.folder:
             self.close()
             self._ix = open_index(self.dir / manifest.folder)
-            view = View(self._ix.reader(), manifest.folder, manifest.generation, SegmentCache())
+            view = View(self._ix.reader(), manifest.folder, manifest.generation,
+                        shared_cache(str(self.dir / manifest.folder)))
         elif view.generation != manifest.generation:
             # A fresh reader, not a refreshed one: whoosh would reuse segment readers whose
             # deletions changed. Unchanged segments keep their cached facts and doc sets.

@@ -12,6 +12,11 @@ Only the holder of the index's write lock writes; readers take no lock and see o
 the next append starts after it). A reader that read a base whose log a compaction just removed
 reads the new base instead. A reader that knows the base reads only the log's lines it has not
 read yet. A base without a log (written by an earlier gitmem) is the whole manifest.
+
+The last base read from each path is kept, by its stamp, for this process's next reader of it (a
+long-lived process opens several readers of one index: the warm server's calls running side by
+side); each reader gets rows of its own. A base is replaced, never rewritten in
+place, so an equal stamp (inode included) means the same bytes.
 """
 
 from __future__ import annotations
@@ -26,12 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from gitmem.fsio import read_regular_text
-from gitmem.search.files import SCHEMA_VERSION, Manifest, record_of_row, row_json
+from gitmem.search.files import SCHEMA_VERSION, FileRecord, Manifest, record_of_row, row_json
 from gitmem.stamps import Stamp, file_stamp
 
 LOG_SHARE = 4  # compact once the log holds 1/LOG_SHARE as many rows as the base
 LOG_MIN_ROWS = 256  # ... and at least this many (a small store's log stays a few lines)
 LOAD_ATTEMPTS = 5  # a base whose log vanished (compacted meanwhile) is read again this often
+# path -> (stamp of the base, the manifest it holds, its log's name): the last base read there
+_bases: dict[Path, tuple[Stamp, Manifest, str]] = {}
 
 
 @dataclass
@@ -58,19 +65,40 @@ def load(path: Path) -> Loaded | None:
         base = file_stamp(path)
         if base is None:
             return None
-        try:
-            data: dict[str, Any] = json.loads(read_regular_text(path))
-            manifest = Manifest(int(data["schema"]), str(data["folder"]), int(data["generation"]),
-                                {str(row[0]): record_of_row(row) for row in data["files"]})
-            log = str(data.get("log") or "")
-        except (OSError, ValueError, KeyError, TypeError, IndexError):
-            return None
-        if manifest.schema != SCHEMA_VERSION or not manifest.folder:
-            return None
+        known = _bases.get(path)
+        if known is not None and known[0] == base:
+            manifest, log = known[1], known[2]
+        else:
+            read = _read_base(path)
+            if read is None:
+                return None
+            manifest, log = read
+            _bases[path] = (base, manifest, log)
+        manifest = Manifest(manifest.schema, manifest.folder, manifest.generation, _copied(manifest.files))
         loaded = Loaded(manifest, base, log, 0, len(manifest.files), 0)
         if not log or catch_up(path, loaded):
             return loaded
     return None
+
+
+def _copied(files: dict[str, FileRecord]) -> dict[str, FileRecord]:
+    """A table of rows of its own: an index writer updates a row's segment in place."""
+    return {path: FileRecord(r.stamp, r.digest, r.recorded_ns, r.error, r.segment)
+            for path, r in files.items()}
+
+
+def _read_base(path: Path) -> tuple[Manifest, str] | None:
+    """The base file's manifest and the name of its log; None when unreadable or of another schema."""
+    try:
+        data: dict[str, Any] = json.loads(read_regular_text(path))
+        manifest = Manifest(int(data["schema"]), str(data["folder"]), int(data["generation"]),
+                            {str(row[0]): record_of_row(row) for row in data["files"]})
+        log = str(data.get("log") or "")
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+    if manifest.schema != SCHEMA_VERSION or not manifest.folder:
+        return None
+    return manifest, log
 
 
 def reread(path: Path, loaded: Loaded | None) -> Loaded | None:

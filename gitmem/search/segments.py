@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import struct
 import sys
+import threading
+import weakref
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
@@ -157,7 +159,9 @@ class TermDictionary:
 
 class SegmentCache:
     """Per-segment data that never changes once a segment is written (facts, key doc sets,
-    the term dictionary)."""
+    the term dictionary). Safe to share between threads: a value is computed whole and then
+    stored (two threads may both compute it; both get an equal one), and retain() swaps whole
+    dicts, so each method returns the value it computed or found rather than reading it back."""
 
     def __init__(self) -> None:
         self._facts: dict[str, array[int]] = {}
@@ -171,15 +175,17 @@ class SegmentCache:
 
     def facts(self, leaf: Any) -> array[int]:
         name = self._name(leaf)
-        if name not in self._facts:
-            self._facts[name] = column_values(leaf, "facts")
-        return self._facts[name]
+        found = self._facts.get(name)
+        if found is None:
+            found = self._facts[name] = column_values(leaf, "facts")
+        return found
 
     def factors(self, leaf: Any, today: int, include_expired: bool,
                 windows: Windows) -> array[float]:
         """importance x freshness multiplier of every doc of a segment on one day."""
         key = (self._name(leaf), today, include_expired, windows)
-        if key not in self._factors:
+        values = self._factors.get(key)
+        if values is None:
             memo: dict[int, float] = {}
             values = array("d")
             for packed in self.facts(leaf):
@@ -188,24 +194,26 @@ class SegmentCache:
                     factor = memo[packed] = rank_factor(packed, today, include_expired, windows)
                 values.append(factor)
             self._factors[key] = values
-        return self._factors[key]
+        return values
 
     def local_docs(self, leaf: Any, fieldname: str, value: str) -> frozenset[int]:
         key = (self._name(leaf), fieldname, value)
-        if key not in self._docs:
+        found = self._docs.get(key)
+        if found is None:
             docs: set[int] = set()
             matcher = raw_postings(leaf, fieldname, value)
             if matcher is not None:
                 for ids, _weights in matcher_blocks(matcher):
                     docs.update(ids)
-            self._docs[key] = frozenset(docs)
-        return self._docs[key]
+            found = self._docs[key] = frozenset(docs)
+        return found
 
     def dictionary(self, leaf: Any) -> TermDictionary:
         name = self._name(leaf)
-        if name not in self._dictionaries:
-            self._dictionaries[name] = TermDictionary(leaf)
-        return self._dictionaries[name]
+        found = self._dictionaries.get(name)
+        if found is None:
+            found = self._dictionaries[name] = TermDictionary(leaf)
+        return found
 
     def retain(self, leaves: list[tuple[Any, int]]) -> None:
         """Forget segments no longer in the index."""
@@ -214,3 +222,19 @@ class SegmentCache:
         self._docs = {k: v for k, v in self._docs.items() if k[0] in live}
         self._factors = {k: v for k, v in self._factors.items() if k[0] in live}
         self._dictionaries = {k: v for k, v in self._dictionaries.items() if k in live}
+
+
+# One cache per index folder in this process: every reader of the folder shares it (the warm
+# server's calls each hold a reader of their own, and a reader opened for a call running beside
+# others would otherwise compute every segment's data again). Held while a view holds it.
+_shared: weakref.WeakValueDictionary[str, SegmentCache] = weakref.WeakValueDictionary()
+_shared_guard = threading.Lock()
+
+
+def shared_cache(folder: str) -> SegmentCache:
+    """The segment cache of the index in `folder` (a path) that this process's readers share."""
+    with _shared_guard:
+        cache = _shared.get(folder)
+        if cache is None:
+            cache = _shared[folder] = SegmentCache()
+        return cache

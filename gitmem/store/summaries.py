@@ -28,8 +28,6 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
-from itertools import compress
-from operator import itemgetter
 from pathlib import Path
 
 from gitmem.errors import ParseError
@@ -39,14 +37,20 @@ from gitmem.format.freshness import entry_volatility, parse_day
 from gitmem.format.markdown import conflict_marker_lines, parse_topic_file
 from gitmem.stamps import file_stamp, settled, stamp_text
 from gitmem.store import parsecache
+from gitmem.store.summaryrows import (
+    DIFFERENT,
+    SAME,
+    Known,
+    Notable,
+    Same,
+    State,
+    read_rows,
+    snapshot,
+)
 from gitmem.store.tree import read_memory_bytes
 
-# A summary_files stamp is the file's stat stamp, then "|head" when the summary was read from
-# exactly the bytes the commit in summary_meta 'head' holds for the path, "|other" when checked
-# against that commit and found different (or absent there), nothing when not checked since. (In
-# the stamp, not a column of its own: an older gitmem sharing the store writes rows of the old
-# shape, and those count as not checked.)
-SAME, DIFFERENT = "|head", "|other"
+__all__ = ["DIFFERENT", "SAME", "EntrySummary", "GitView", "Notable", "State", "Summaries"]
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS summary_files (
     path TEXT PRIMARY KEY, stamp TEXT NOT NULL, conflicted INTEGER NOT NULL, problem TEXT
@@ -63,6 +67,7 @@ CREATE INDEX IF NOT EXISTS summary_entries_layer ON summary_entries (layer, scop
 CREATE INDEX IF NOT EXISTS summary_entries_order ON summary_entries
     (layer, scope, status, rank DESC, basis = '', basis DESC, COALESCE(id, ''), path, line);
 INSERT OR IGNORE INTO summary_meta VALUES ('generation', '0');
+INSERT OR IGNORE INTO summary_meta VALUES ('database', lower(hex(randomblob(8))));
 CREATE TRIGGER IF NOT EXISTS summary_files_insert AFTER INSERT ON summary_files BEGIN
     UPDATE summary_meta SET value = value + 1 WHERE key = 'generation'; END;
 CREATE TRIGGER IF NOT EXISTS summary_files_update AFTER UPDATE ON summary_files BEGIN
@@ -70,13 +75,6 @@ CREATE TRIGGER IF NOT EXISTS summary_files_update AFTER UPDATE ON summary_files 
 CREATE TRIGGER IF NOT EXISTS summary_files_delete AFTER DELETE ON summary_files BEGIN
     UPDATE summary_meta SET value = value + 1 WHERE key = 'generation'; END;
 """
-# The rows of summary_files as last read, with what they were read under: the connection, the
-# database's schema version and the generation the triggers above count up on every change of
-# summary_files, whoever makes it (this process, another one, an older gitmem, sqlite3 by hand).
-# A warm server reads the rows again only when one of them changed.
-Known = dict[str, tuple[str, str, int, str | None]]
-Same = dict[str, "State"]  # the files whose summary was read from HEAD's bytes, and their state
-_kept: tuple[sqlite3.Connection, tuple[object, ...], Known, Same] | None = None
 _ORDER = "rank DESC, basis = '', basis DESC, COALESCE(id, '')"  # the card's order (then layer, scope...)
 _ENTRY_COLUMNS = "path, scope, layer, topic, line, id, title, fields, volatility"
 
@@ -90,10 +88,6 @@ class GitView:
     dirty: frozenset[str]
     changed_between: Callable[[str, str], list[str]]  # paths that differ; raises when unknown
     committed: Callable[[str], bytes | None]  # a file's bytes in `head` (None: not there)
-
-
-# (holds conflict markers, why it cannot be read or None)
-State = tuple[bool, str | None]
 
 
 @dataclass(frozen=True)
@@ -148,16 +142,6 @@ def _immediate(db: sqlite3.Connection) -> Iterator[None]:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
-
-
-@contextlib.contextmanager
-def _snapshot(db: sqlite3.Connection) -> Iterator[None]:
-    """A read transaction: its queries see one state of the database."""
-    db.execute("BEGIN")
-    try:
-        yield
-    finally:
-        db.execute("COMMIT")
 
 
 def _marks(values: Sequence[object]) -> str:
@@ -245,18 +229,29 @@ class Summaries:
     def _known(self) -> tuple[Known, Same, str | None]:
         """Every summary's row by path, those marked SAME, and the commit the marks refer to
         (one snapshot)."""
-        global _kept
-        with _snapshot(self.db):
-            meta = dict(self.db.execute("SELECT key, value FROM summary_meta"))
-            key = (self.db.execute("PRAGMA schema_version").fetchone()[0], meta.get("generation"))
-            kept = _kept
-            if kept is not None and kept[0] is self.db and kept[1] == key:
-                return kept[2], kept[3], meta.get("head")
-            rows = self.db.execute("SELECT path, stamp, conflicted, problem FROM summary_files")
-            known: Known = {row[0]: row for row in rows}
-        same: Same = {p: (row[2] == 1, row[3]) for p, row in known.items() if row[1].endswith(SAME)}
-        _kept = (self.db, key, known, same)
-        return known, same, meta.get("head")
+        rows, head = read_rows(self.db)
+        return rows.known, rows.same, head
+
+    def of_note(self, relpaths: Iterable[str]) -> Notable:
+        """What current() says of these files, told by the exceptions: the files that are gone
+        and those holding conflict markers or that cannot be read. Within a batch with a git
+        view, the files git reports unchanged are answered from the kept SAME rows with set
+        operations (no per-file work); the others go through current()."""
+        wanted = set(relpaths)
+        view = self._view
+        if view is not None and self._memo is not None:
+            self._follow(view)
+            rows, head = read_rows(self.db)
+            if head == view.head:
+                rest = (wanted - rows.same.keys()) | (wanted & view.dirty)
+                looked = self.current(sorted(rest))
+                flagged = {p: state for p, state in rows.flagged.items()
+                           if p in wanted and p not in view.dirty}
+                flagged.update((p, state) for p, state in looked.items() if state[0] or state[1] is not None)
+                return Notable(wanted, rest - looked.keys(), flagged)
+        states = self.current(wanted)
+        return Notable(wanted, wanted - states.keys(),
+                       {p: state for p, state in states.items() if state[0] or state[1] is not None})
 
     def _follow(self, view: GitView) -> None:
         """Make the marks refer to `view.head`: files that differ between the commit they were
@@ -319,10 +314,9 @@ class Summaries:
         """Live (not forgotten, superseded or expired) entries of these files, layers and scopes:
         most important first, then most recently verified, then by Id, then in the order of
         `layers`, of `scopes`, and file order; and the files that cannot be read (left out)."""
-        state = self.current(relpaths)
-        readable = {p for p, (_c, problem) in state.items() if problem is None}
-        skipped = sorted(p for p, (_c, problem) in state.items() if problem is not None)
-        if not readable:
+        note = self.of_note(relpaths)
+        skipped = note.unreadable()
+        if not note.wanted - note.gone - set(skipped):
             return [], skipped
         live = "status = 'live' AND (until = '' OR until >= ?)"
         live_args: list[object] = [today.isoformat()]
@@ -333,16 +327,16 @@ class Summaries:
                f"WHERE layer IN ({_marks(layers)}) AND scope IN ({_marks(scopes)}) AND {live}")
         args: list[object] = [*layers, *scopes, *live_args]
         rows = []
-        with _snapshot(self.db):  # the row ids picked first name the same rows in the end
+        with snapshot(self.db):  # the row ids picked first name the same rows in the end
             if limit is not None:
                 picked = [rowid for layer in layers for scope in scopes
-                          for rowid in self._first(layer, scope, live, live_args, readable, limit)]
+                          for rowid in self._first(layer, scope, live, live_args, note, limit)]
                 sql += f" AND rowid IN ({_marks(picked)})" if picked else " AND 0"
                 args += picked
             sql += f" ORDER BY {_ORDER}, {_position('layer', layers)}, {_position('scope', scopes)}, path, line"
             args += [*layers, *scopes]
             for row in self.db.execute(sql, args):  # rows of files gone or unreadable are left out
-                if row[0] in readable:
+                if note.readable(row[0]):
                     rows.append(row)
                     if limit is not None and len(rows) >= limit:
                         break
@@ -354,9 +348,8 @@ class Summaries:
         """How many live entries of these files, layers and scopes are fresh, aging, stale or
         unverified, per layer (format.freshness.grade's rule, counted in the database: no
         entry's fields are decoded); and the files that cannot be read (left out)."""
-        state = self.current(relpaths)
-        readable = {p for p, (_c, problem) in state.items() if problem is None}
-        skipped = sorted(p for p, (_c, problem) in state.items() if problem is not None)
+        note = self.of_note(relpaths)
+        skipped = note.unreadable()
         normal = windows.get("normal", 90)
         window = "CASE volatility " + " ".join("WHEN ? THEN ?" for _ in windows) + " ELSE ? END"
         age = "(julianday(?) - julianday(basis))"
@@ -370,12 +363,12 @@ class Summaries:
         args = [day, *pairs, normal, day, *pairs, normal, *layers, *scopes, day]
         counts: dict[str, dict[str, int]] = {}
         for path, layer, grade, count in self.db.execute(sql, args):
-            if path in readable:
+            if note.readable(path):
                 per = counts.setdefault(str(layer), {})
                 per[str(grade)] = per.get(str(grade), 0) + int(count)
         return counts, skipped
 
-    def _first(self, layer: str, scope: str, live: str, live_args: list[object], readable: set[str],
+    def _first(self, layer: str, scope: str, live: str, live_args: list[object], note: Notable,
                limit: int) -> list[int]:
         """The row ids of the first `limit` live entries of readable files of one layer and
         scope, in the card's order: read in the order of an index, so no query sorts every
@@ -384,7 +377,7 @@ class Summaries:
                f"ORDER BY {_ORDER}, path, line")
         found: list[int] = []
         for rowid, path in self.db.execute(sql, [layer, scope, *live_args]):
-            if path in readable:
+            if note.readable(path):
                 found.append(int(rowid))
                 if len(found) >= limit:
                     break
@@ -392,5 +385,4 @@ class Summaries:
 
     def conflicted(self, relpaths: Iterable[str]) -> list[str]:
         """Those of these files that hold conflict markers."""
-        states = self.current(relpaths)
-        return sorted(compress(states.keys(), map(itemgetter(0), states.values())))
+        return self.of_note(relpaths).conflicted()

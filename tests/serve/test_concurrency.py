@@ -199,3 +199,39 @@ def test_eight_searches_at_once_after_a_hand_edit_all_see_it(served: Path) -> No
             assert [hit["title"] for hit in json.loads(found.stdout)] == [f"The offsite is in {word.title()}"]
 
         assert _all_at_once([client] * 8) == []
+
+
+def test_eight_reads_on_a_fresh_server_each_answer_as_a_call_of_its_own(served: Path, tmp_path: Path) -> None:
+    """Eight cards and searches at once on a server that has no parts open yet: each call opens a
+    set of its own (sharing what the process already read of the index and the summaries), and
+    each answer equals that of the same call in its own process, before and after hand edits."""
+    words = ["amber", "basalt", "cobalt", "dune"]
+    for word in words:
+        done = run_gitmem("--root", str(served), "remember", f"The {word} queue drains every minute",
+                          "--layer", "decisions", "--topic", word, env=OFF)
+        assert done.returncode == 0, done.stderr
+    calls = [("context",), *[("search", word, "--json") for word in words], ("context",),
+             ("search", "queue", "--json"), ("context",)]
+
+    def round_at_once() -> None:
+        expected = {args: run_gitmem("--root", str(served), *args, cwd=tmp_path, env=OFF) for args in set(calls)}
+
+        def call(args: tuple[str, ...]) -> Callable[[], None]:
+            def run() -> None:
+                done = _served(served, *args, cwd=tmp_path)
+                alone = expected[args]
+                assert (done.returncode, done.stdout) == (alone.returncode, alone.stdout), (args, done.stderr)
+            return run
+
+        assert _all_at_once([call(args) for args in calls]) == []
+
+    round_at_once()
+    amber = next(served.rglob("amber.md"))
+    amber.write_text(amber.read_text().replace("amber queue", "amber stream"))
+    dune = next(served.rglob("dune.md"))
+    dune.write_text(dune.read_text() + "\n<<<<<<< ours\nA line\n=======\nAnother line\n>>>>>>> theirs\n")
+    round_at_once()
+    card = _served(served, "context", cwd=tmp_path).stdout
+    assert "amber stream" in card and "conflict markers" in card, card
+    hits = json.loads(_served(served, "search", "stream", "--json").stdout)
+    assert [hit["title"] for hit in hits] == ["The amber stream drains every minute"], hits
