@@ -12,7 +12,10 @@ the history, and as the reference of the same run `git log --oneline -- PATH` of
 entry's file, and `gitmem show ID` (a CLI process that opens the store: the floor under the
 others). Cold means the history index (state/history.sqlite) deleted first, so the call reads
 the whole history into it; warm means it is current; "after one commit" means one commit made
-since the last call. How they grow: a cold call reads every commit once (linear in history); a
+since the last call. Then a second machine: `gitmem init --remote` (a clone) and its first and
+second `gitmem sync`, against `git clone` of the same remote; and `gitmem history` reading this
+long history as a code repository (its first pass records the newest 1,000 commits; then a pass
+with nothing new). How they grow: a cold call reads every commit once (linear in history); a
 warm one reads no commit and costs the entry's own versions (linear in how often that entry
 changed, not in history); after N new commits a call reads those N only.
 """
@@ -192,13 +195,40 @@ def measure(root: Path, history: History, runs: int, made: int) -> dict[str, flo
     began = time.perf_counter()
     subprocess.run([*gm, "as-of", early, "show", typical], check=True, capture_output=True)
     cold_as_of = time.perf_counter() - began
-    return {"commits": made + runs, "typical_versions": counts[typical], "hottest_versions": counts[hottest],
+    return {**fresh_clone(root), **history_ingest(root), **{"commits": made + runs, "typical_versions": counts[typical], "hottest_versions": counts[hottest],
             "why_cold_ms": round(cold * 1000, 1), "as_of_show_cold_ms": round(cold_as_of * 1000, 1),
             **{f"{name}_warm_ms": median_ms(values) for name, values in figures.items()
                if name not in ("git_log_path", "show")},
             "why_after_one_commit_ms": median_ms(after_one),
             "reference_git_log_oneline_path_ms": median_ms(figures["git_log_path"]),
-            "reference_cli_show_ms": median_ms(figures["show"])}
+            "reference_cli_show_ms": median_ms(figures["show"])}}
+
+
+def fresh_clone(root: Path) -> dict[str, float]:
+    """A second machine: `gitmem init --remote` (which clones) and its first `gitmem sync`, against
+    `git clone` of the same remote, all from a bare copy of the store."""
+    with tempfile.TemporaryDirectory() as tmp:
+        remote, plain, machine = Path(tmp) / "remote.git", Path(tmp) / "plain", Path(tmp) / "machine"
+        subprocess.run(["git", "clone", "-q", "--bare", str(root), str(remote)], check=True, env=ENV)
+        git_clone = timed(["git", "clone", "-q", str(remote), str(plain)])
+        init = timed([*GITMEM, "--root", str(machine), "init", "--remote", str(remote)])
+        sync = timed([*GITMEM, "--root", str(machine), "sync"])
+        again = timed([*GITMEM, "--root", str(machine), "sync"])
+    return {"fresh_clone_init_ms": round(init * 1000, 1), "fresh_clone_first_sync_ms": round(sync * 1000, 1),
+            "fresh_clone_second_sync_ms": round(again * 1000, 1),
+            "reference_git_clone_ms": round(git_clone * 1000, 1)}
+
+
+def history_ingest(code: Path) -> dict[str, float]:
+    """`gitmem history` over this long history as a code repository, into a store of its own: the
+    first pass (the newest 1,000 commits), then a pass with nothing new."""
+    with tempfile.TemporaryDirectory() as tmp:
+        store = [*GITMEM, "--root", str(Path(tmp) / "store")]
+        subprocess.run([*store, "init"], check=True, capture_output=True, env=ENV)
+        first = timed([*store, "history", "--repo", str(code), "-w", "code"])
+        second = timed([*store, "history", "--repo", str(code), "-w", "code"])
+    return {"history_ingest_first_pass_ms": round(first * 1000, 1),
+            "history_ingest_nothing_new_ms": round(second * 1000, 1)}
 
 
 def main() -> None:
