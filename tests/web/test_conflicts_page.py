@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from support import git, run_gitmem
+from support import GIT_ENV, OUTSIDE_ENV, copy_store, git, run_gitmem
 from webpage import WebPage, commits, start_web, stop_web
 
 TOPIC = "global/semantic/staging.md"
@@ -27,11 +27,24 @@ def _ok(done: subprocess.CompletedProcess[str]) -> None:
     assert done.returncode == 0, done.stderr
 
 
-@pytest.fixture
-def conflicted(tmp_path: Path, bare_remote: Path) -> Iterator[tuple[Path, WebPage]]:
+@pytest.fixture(scope="module")
+def conflicted_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """laptop-a and laptop-b changed one entry, one state section and one runtime item each
-    their own way; b's sync left the three in conflict; b's page runs."""
-    a, b = tmp_path / "a", tmp_path / "b"
+    their own way; b's sync left the three in conflict. Made once per module (fourteen CLI
+    processes), in the same isolated environment a test gets; each test settles a copy."""
+    top = tmp_path_factory.mktemp("conflicted")
+    (top / "home").mkdir()
+    with pytest.MonkeyPatch.context() as env:
+        for name in OUTSIDE_ENV:
+            env.delenv(name, raising=False)
+        for key, value in {**GIT_ENV, "HOME": str(top / "home"), "GIT_CONFIG_NOSYSTEM": "1"}.items():
+            env.setenv(key, value)
+        bare_remote = top / "remote.git"
+        git(top, "init", "--bare", "-b", "main", str(bare_remote))
+        return _conflict(top / "a", top / "b", bare_remote)
+
+
+def _conflict(a: Path, b: Path, bare_remote: Path) -> Path:
     _ok(gm(a, "laptop-a", "init", "--remote", str(bare_remote)))
     _ok(gm(a, "laptop-a", "remember", "The staging host is 10.0.0.7 in rack four", "-l", "semantic",
            "-t", "staging"))
@@ -47,6 +60,13 @@ def conflicted(tmp_path: Path, bare_remote: Path) -> Iterator[tuple[Path, WebPag
         _ok(gm(root, machine, "runtime", "replace", "big runner", f"Builds run on the {runner} runner"))
     _ok(gm(a, "laptop-a", "sync"))
     assert gm(b, "laptop-b", "sync").returncode == 3
+    return b
+
+
+@pytest.fixture
+def conflicted(tmp_path: Path, conflicted_store: Path) -> Iterator[tuple[Path, WebPage]]:
+    """A copy of the conflicted store of laptop-b, with its page running."""
+    b = copy_store(conflicted_store, tmp_path / "b")
     page = start_web(b, env={"GITMEM_MACHINE": "laptop-b"})
     try:
         page.sign_in()
