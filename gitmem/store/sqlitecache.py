@@ -7,11 +7,21 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+_IN_USE = ("SQLITE_BUSY", "SQLITE_LOCKED")  # and their extended codes (SQLITE_BUSY_SNAPSHOT...)
+
 
 def _connect(path: Path) -> sqlite3.Connection:
     # check_same_thread off: the warm server hands a cache from one call's thread to the next
     # (store/warm.py); calls never overlap.
     return sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
+
+
+def _corrupt(exc: sqlite3.DatabaseError) -> bool:
+    """Whether to start the file over: any error but "busy" or "locked", which say only that
+    another connection is using a sound file (a write-ahead log left without its database, say,
+    is a disk I/O error: started over)."""
+    name = getattr(exc, "sqlite_errorname", "")
+    return not (name.startswith(_IN_USE) or "database is locked" in str(exc))
 
 
 def _prepare(db: sqlite3.Connection, schema: str) -> str | None:
@@ -30,8 +40,10 @@ def open_cache(path: Path, schema: str, version: str, tables: tuple[str, ...]) -
     db = _connect(path)
     try:
         stored = _prepare(db, schema)
-    except sqlite3.DatabaseError:
+    except sqlite3.DatabaseError as exc:
         db.close()
+        if not _corrupt(exc):
+            raise  # busy or locked: the file is sound, and others are using it
         for name in (path.name, f"{path.name}-wal", f"{path.name}-shm"):
             path.with_name(name).unlink(missing_ok=True)  # corrupt: it is only a cache, start over
         db = _connect(path)

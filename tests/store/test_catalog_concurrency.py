@@ -1,0 +1,79 @@
+"""Many connections to one catalog (the warm server's sets of parts, other gitmem processes)
+bring it up to date at the same time: each waits its turn, none fails with "database is locked";
+and a cache is started over only when its file is damaged, never because it was busy."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from gitmem.store import sqlitecache
+from gitmem.store.catalog import Catalog
+from gitmem.store.store import Store
+from gitmem.verbs.entries import remember
+
+
+def test_catalogs_refreshing_the_same_files_at_once_all_succeed(store: Store) -> None:
+    paths = []
+    for n in range(6):
+        relpath = f"global/semantic/topic{n}.md"
+        remember(store, f"Fact number {n} about the replica", "semantic", topic=f"topic{n}")
+        paths.append(relpath)
+    failures: list[BaseException] = []
+    start, lock = threading.Barrier(8), threading.Lock()
+
+    def refresher(mine: int) -> None:
+        catalog = Catalog(store.root)
+        try:
+            start.wait()
+            for n in range(15):  # a hand edit of this thread's file, then a look at all of them
+                path = store.root / paths[mine % len(paths)]
+                with lock:
+                    path.write_text(path.read_text().rstrip("\n") + f" edit {mine}-{n}\n")
+                catalog.refresh(paths, store.read_file)
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            failures.append(exc)
+        finally:
+            catalog.close()
+
+    threads = [threading.Thread(target=refresher, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert failures == []
+    assert all(Path(store.root / p).is_file() for p in paths)
+
+
+def test_a_cache_that_is_busy_when_opened_is_never_deleted(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a damaged file is started over: a lock held elsewhere says nothing about the file."""
+    path = tmp_path / "state" / "cache.sqlite"
+    schema = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT); CREATE TABLE IF NOT EXISTS t (x);"
+    db = sqlitecache.open_cache(path, schema, "1", ("t",))
+    db.execute("INSERT INTO t VALUES (42)")
+    db.close()
+
+    def busy(_db: sqlite3.Connection, _schema: str) -> str | None:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(sqlitecache, "_prepare", busy)
+    with pytest.raises(sqlite3.OperationalError):
+        sqlitecache.open_cache(path, schema, "1", ("t",))
+    monkeypatch.undo()
+    again = sqlitecache.open_cache(path, schema, "1", ("t",))
+    assert again.execute("SELECT x FROM t").fetchall() == [(42,)]
+    again.close()
+
+
+def test_a_damaged_cache_is_started_over(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "cache.sqlite"
+    path.parent.mkdir()
+    path.write_bytes(b"this is not a database at all, just bytes" * 200)
+    schema = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT); CREATE TABLE IF NOT EXISTS t (x);"
+    db = sqlitecache.open_cache(path, schema, "1", ("t",))
+    assert db.execute("SELECT count(*) FROM t").fetchone() == (0,)
+    db.close()
