@@ -8,6 +8,7 @@ internals (segments.py), and accumulate scores term at a time.
 from __future__ import annotations
 
 import heapq
+import threading
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ from gitmem.search.segments import (
 __all__ = ["SearchHit", "SearchRequest", "SegmentCache", "View"]
 
 HIDDEN_STATUSES = ("forgotten", "superseded", "archived")  # archived: project documents
+STORED_KEPT = 2048  # stored fields of this many docs kept per view (~1 KB each)
 
 
 @dataclass
@@ -110,16 +112,22 @@ class View:
     _facts: array[int] | None = None
     _deleted: frozenset[int] | None = None
     _factor_cache: dict[tuple[int, bool, Windows], array[float]] = field(default_factory=dict)
+    _leaves: list[tuple[Any, int]] | None = None
+    _stored: dict[int, dict[str, Any]] = field(default_factory=dict)
+    _stored_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def leaves(self) -> list[tuple[Any, int]]:
         """(segment reader, doc offset) of each segment; none for an index without documents."""
-        return [(leaf, offset) for leaf, offset in self.reader.leaf_readers()
-                if segment_name(leaf) is not None]
+        if self._leaves is None:
+            self._leaves = [(leaf, offset) for leaf, offset in self.reader.leaf_readers()
+                            if segment_name(leaf) is not None]
+        return self._leaves
 
     def postings(self, fieldname: str, term: str) -> Iterator[tuple[Iterable[int], Sequence[float]]]:
         """Posting blocks of a term over all segments, with global doc numbers."""
         for leaf, offset in self.leaves():
-            matcher = raw_postings(leaf, fieldname, term)
+            matcher = self.cache.dictionary(leaf).postings(leaf, term) if fieldname == TERMS \
+                else raw_postings(leaf, fieldname, term)
             if matcher is None:
                 continue
             for ids, weights in matcher_blocks(matcher):
@@ -155,14 +163,33 @@ class View:
             self._deleted = frozenset(docs)
         return self._deleted
 
+    def stored(self, doc: int) -> dict[str, Any]:
+        """The stored fields of a doc (to read, not to change). The last STORED_KEPT read are
+        kept: they never change while the view lives, and the searches of someone typing a
+        query (`dep`, `depl`, `deploy`) mostly show the same entries (~60 us each to read)."""
+        fields = self._stored.get(doc)
+        if fields is None:
+            fields = self.reader.stored_fields(doc)
+            with self._stored_lock:  # the page's threads share a view
+                while len(self._stored) >= STORED_KEPT:
+                    del self._stored[next(iter(self._stored))]  # the oldest first
+                self._stored[doc] = fields
+        return fields
+
     def doc_frequency(self, term: str) -> int:
         """Entries holding `term` in the `terms` field (deleted ones until their segment goes)."""
-        return int(self.reader.doc_frequency(TERMS, term))
+        return sum(self.cache.dictionary(leaf).doc_frequency(leaf, term)
+                   for leaf, _offset in self.leaves())
 
-    def prefixed(self, prefix: str, limit: int) -> list[str]:
-        """Up to `limit` index terms starting with `prefix`, in dictionary order."""
-        found = islice(self.reader.expand_prefix(TERMS, prefix), limit)
-        return [raw.decode("utf-8") for raw in found]
+    def prefixed(self, prefix: str, limit: int) -> dict[str, int]:
+        """Up to `limit` index terms starting with `prefix`, in dictionary order, with their doc
+        frequencies, over all segments (each segment's dictionary is searched in memory:
+        segments.TermDictionary)."""
+        counts: dict[bytes, int] = {}
+        for leaf, _offset in self.leaves():
+            for raw, frequency in self.cache.dictionary(leaf).prefixed(leaf, prefix, limit):
+                counts[raw] = counts.get(raw, 0) + frequency
+        return {raw.decode("utf-8"): counts[raw] for raw in islice(sorted(counts), limit)}
 
     def containing(self, fragment: str, limit: int) -> list[str]:
         """Up to `limit` index terms containing `fragment` anywhere, over all segments."""
@@ -229,7 +256,7 @@ class View:
         finals = map(mul, scores.bases(tier), map(self.factors(request).__getitem__, tier))
         best = heapq.nlargest(ANCHOR_CANDIDATES, zip(finals, tier, strict=True),
                               key=lambda pair: (pair[0], -pair[1]))  # ties: the earlier entry
-        return pick_anchor(event, [self.reader.stored_fields(doc) for score, doc in best
+        return pick_anchor(event, [self.stored(doc) for score, doc in best
                                    if score > 0.0])
 
     def _admitted(self, matching: set[int], request: SearchRequest) -> list[int]:
@@ -314,7 +341,7 @@ class View:
         chosen = []
         for doc, score in scores.items():
             if score >= cut:
-                fields = self.reader.stored_fields(doc)
+                fields = self.stored(doc)
                 chosen.append((sort_key(score, fields["path"], fields["line"]), doc, score, fields))
         chosen.sort(key=itemgetter(0))
         return [(doc, score, fields) for _key, doc, score, fields in chosen[:limit]]
@@ -333,7 +360,9 @@ class _MemoLexicon:
         return self._frequency[term]
 
     def prefixed(self, prefix: str, limit: int) -> list[str]:
-        return self._view.prefixed(prefix, limit)
+        found = self._view.prefixed(prefix, limit)
+        self._frequency.update(found)  # read with the terms: no second look-up for each
+        return list(found)
 
     def containing(self, fragment: str, limit: int) -> list[str]:
         return self._view.containing(fragment, limit)

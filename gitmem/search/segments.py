@@ -15,9 +15,9 @@ import sys
 import threading
 import weakref
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import accumulate
+from itertools import accumulate, islice
 from typing import Any
 
 from gitmem.search.rank import Windows, rank_factor
@@ -25,6 +25,9 @@ from gitmem.search.rank import Windows, rank_factor
 TERMS = "terms"
 _RECORD = struct.Struct("!ii")  # key length, value length of one term-dictionary record
 _FIELD = struct.Struct("!H")  # a dictionary key starts with its field number
+_DOC_FREQUENCY = struct.Struct("!I")  # a term info's doc frequency, after a flags byte and weight
+_INFO_DOCS = 5  # where in a term info its doc frequency is
+SAMPLE_EVERY = 32  # dictionary keys kept in memory for bisection: one in this many
 
 
 def segment_name(leaf: Any) -> str | None:
@@ -94,12 +97,15 @@ def deleted_docs(leaf: Any) -> Iterable[int]:
 
 
 class TermDictionary:
-    """Finds the `terms` field's terms that contain a fragment, in one segment.
+    """The `terms` field's terms of one segment: those that contain a fragment, those that start
+    with a prefix, and how many entries hold a term.
 
     The fast path holds the segment's dictionary file region in memory (keys and term infos,
-    ~60 bytes per term) with the offset of every record, searches it with `bytes.find` (C) and
-    maps each hit to its record by bisection: no Python work per term, only per hit. Without
-    the expected codec classes it walks `leaf.lexicon()` (one Python step per term).
+    ~60 bytes per term) with the offset of every record in key order. A fragment is searched
+    with `bytes.find` (C), each hit mapped to its record by bisection: no Python work per term,
+    only per hit; a prefix or a whole term is found by bisecting the sorted keys, with no file
+    read (whoosh's own lookups read the file a few times per term). Without the expected codec
+    classes it uses whoosh's public per-item API (`lexicon`, `expand_prefix`, `doc_frequency`).
     """
 
     def __init__(self, leaf: Any) -> None:
@@ -108,10 +114,16 @@ class TermDictionary:
         self._base = 0  # file offset of the first record (= offset 0 of `_data`)
         self._field = b""
         self._fast = False
+        self._samples: list[bytes] | None = None  # every SAMPLE_EVERY-th key, for bisection
+        self._terms: Any = None  # the codec's terms reader, to open postings from a term info
+        self._info: Any = None  # the codec's term info class
         terms = getattr(leaf, "_terms", None)
         table = getattr(terms, "_tindex", None)
         if type(terms).__name__ == "W3TermsReader" and type(table).__name__ == "OrderedHashReader":
             self._load(terms, table)
+            info = getattr(sys.modules.get(type(terms).__module__), "W3TermInfo", None)
+            if hasattr(info, "from_bytes") and hasattr(terms, "_codec") and hasattr(terms, "_postfile"):
+                self._terms, self._info = terms, info
 
     def _load(self, terms: Any, table: Any) -> None:
         fieldmap = getattr(terms, "_fieldmap", {})
@@ -144,6 +156,76 @@ class TermDictionary:
             else:
                 hit = data.find(needle, hit + 1)  # inside a length or a term info: not a term
         return found
+
+    def prefixed(self, leaf: Any, prefix: str, limit: int) -> list[tuple[bytes, int]]:
+        """Up to `limit` terms of `leaf` starting with `prefix` (UTF-8, in dictionary order) with
+        their doc frequencies: the records are sorted by key, so a bisection finds the first
+        and the rest follow it."""
+        if not self._fast:
+            return [(raw, int(leaf.doc_frequency(TERMS, raw.decode("utf-8"))))
+                    for raw in islice(leaf.expand_prefix(TERMS, prefix), limit)]
+        wanted = self._field + prefix.encode("utf-8")
+        data, starts, base, unpack = self._data, self._starts, self._base, _RECORD.unpack_from
+        found: list[tuple[bytes, int]] = []
+        first = self._first_at_least(wanted)
+        for index in range(first, min(first + limit, len(starts))):
+            record = starts[index] - base
+            key_length = unpack(data, record)[0]
+            key = record + _RECORD.size
+            if not data.startswith(wanted, key) or key_length < len(wanted):
+                break
+            found.append((data[key + _FIELD.size:key + key_length],
+                          _DOC_FREQUENCY.unpack_from(data, key + key_length + _INFO_DOCS)[0]))
+        return found
+
+    def doc_frequency(self, leaf: Any, term: str) -> int:
+        """Entries of `leaf` holding `term` (deleted ones included, as whoosh counts them)."""
+        if not self._fast:
+            return int(leaf.doc_frequency(TERMS, term))
+        key = self._field + term.encode("utf-8")
+        index = self._first_at_least(key)
+        if index == len(self._starts) or self._key(index) != key:
+            return 0
+        record = self._starts[index] - self._base
+        key_length = _RECORD.unpack_from(self._data, record)[0]
+        return int(_DOC_FREQUENCY.unpack_from(self._data, record + _RECORD.size + key_length
+                                              + _INFO_DOCS)[0])
+
+    def postings(self, leaf: Any, term: str) -> Any:
+        """The posting matcher of `term` in `leaf` (deletions not applied); None when absent. The
+        fast path takes the term info from memory and opens the postings as whoosh's
+        `W3TermsReader.matcher` does (whoosh looks the term up in the file twice first)."""
+        if self._info is None:
+            return raw_postings(leaf, TERMS, term)
+        tbytes = term.encode("utf-8")
+        key = self._field + tbytes
+        index = self._first_at_least(key)
+        if index == len(self._starts) or self._key(index) != key:
+            return None
+        record = self._starts[index] - self._base
+        key_length, value_length = _RECORD.unpack_from(self._data, record)
+        value = record + _RECORD.size + key_length
+        info = self._info.from_bytes(self._data[value:value + value_length])
+        return self._terms._codec.postings_reader(self._terms._postfile, info,
+                                                  leaf.schema[TERMS].format, term=(TERMS, tbytes))
+
+    def _key(self, index: int) -> bytes:
+        """The key (field number, then term) of the record at `index` in key order."""
+        record = self._starts[index] - self._base
+        key_length = _RECORD.unpack_from(self._data, record)[0]
+        return self._data[record + _RECORD.size:record + _RECORD.size + key_length]
+
+    def _first_at_least(self, key: bytes) -> int:
+        """Index of the first record whose key is not less than `key`: a bisection of every
+        SAMPLE_EVERY-th key (in C), then of the few records between two of them."""
+        count = len(self._starts)
+        if not self._field:
+            return count
+        if self._samples is None:  # once per segment: reading every key would cost ~2 us each
+            self._samples = [self._key(index) for index in range(0, count, SAMPLE_EVERY)]
+        above = bisect_left(self._samples, key)
+        low = (above - 1) * SAMPLE_EVERY + 1 if above else 0
+        return bisect_left(range(count), key, low, min(above * SAMPLE_EVERY, count), key=self._key)
 
     @staticmethod
     def _walk(leaf: Any, fragment: str, limit: int) -> list[str]:

@@ -1,5 +1,8 @@
 """The page as a Starlette application: routes, one store opened per request, errors as pages.
 
+The views other than the overview and search are imported on their first request: the first page
+answers sooner after `gitmem web` starts.
+
 A store is opened for each request, so a hand edit, a `git pull` or a CLI write shows on the next
 request without a restart (the index follows the files as it does for the CLI). Endpoints are
 plain functions: Starlette runs them in its thread pool, so reads go on side by side; writes take
@@ -23,15 +26,7 @@ from gitmem import caller
 from gitmem.errors import ConflictError, GitmemError, NotFoundError
 from gitmem.store import warm
 from gitmem.store.store import Store, open_store
-from gitmem.web import (
-    actions,
-    conflict_view,
-    entry_view,
-    hot_view,
-    review_view,
-    settings_view,
-    views,
-)
+from gitmem.web import actions, views
 from gitmem.web.access import Access, Guard
 from gitmem.web.html import notice, page
 from gitmem.web.timing import ServerTiming, with_cpu
@@ -131,22 +126,34 @@ def routes(app: Page) -> list[Route]:
 
     def entry(request: Request) -> Response:
         entry_id, when = request.query_params.get("id", ""), request.query_params.get("as_of", "")
+        from gitmem.web import entry_view
+
         return app.render(request, lambda s, r: (200, f"Entry {entry_id}",
                                                  entry_view.entry(s, csrf, entry_id, when)))
 
     def conflicts(request: Request) -> Response:
+        from gitmem.web import conflict_view
+
         return app.render(request, lambda s, r: (200, "Conflicts", conflict_view.conflicts(s, csrf)))
 
     def hot(request: Request) -> Response:
+        from gitmem.web import hot_view
+
         return app.render(request, lambda s, r: (200, "Hot memory", hot_view.hot(s, csrf)))
 
     def review(request: Request) -> Response:
+        from gitmem.web import review_view
+
         return app.render(request, lambda s, r: (200, "Capture and review", review_view.review(s, csrf)))
 
     def settings(request: Request) -> Response:
+        from gitmem.web import settings_view
+
         return app.render(request, lambda s, r: (200, "Settings", settings_view.settings(s, csrf)))
 
     def document(request: Request) -> Response:
+        from gitmem.web import hot_view
+
         doc_id = request.query_params.get("id", "")
         return app.render(request, lambda s, r: (200, f"Document {doc_id}", hot_view.document(s, csrf, doc_id)))
 

@@ -1,6 +1,7 @@
 """Running the page: loopback sockets only (127.0.0.1 and, when the machine has it, ::1), in
 this process in the foreground (`gitmem web` on its own) or on a thread of the store's warm
-server (gitmem/web/hosted.py): both build the same guarded app and the same uvicorn server."""
+server (gitmem/web/hosted.py): both build the same guarded app (web/app.build) and the same
+uvicorn server."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from typing import Any
 
 from gitmem.errors import InvalidInputError
 from gitmem.web.access import Access
-from gitmem.web.app import build
 
 GRACEFUL_SECONDS = 2  # an open keep-alive connection does not hold a stopping page longer
 
@@ -52,13 +52,20 @@ def http_server(app: Any) -> Any:
 
 def serve(root: Path, *, port: int, workspace: str | None, cwd: Path,
           announce: Callable[[str], None]) -> None:
-    """Serve until interrupted; `announce` gets the start address (with its token) once bound."""
+    """Serve until interrupted; `announce` gets the start address (with its token) once bound.
+
+    The address is announced before the app is built: the sockets listen already, so a browser
+    opened on it (or any client) connects at once and its request waits in the listen queue
+    while the web stack is imported, instead of the browser starting only after that."""
     sockets = loopback_sockets(port)
     chosen = sockets[0].getsockname()[1]
-    app, access = build(root, port=chosen, workspace=workspace, cwd=cwd, access=Access(chosen))
-    server = http_server(app)
-    announce(access.start_url())
+    access = Access(chosen)
     try:
+        announce(access.start_url())
+        from gitmem.web.app import build
+
+        app, _access = build(root, port=chosen, workspace=workspace, cwd=cwd, access=access)
+        server = http_server(app)
         server.run(sockets=sockets)
     finally:
         for sock in sockets:

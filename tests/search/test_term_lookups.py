@@ -1,0 +1,119 @@
+"""The in-memory term dictionary (segments.TermDictionary) answers prefixes, doc frequencies and
+postings exactly as whoosh's own per-term API does, on a real index of several segments with a
+deleted document; and a view keeps the stored fields it read, within its bound."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gitmem.search import reader, segments
+from gitmem.search.index import SearchIndex
+from gitmem.search.reader import View
+from gitmem.search.segments import TERMS, TermDictionary
+
+WORDS = ("staging", "stage", "stagecoach", "deploy", "deployment", "rollback", "postgres",
+         "latency", "検索", "検索語", "café", "zebra", "a", "ab", "abc")
+
+
+def topic(name: str, count: int, start: int) -> str:
+    entries = [f"## {name} {n}\n**Id:** global-sem-{start + n:04d}\n\n"
+               f"{' '.join(WORDS[(n + k) % len(WORDS)] for k in range(4))} port {5000 + n} "
+               f"{name}-{n}.md\n" for n in range(count)]
+    return f"# {name}\n\n" + "\n".join(entries)
+
+
+@pytest.fixture
+def view(tmp_path: Path) -> Iterator[View]:
+    root = tmp_path / "store"
+    semantic = root / "global/semantic"
+    semantic.mkdir(parents=True)
+    (semantic / "ports.md").write_text(topic("Ports", 40, 0))
+    (semantic / "links.md").write_text(topic("Links", 20, 200))
+    index = SearchIndex(root, watch=False)
+    assert index.search("staging")
+    (semantic / "hosts.md").write_text(topic("Hosts", 30, 100))
+    assert index.search("hosts")  # a second segment
+    (semantic / "ports.md").write_text(topic("Ports", 39, 0))  # deletions in the first
+    assert index.search("ports")
+    current = index._current_view()
+    assert len(current.leaves()) >= 2
+    assert any(leaf.has_deletions() for leaf, _offset in current.leaves())
+    yield current
+    index.close()
+
+
+def _terms(leaf: Any) -> list[str]:
+    return [raw.decode("utf-8") for raw in leaf.lexicon(TERMS)]
+
+
+def _postings(matcher: Any) -> list[tuple[int, float]]:
+    if matcher is None:
+        return []
+    return [(doc, weight) for ids, weights in segments.matcher_blocks(matcher)
+            for doc, weight in zip(list(ids), weights, strict=True)]
+
+
+def _prefixes(terms: list[str]) -> set[str]:
+    found = {"", "zz", "\u00e9", "検", "aa", "~"}
+    for term in terms:
+        found.update(term[:size] for size in (1, 2, 3, len(term)))
+    return found
+
+
+@pytest.mark.parametrize("every", [1, 2, 3, 32])
+def test_the_dictionary_answers_as_whoosh_does(view: View, every: int,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(segments, "SAMPLE_EVERY", every)
+    for leaf, _offset in view.leaves():
+        dictionary = TermDictionary(leaf)
+        assert dictionary._info is not None  # the fast path
+        terms = _terms(leaf)
+        assert any(t.startswith("検索") for t in terms) and "café" in terms
+        for term in [*terms, "absent", "", "zzzz", "0"]:
+            assert dictionary.doc_frequency(leaf, term) == leaf.doc_frequency(TERMS, term), term
+            whoosh = segments.raw_postings(leaf, TERMS, term)
+            assert _postings(dictionary.postings(leaf, term)) == _postings(whoosh), term
+        for prefix in _prefixes(terms):
+            for limit in (1, 3, 1000):
+                expected = [(raw, leaf.doc_frequency(TERMS, raw.decode("utf-8")))
+                            for raw in islice(leaf.expand_prefix(TERMS, prefix), limit)]
+                assert dictionary.prefixed(leaf, prefix, limit) == expected, (prefix, limit)
+
+
+def test_without_the_fast_path_the_public_api_answers_the_same(view: View) -> None:
+    for leaf, _offset in view.leaves():
+        fast, slow = TermDictionary(leaf), TermDictionary(leaf)
+        slow._fast, slow._info = False, None
+        for term in [*_terms(leaf), "absent"]:
+            assert slow.doc_frequency(leaf, term) == fast.doc_frequency(leaf, term)
+            assert _postings(slow.postings(leaf, term)) == _postings(fast.postings(leaf, term))
+        for prefix in ("sta", "検", "", "zz"):
+            assert slow.prefixed(leaf, prefix, 50) == fast.prefixed(leaf, prefix, 50)
+
+
+def test_a_view_merges_the_segments_as_the_whole_reader_does(view: View) -> None:
+    whole = view.reader
+    for prefix in ("sta", "dep", "検", "host", "", "zz"):
+        for limit in (2, 200):
+            terms = [raw.decode("utf-8") for raw in islice(whole.expand_prefix(TERMS, prefix), limit)]
+            found = view.prefixed(prefix, limit)
+            assert list(found) == terms, prefix
+            assert all(found[t] == whole.doc_frequency(TERMS, t) for t in terms)
+    for term in ("staging", "hosts", "ports", "検索", "absent"):
+        assert view.doc_frequency(term) == whole.doc_frequency(TERMS, term)
+
+
+def test_a_view_keeps_the_stored_fields_it_read_within_its_bound(
+        view: View, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reader, "STORED_KEPT", 5)
+    docs = range(view.reader.doc_count_all())
+    for doc in docs:
+        assert view.stored(doc) == view.reader.stored_fields(doc)
+        assert len(view._stored) <= 5
+    assert list(view._stored) == list(docs)[-5:]  # the oldest went first
+    assert view.stored(docs[-1]) is view.stored(docs[-1])
