@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 
 CACHE_KIB = 2048  # SQLite's page cache for the plan: past it, pages live in the temporary file
+NAMES_HELD = 512  # names waiting to be added in one executemany (none is looked up before the end)
 
 SCHEMA = """
 CREATE TABLE names (name TEXT PRIMARY KEY, id TEXT NOT NULL);
@@ -48,14 +49,24 @@ class PlanIndex:
         self.db.execute("PRAGMA synchronous=OFF")
         self.db.executescript(SCHEMA)
         self.db.execute("BEGIN")  # one transaction for the whole plan: nothing here must last
+        self._names: list[tuple[str, str]] = []
 
     def name(self, key: str) -> str | None:
+        if self._names:
+            self._add_names()
         row = self.db.execute("SELECT id FROM names WHERE name=?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def add_name(self, key: str, entry_id: str) -> None:
         """The first entry to use a name keeps it."""
-        self.db.execute("INSERT OR IGNORE INTO names VALUES (?, ?)", (key, entry_id))
+        self._names.append((key, entry_id))
+        if len(self._names) >= NAMES_HELD:
+            self._add_names()
+
+    def _add_names(self) -> None:
+        # In the order they came: INSERT OR IGNORE keeps each name's first entry.
+        self.db.executemany("INSERT OR IGNORE INTO names VALUES (?, ?)", self._names)
+        self._names = []
 
     def known(self, origin: str) -> Known | None:
         row = self.db.execute("SELECT relpath, id, recorded, current, forgotten, related, fresh "
@@ -66,8 +77,10 @@ class PlanIndex:
         return Known(relpath, entry_id, recorded, current, bool(forgotten), related, bool(fresh))
 
     def set_known(self, origin: str, known: Known) -> None:
+        # The fields by name: dataclasses.astuple deep-copies each one, several times this call.
         self.db.execute("INSERT OR REPLACE INTO known VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        (origin, *astuple(known)))
+                        (origin, known.relpath, known.id, known.recorded, known.current,
+                         known.forgotten, known.related, known.fresh))
 
     def seen(self, scope: str, layer: str, digest: str) -> str | None:
         row = self.db.execute("SELECT id FROM seen WHERE key=?", (f"{scope}\0{layer}\0{digest}",)).fetchone()
