@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,12 +27,11 @@ IMPORTANCE_VALUES: tuple[str, ...] = ("critical", "high", "normal", "low")
 VOLATILITY_VALUES: tuple[str, ...] = ("stable", "normal", "volatile")
 IMPORTANCE_RANK: dict[str, int] = {"critical": 3, "high": 2, "normal": 1, "low": 0}
 
-_SPACE_RE = re.compile(r"\s+")
-
 
 def normalize_text(text: str) -> str:
     """Text as compared for dedup: case-folded, whitespace collapsed, trimmed."""
-    return _SPACE_RE.sub(" ", text).strip().casefold()
+    # str.split() splits at exactly the characters \s matches (str.isspace), several times faster.
+    return " ".join(text.split()).casefold()
 
 
 def text_hash(text: str) -> str:

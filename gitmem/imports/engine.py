@@ -82,6 +82,7 @@ class Importer:
         if not final:
             self._known_entries()
         self.taken: dict[tuple[str, str], int] = {}
+        self.filled: set[tuple[str, str]] | None = None  # the scope+layers the store has entries in
         self.scopes: dict[Path | None, str] = {}
         self.slugs: dict[str, str] = {}
         # The first pass checks the hot items (budgets, sizes) but the writing pass adds them, in
@@ -164,7 +165,8 @@ class Importer:
             self._plan_update(found, note, title, body, digest, where)
             return
         relpath = L.topic_path(scope, layer, self._slug(note.topic))
-        hit = self._duplicate(scope, layer, body or title)
+        text_digest = text_hash(body or title)
+        hit = self._duplicate(scope, layer, text_digest)
         if hit:
             self._act("duplicate", hit, relpath, where, title)
             self._names(note, hit, where)
@@ -176,7 +178,7 @@ class Importer:
                   "Verified": self.today,
                   **{k: v for k, v in note.fields.items() if k not in ("Importance", "Created")},
                   "Source": origin, "Import-hash": digest}
-        self.plan.set_seen(scope, layer, text_hash(body or title), new_id)
+        self.plan.set_seen(scope, layer, text_digest, new_id)
         self.plan.set_known(origin, Known(relpath, new_id, digest, digest, False, "", fresh=True))
         self._act("added", new_id, relpath, where, title)
         self._names(note, new_id, where)
@@ -217,8 +219,13 @@ class Importer:
             slug = self.slugs[topic] = topic_slug(topic)
         return slug
 
-    def _duplicate(self, scope: str, layer: str, text: str) -> str | None:
-        digest = text_hash(text)
+    def _duplicate(self, scope: str, layer: str, digest: str) -> str | None:
+        """A live entry of this scope and layer whose text hashes to `digest` (text_hash)."""
+        if self.filled is None:  # nothing is written before the writing pass: ask once
+            counts = self.store.catalog.counts()
+            self.filled = {key for key, (_files, entries) in counts.items() if entries}
+        if (scope, layer) not in self.filled:
+            return self.plan.seen(scope, layer, digest)
         for hit in self.store.catalog.find_text(scope, layer, digest):
             if hit.status == "live" and hit.id:
                 return hit.id

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 
 CACHE_KIB = 2048  # SQLite's page cache for the plan: past it, pages live in the temporary file
+HELD = 512  # rows of a table waiting to be added in one executemany (each a statement of its own
+# cost more than the look-up: the held ones are looked up in memory until then)
 
 SCHEMA = """
 CREATE TABLE names (name TEXT PRIMARY KEY, id TEXT NOT NULL);
@@ -48,33 +50,56 @@ class PlanIndex:
         self.db.execute("PRAGMA synchronous=OFF")
         self.db.executescript(SCHEMA)
         self.db.execute("BEGIN")  # one transaction for the whole plan: nothing here must last
+        self._names: list[tuple[str, str]] = []  # in order: none is looked up before the end
+        self._known: dict[str, tuple[str, str, str, str, bool, str, bool]] = {}  # origin -> row
+        self._seen: dict[str, str] = {}  # key -> id
 
     def name(self, key: str) -> str | None:
+        if self._names:
+            self._add_names()
         row = self.db.execute("SELECT id FROM names WHERE name=?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def add_name(self, key: str, entry_id: str) -> None:
         """The first entry to use a name keeps it."""
-        self.db.execute("INSERT OR IGNORE INTO names VALUES (?, ?)", (key, entry_id))
+        self._names.append((key, entry_id))
+        if len(self._names) >= HELD:
+            self._add_names()
+
+    def _add_names(self) -> None:
+        # In the order they came: INSERT OR IGNORE keeps each name's first entry.
+        self.db.executemany("INSERT OR IGNORE INTO names VALUES (?, ?)", self._names)
+        self._names = []
 
     def known(self, origin: str) -> Known | None:
-        row = self.db.execute("SELECT relpath, id, recorded, current, forgotten, related, fresh "
-                              "FROM known WHERE origin=?", (origin,)).fetchone()
+        row = self._known.get(origin) or self.db.execute(
+            "SELECT relpath, id, recorded, current, forgotten, related, fresh FROM known "
+            "WHERE origin=?", (origin,)).fetchone()
         if row is None:
             return None
         relpath, entry_id, recorded, current, forgotten, related, fresh = row
         return Known(relpath, entry_id, recorded, current, bool(forgotten), related, bool(fresh))
 
     def set_known(self, origin: str, known: Known) -> None:
-        self.db.execute("INSERT OR REPLACE INTO known VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        (origin, *astuple(known)))
+        self._known[origin] = (known.relpath, known.id, known.recorded, known.current,
+                               known.forgotten, known.related, known.fresh)
+        if len(self._known) >= HELD:
+            self.db.executemany("INSERT OR REPLACE INTO known VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                [(origin, *row) for origin, row in self._known.items()])
+            self._known = {}
 
     def seen(self, scope: str, layer: str, digest: str) -> str | None:
-        row = self.db.execute("SELECT id FROM seen WHERE key=?", (f"{scope}\0{layer}\0{digest}",)).fetchone()
+        key = f"{scope}\0{layer}\0{digest}"
+        if key in self._seen:
+            return self._seen[key]
+        row = self.db.execute("SELECT id FROM seen WHERE key=?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def set_seen(self, scope: str, layer: str, digest: str, entry_id: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO seen VALUES (?, ?)", (f"{scope}\0{layer}\0{digest}", entry_id))
+        self._seen[f"{scope}\0{layer}\0{digest}"] = entry_id
+        if len(self._seen) >= HELD:
+            self.db.executemany("INSERT OR REPLACE INTO seen VALUES (?, ?)", list(self._seen.items()))
+            self._seen = {}
 
     def add_link(self, entry_id: str, kind: str, name: str, source: str) -> None:
         self.db.execute("INSERT INTO links (id, kind, name, source) VALUES (?, ?, ?, ?)",

@@ -67,6 +67,7 @@ class TopicWriter:
     def flush(self) -> None:
         if self.txn is None:
             return
+        documents: dict[str, TopicFile] = {}
         for relpath, items in self.pending.items():
             role = L.classify_path(relpath)
             if role.scope != L.GLOBAL and role.scope not in self.registered:
@@ -80,7 +81,9 @@ class TopicWriter:
                     document.entries.append(item.entry)
                 else:
                     document.entries[index] = item.entry
-            self.store.write_topic(self.txn, relpath, document)
+            documents[relpath] = document
+        self.store.write_topics(self.txn, documents)  # the group announced in one journal write
+        for relpath, document in documents.items():
             self._keep(relpath, document)
         # Cataloged now, their parsed copies let go: the transaction holds a group, not the import.
         self.store.settle(self.txn, list(self.pending))

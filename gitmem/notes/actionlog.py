@@ -27,6 +27,11 @@ class Action:
     source: str  # file:line in the source
     title: str
 
+    def __reduce__(self) -> tuple[type[Action], tuple[str, str | None, str, str, str]]:
+        # Pickled as its values: a slotted dataclass's own state is gathered in Python, field by
+        # field, and an import pickles every action it reports (twice: its plan and its log).
+        return Action, (self.action, self.id, self.path, self.source, self.title)
+
     def as_json(self) -> dict[str, Any]:
         return {"action": self.action, "id": self.id, "path": self.path, "source": self.source,
                 "title": self.title}

@@ -25,6 +25,7 @@ from gitmem.notes.model import (
     display_path,
     malformed,
     read_source_text,
+    real_folder,
     real_path,
 )
 from gitmem.notes.sections import split_front_matter
@@ -67,10 +68,11 @@ def _observation(category: str, raw: str) -> tuple[str, list[str], str]:
 
 
 def read_note(path: Path, project: Path, context: ReadContext) -> SourceFile:
-    shown = display_path(path, project, context.home)
+    resolved = real_path(path)  # resolved once: it costs a look at the disk
+    shown = display_path(path, project, context.home, resolved)
     text = read_source_text(path, shown)
     meta, rest, start = split_front_matter(text, shown)
-    relative = real_path(path).relative_to(real_path(project)).with_suffix("").as_posix()
+    relative = resolved.relative_to(real_folder(project)).with_suffix("").as_posix()
     folder = relative.rpartition("/")[0] or project.name  # a folder of notes is one topic
     title = str(meta.get("title") or path.stem).strip() or path.stem
     permalink = str(meta.get("permalink") or "").strip()

@@ -19,6 +19,7 @@ from gitmem.notes.model import (
     SourceFile,
     display_path,
     read_source_text,
+    real_folder,
     real_path,
 )
 from gitmem.notes.sections import notes_of, split_front_matter
@@ -42,11 +43,11 @@ def read_note_file(path: Path, folder: Path, context: ReadContext, *, scope: str
     """One Markdown file as notes: `topic` defaults to its path below `folder`; a front matter
     `layer` is kept, or `type` mapped through `layers` (a tool's own note kinds); front matter
     keys named in `meta_fields` become fields of every note (`globs` -> `Applies-to`)."""
-    shown = display_path(path, folder, context.home)
+    resolved, base = real_path(path), real_folder(folder)  # each path resolved once
+    shown = display_path(path, folder, context.home, resolved)
     text = read_source_text(path, shown)
     meta, rest, start = split_front_matter(text, shown)
-    resolved, real_folder = real_path(path), real_path(folder)
-    relative = resolved.relative_to(real_folder) if resolved.is_relative_to(real_folder) else Path(path.name)
+    relative = resolved.relative_to(base) if resolved.is_relative_to(base) else Path(path.name)
     title = str(meta.get("title") or meta.get("name") or path.stem)
     layer = meta.get("layer") if isinstance(meta.get("layer"), str) else None
     if layer is None and layers and isinstance(meta.get("type"), str):

@@ -87,7 +87,8 @@ def malformed(path: str, line: int, reason: str) -> InvalidInputError:
 
 
 @lru_cache(maxsize=256)
-def _real_folder(folder: Path) -> Path:
+def real_folder(folder: Path) -> Path:
+    """`folder.resolve()`, once per folder (see real_path)."""
     return folder.resolve()
 
 
@@ -96,13 +97,14 @@ def real_path(path: Path) -> Path:
     a few folders, and resolving walks every part of the path."""
     if path.is_symlink() or not path.is_absolute() or path.name in ("", ".."):
         return path.resolve()
-    return _real_folder(path.parent) / path.name
+    return real_folder(path.parent) / path.name
 
 
-def display_path(path: Path, base: Path, home: Path) -> str:
-    """A source file as provenance names it: relative to the imported folder, else to ~."""
-    resolved = real_path(path)
-    for root, prefix in ((_real_folder(base), ""), (_real_folder(home), "~/")):
+def display_path(path: Path, base: Path, home: Path, resolved: Path | None = None) -> str:
+    """A source file as provenance names it: relative to the imported folder, else to ~.
+    `resolved`: its real_path, when the caller has it already."""
+    resolved = real_path(path) if resolved is None else resolved
+    for root, prefix in ((real_folder(base), ""), (real_folder(home), "~/")):
         try:
             return prefix + resolved.relative_to(root).as_posix()
         except ValueError:

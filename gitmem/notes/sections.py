@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from gitmem.format.layers import canonical_slug
+from gitmem.notes.frontmatter import simple_front_matter
 from gitmem.notes.model import Note, malformed
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when installed: ~10x faster
@@ -48,6 +49,9 @@ def split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str, int]:
     if end == -1:
         raise malformed(path, 1, "front matter is not closed by a '---' line")
     raw = text[4:end + 1]
+    simple = simple_front_matter(raw)
+    if simple is not None:
+        return simple, *_after(text, end)
     try:
         meta = yaml.load(raw, Loader=_LOADER) or {}
     except yaml.YAMLError as exc:
@@ -56,9 +60,13 @@ def split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str, int]:
         raise malformed(path, line, "front matter is not valid YAML") from None
     if not isinstance(meta, dict):
         raise malformed(path, 2, "front matter is not a mapping of keys to values")
+    return meta, *_after(text, end)
+
+
+def _after(text: str, end: int) -> tuple[str, int]:
+    """The text after the front matter's closing line (at `end`), and the line it starts on."""
     rest = text[end + 4:].lstrip("\n")
-    start = text[: len(text) - len(rest)].count("\n") + 1
-    return meta, rest, start
+    return rest, text[: len(text) - len(rest)].count("\n") + 1
 
 
 def sections(text: str, first_line: int = 1) -> list[Section]:

@@ -112,13 +112,18 @@ class Gate:
         return [(re.compile(source, flags), pins)
                 for (source, flags), pins in zip(self.sources, self.pins, strict=True)]
 
-    def suspects(self, numbered: list[tuple[int, str]]) -> list[tuple[int, str]]:
-        """The numbered lines at least one pattern matches, in order."""
-        folded = [fold(line) for _, line in numbered]
+    def suspects(self, numbered: list[tuple[int, str]], folded: list[str] | None = None,
+                 present: set[str] | None = None) -> list[tuple[int, str]]:
+        """The numbered lines at least one pattern matches, in order. `folded`: the lines folded
+        (fold), and `present`: the needles their text holds (present_needles), when the caller
+        has them already: one look for each needle instead of one per pattern holding it."""
+        folded = [fold(line) for _, line in numbered] if folded is None else folded
         whole = "\n".join(folded)
         hit: set[int] = set()
         for (source, flags), pins in zip(self.sources, self.pins, strict=True):
-            candidates = [i for i in candidate_lines(folded, whole, pins) if i not in hit]
+            if present is not None and pins is not None and present.isdisjoint(pins):
+                continue  # none of its needles in the text: it cannot match
+            candidates = [i for i in candidate_lines(folded, whole, pins, present) if i not in hit]
             if candidates:
                 pattern = compiled(source, flags)
                 hit.update(i for i in candidates if pattern is None or pattern.search(numbered[i][1]))

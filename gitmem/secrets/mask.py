@@ -17,10 +17,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from gitmem.redaction import redact
-from gitmem.secrets.gate import Gate, candidate_lines, present_needles
+from gitmem.secrets.gate import candidate_lines, present_needles
 from gitmem.secrets.needles import fold
 from gitmem.secrets.rules import RULES, rule_needles
-from gitmem.secrets.scan import detector_gate
+from gitmem.secrets.scan import all_needles, detector_gate
 
 MASK = "***"
 _PRIVATE_KEY = re.compile(
@@ -40,7 +40,7 @@ def hide_secrets(text: str, tokens: Iterable[str] = ()) -> str:
     whole = "\n".join(folded)
     spans: dict[int, list[tuple[int, int]]] = {}
     gate = detector_gate()
-    present = present_needles(whole, _needles(gate))
+    present = present_needles(whole, all_needles(gate))
     for rule, pins in zip(RULES, rule_needles(), strict=True):
         if pins is not None and present.isdisjoint(pins):
             continue  # none of its needles in the text: it cannot match
@@ -68,21 +68,6 @@ def hide_all(texts: Sequence[str], tokens: Iterable[str] = ()) -> list[str]:
     if hide_secrets(whole, tokens) == whole:
         return list(texts)
     return [hide_secrets(text, tokens) for text in texts]
-
-
-_NEEDLES: tuple[object, frozenset[str]] | None = None
-
-
-def _needles(gate: Gate | None) -> frozenset[str]:
-    """Every needle of gitmem's rules and of the detector's patterns (kept per gate)."""
-    global _NEEDLES
-    kept = _NEEDLES
-    if kept is not None and kept[0] is gate:
-        return kept[1]
-    groups = [*rule_needles(), *(gate.pins if gate is not None else ())]
-    found = frozenset(needle for pins in groups if pins is not None for needle in pins)
-    _NEEDLES = (gate, found)
-    return found
 
 
 def _masked(line: str, spans: list[tuple[int, int]]) -> str:

@@ -37,6 +37,7 @@ from gitmem.secrets.gate import (
     detector_patterns,
     load_gate,
     plugin_classes,
+    present_needles,
     save_gate,
 )
 from gitmem.secrets.needles import fold
@@ -90,26 +91,46 @@ def scan_lines(lines: Iterable[tuple[int, str]], *, path: str = "",
     for number, line in numbered:
         if any(token in line for token in tokens):
             found.setdefault((number, "token"), Finding("the git token of this store", number, path))
-    for number, kind in own_findings(numbered):
-        found.setdefault((number, kind), Finding(kind, number, path))
     gate = load_gate(_SKIPPED)
+    folded = [fold(line) for _, line in numbered]  # folded, and their needles found, once
+    present = present_needles("\n".join(folded), all_needles(gate))
+    for number, kind in own_findings(numbered, folded, present):
+        found.setdefault((number, kind), Finding(kind, number, path))
     if gate is not None:  # only lines one of the detector's own patterns matches can be findings
-        numbered = gate.suspects(numbered)
+        numbered = gate.suspects(numbered, folded, present)
     if numbered:
         for number, kind in _detect(numbered, cache=gate is None):
             found.setdefault((number, kind), Finding(kind, number, path))
     return sorted(found.values(), key=lambda f: (f.line, f.kind))
 
 
-def own_findings(numbered: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """(line, kind) of what gitmem's own rules find in these lines."""
-    folded = [fold(line) for _, line in numbered]
+def own_findings(numbered: list[tuple[int, str]], folded: list[str],
+                 present: set[str]) -> list[tuple[int, str]]:
+    """(line, kind) of what gitmem's own rules find in these lines (`folded`: the same lines
+    folded; `present`: the needles they hold, present_needles)."""
     whole = "\n".join(folded)
     out = []
     for rule, pins in zip(RULES, rule_needles(), strict=True):
-        out += [(numbered[i][0], rule.kind) for i in candidate_lines(folded, whole, pins)
+        if pins is not None and present.isdisjoint(pins):
+            continue  # none of its needles in the text: it cannot match
+        out += [(numbered[i][0], rule.kind) for i in candidate_lines(folded, whole, pins, present)
                 if rule.values(numbered[i][1])]
     return out
+
+
+_NEEDLES: tuple[object, frozenset[str]] | None = None
+
+
+def all_needles(gate: Gate | None) -> frozenset[str]:
+    """Every needle of gitmem's rules and of the detector's patterns (kept per gate)."""
+    global _NEEDLES
+    kept = _NEEDLES
+    if kept is not None and kept[0] is gate:
+        return kept[1]
+    groups = [*rule_needles(), *(gate.pins if gate is not None else ())]
+    found = frozenset(needle for pins in groups if pins is not None for needle in pins)
+    _NEEDLES = (gate, found)
+    return found
 
 
 def detector_gate() -> Gate | None:

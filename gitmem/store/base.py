@@ -31,7 +31,7 @@ from gitmem.fsio import (
     write_text_atomic,
 )
 from gitmem.store import gitgate, journal, tree
-from gitmem.store.catalog import Catalog
+from gitmem.store.catalog import Catalog, MemoryCatalog
 from gitmem.store.lastgood import Parse, StandIn, T, read_json_file
 from gitmem.store.lock import store_lock, store_lock_if_free
 from gitmem.store.paths import locate_root, missing_store_message
@@ -221,25 +221,27 @@ class StoreBase:
 
     def write_file(self, txn: WriteTxn, relpath: str, text: str, *, settling: bool = False,
                    durable: bool = True) -> bool:
-        """Write atomically when the content differs; returns whether it changed.
-
-        A conflict block in the file is kept byte for byte or the write is refused, unless the
-        write is `settling` it (gitmem resolve). `durable=False` skips the fsync, for a generated
-        file the next write renders again if a power cut loses it."""
-        self.refuse_held(relpath)
-        target = self.path(relpath)
-        try:
-            old = read_text(target)
-            if old == text:
-                return False
-            if not settling:
-                keep_blocks(relpath, old, text)
-        except FileNotFoundError:
-            pass
-        self._journal(txn, relpath)
-        write_text_atomic(target, text, durable=durable)
+        """Write atomically when the content differs; returns whether it changed. A conflict
+        block in the file is kept byte for byte or the write is refused, unless the write is
+        `settling` it (gitmem resolve). `durable=False` skips the fsync, for a generated file
+        the next write renders again if a power cut loses it."""
+        if not self._differs(relpath, text, settling=settling):
+            return False
+        self._journal(txn, [relpath])
+        write_text_atomic(self.path(relpath), text, durable=durable)
         txn.note(relpath)
         return True
+
+    def _differs(self, relpath: str, text: str, *, settling: bool = False) -> bool:
+        """Whether `text` changes the file (refused as write_file says when it may not)."""
+        self.refuse_held(relpath)
+        try:
+            old = read_text(self.path(relpath))
+        except FileNotFoundError:
+            return True
+        if old != text and not settling:
+            keep_blocks(relpath, old, text)
+        return old != text
 
     def remove_file(self, txn: WriteTxn, relpath: str) -> bool:
         """Delete a memory file (its removal is committed with the write); False when absent.
@@ -251,7 +253,7 @@ class StoreBase:
         except FileNotFoundError:
             return False
         keep_blocks(relpath, old, "")
-        self._journal(txn, relpath)
+        self._journal(txn, [relpath])
         self.path(relpath).unlink()
         txn.note(relpath)
         return True
@@ -283,6 +285,19 @@ class StoreBase:
         changed = self.write_file(txn, relpath, render_topic_file(topic))
         if changed:
             txn.parsed[relpath] = topic
+        return changed
+
+    def write_topics(self, txn: WriteTxn, topics: dict[str, TopicFile]) -> list[str]:
+        """Topic files as write_topic writes each, every one checked before the first changes
+        and all announced in one journal write (not one per file); those that changed."""
+        texts = {relpath: render_topic_file(topic) for relpath, topic in topics.items()}
+        changed = [relpath for relpath, text in texts.items() if self._differs(relpath, text)]
+        if changed:
+            self._journal(txn, changed)
+        for relpath in changed:
+            write_text_atomic(self.path(relpath), texts[relpath])
+            txn.note(relpath)
+            txn.parsed[relpath] = topics[relpath]
         return changed
 
     @contextlib.contextmanager
@@ -356,19 +371,19 @@ class StoreBase:
         if self._lock_depth:
             gitgate.clear_stale_locks(self.root, self.git.git_dir, self._locked_at)
 
-    def _journal(self, txn: WriteTxn, relpath: str) -> None:
+    def _journal(self, txn: WriteTxn, relpaths: list[str]) -> None:
         """Record, before the first byte changes, which files this verb is about to write, and
-        keep what the file held (see undo)."""
-        if relpath not in txn.originals:
-            try:
-                txn.originals[relpath] = read_regular_file(self.path(relpath))
-            except FileNotFoundError:
-                txn.originals[relpath] = None
-        journal.record(self.root, txn.verb, [*txn.touched, relpath])
+        keep what each file held (see undo)."""
+        for relpath in relpaths:
+            if relpath not in txn.originals:
+                try:
+                    txn.originals[relpath] = read_regular_file(self.path(relpath))
+                except FileNotFoundError:
+                    txn.originals[relpath] = None
+        journal.record(self.root, txn.verb, list(dict.fromkeys([*txn.touched, *relpaths])))
 
     def undo(self, txn: WriteTxn) -> None:
-        """Put back every file a refused write changed, as it was before: a refused write
-        changes nothing (no file, no commit, no index entry)."""
+        """Put back every file a refused write changed: it leaves no file, commit or index entry."""
         for relpath, data in txn.originals.items():
             target = self.path(relpath)
             if data is None:
@@ -393,10 +408,3 @@ class StoreBase:
     def _clear_journal(self) -> None:
         journal.clear(self.root)
 
-
-class MemoryCatalog(Catalog):
-    """A catalog held in memory, for reading a store whose state/ this user cannot write."""
-
-    def __init__(self, root: Path) -> None:
-        self.path = Path(":memory:")
-        self.db = self._connect()

@@ -322,3 +322,11 @@ class Catalog:
             "SELECT scope, layer, COUNT(*), SUM(count) FROM files GROUP BY scope, layer"
         )
         return {(r[0], r[1]): (int(r[2]), int(r[3] or 0)) for r in rows}
+
+
+class MemoryCatalog(Catalog):
+    """A catalog held in memory, for reading a store whose state/ this user cannot write."""
+
+    def __init__(self, root: Path) -> None:
+        self.path = Path(":memory:")
+        self.db = self._connect()

@@ -395,7 +395,7 @@ class Store(StoreBase):
         self.refuse_stand_in("memory.json")
         before = self.path("memory.json")
         old = read_text(before) if before.exists() else ""
-        self._journal(txn, "memory.json")
+        self._journal(txn, ["memory.json"])
         save_registry(self.root, registry)
         if read_text(before) != old:
             txn.note("memory.json")

@@ -137,7 +137,7 @@ def lend(store: StoreBase) -> None:
 
 def give_back(store: StoreBase) -> None:
     """Keep what the store opened for the next call (instead of closing it)."""
-    from gitmem.store.base import MemoryCatalog
+    from gitmem.store.catalog import MemoryCatalog
 
     if _kept is None or store.read_only or isinstance(store._catalog, MemoryCatalog):
         store.close()
