@@ -167,7 +167,8 @@ def test_the_written_server_entry_starts_a_server(gm: Cli, store: Store, project
     gm("integrate", "claude-code", "--project", str(project))
     entry = read(project / ".mcp.json")["mcpServers"]["gitmem"]
     params = StdioServerParameters(command=entry["command"], args=entry["args"], cwd=str(project),
-                                   env={"HOME": os.environ["HOME"], **entry["env"]})
+                                   # no warm server left running after the test
+                                   env={"HOME": os.environ["HOME"], **entry["env"], "GITMEM_SERVE": "off"})
 
     async def card() -> str:
         async with stdio_client(params) as (read_stream, write_stream), \
