@@ -17,14 +17,12 @@ the search index, then measures with prompts drawn like the search benchmark's q
   - references in the same run: `python -c pass`, `gitmem --version`,
     `python -c "import mcp.server.mcpserver"` and `gitmem search PROMPT --json`.
 Prints median and p95 in milliseconds. The package's bytecode is compiled first, as an install
-does (an environment with PYTHONDONTWRITEBYTECODE=1 would otherwise compile gitmem's modules
-in every process and triple the command lines' times).
+does (bench/benchutil.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import compileall
 import json
 import os
 import shutil
@@ -184,7 +182,6 @@ def main() -> None:
     parser.add_argument("--cli", type=int, default=20)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    compileall.compile_dir(str(REPO / "gitmem"), quiet=1)
     tmp = Path(tempfile.mkdtemp(prefix="gitmem-bench-agent-hooks-"))
     try:
         build_store(tmp, SynthConfig(entries=args.entries))

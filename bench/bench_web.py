@@ -11,9 +11,7 @@ ways: the loopback round trip (start of request to last byte), the server time t
 `Server-Timing` header gives (`app`: request in to headers out, the view included) and the CPU
 time of the thread that ran the view (`cpu`), which a loaded machine inflates least.
 
-gitmem's bytecode is compiled first, as an install does: an environment with
-PYTHONDONTWRITEBYTECODE=1 would otherwise compile every gitmem module in every process started
-(~0.45 s of CPU in `gitmem web` before its first page, and as much in each CLI search).
+gitmem's bytecode is compiled first (bench/benchutil.py), as an install does.
 
     .venv/bin/python bench/bench_web.py [--sizes 10000,50000] [--rounds 15]
     .venv/bin/python bench/bench_web.py --quick       # 1,000 entries, 5 rounds: a smoke run
@@ -22,7 +20,6 @@ PYTHONDONTWRITEBYTECODE=1 would otherwise compile every gitmem module in every p
 from __future__ import annotations
 
 import argparse
-import compileall
 import http.client
 import os
 import shutil
@@ -136,7 +133,6 @@ def main() -> int:
     args = parser.parse_args()
     sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
     rounds = 5 if args.quick else args.rounds
-    compileall.compile_dir(str(ROOT / "gitmem"), quiet=1)
     results = {}
     for size in sizes:
         print(f"measuring {size:,} entries ...", file=sys.stderr, flush=True)
