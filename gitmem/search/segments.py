@@ -206,8 +206,13 @@ class TermDictionary:
         key_length, value_length = _RECORD.unpack_from(self._data, record)
         value = record + _RECORD.size + key_length
         info = self._info.from_bytes(self._data[value:value + value_length])
-        return self._terms._codec.postings_reader(self._terms._postfile, info,
-                                                  leaf.schema[TERMS].format, term=(TERMS, tbytes))
+        # The asking leaf's own postings file: this dictionary is shared by the readers of every
+        # thread (SegmentCache), and one file handle read from two threads at once returns garbage.
+        terms = getattr(leaf, "_terms", None)
+        if terms is None or not hasattr(terms, "_postfile"):
+            return raw_postings(leaf, TERMS, term)
+        return terms._codec.postings_reader(terms._postfile, info, leaf.schema[TERMS].format,
+                                            term=(TERMS, tbytes))
 
     def _key(self, index: int) -> bytes:
         """The key (field number, then term) of the record at `index` in key order."""

@@ -117,3 +117,43 @@ def test_a_view_keeps_the_stored_fields_it_read_within_its_bound(
         assert len(view._stored) <= 5
     assert list(view._stored) == list(docs)[-5:]  # the oldest went first
     assert view.stored(docs[-1]) is view.stored(docs[-1])
+
+
+def test_readers_on_many_threads_share_a_dictionary_and_each_reads_its_own_file(tmp_path: Path) -> None:
+    """Eight readers of one index (a warm server's calls) share each segment's dictionary; their
+    postings, read at the same time, are each what one reader alone reads."""
+    import threading
+
+    root = tmp_path / "store"
+    semantic = root / "global/semantic"
+    semantic.mkdir(parents=True)
+    (semantic / "ports.md").write_text(topic("Ports", 300, 0))
+    first = SearchIndex(root, watch=False)
+    assert first.search("staging")
+    indexes = [first, *(SearchIndex(root, watch=False) for _ in range(7))]
+    assert all(index.search("staging") for index in indexes)
+    views = [index._current_view() for index in indexes]
+    expected = {word: [list(map(list, block)) for block in views[0].postings(TERMS, word)] for word in WORDS}
+    wrong: list[str] = []
+    start = threading.Barrier(len(views))
+
+    def read(view: View) -> None:
+        start.wait()
+        for _round in range(40):
+            for word in WORDS:
+                try:
+                    got = [list(map(list, block)) for block in view.postings(TERMS, word)]
+                except Exception as exc:  # noqa: BLE001 - a garbled read: counted below
+                    wrong.append(f"{word}: {type(exc).__name__}")
+                    continue
+                if got != expected[word]:
+                    wrong.append(word)
+
+    threads = [threading.Thread(target=read, args=(view,)) for view in views]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    for index in indexes:
+        index.close()
+    assert wrong == []
