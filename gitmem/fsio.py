@@ -284,7 +284,7 @@ def remove_file(path: Path) -> bool:
 
 # -- temp files left by killed processes -------------------------------------------------------
 def is_temp_name(relpath: str) -> bool:
-    """The name of an atomic write's temp file kept beside its target (`.name.XXXX.tmp`)."""
+    """The name of an atomic write's temp file kept beside its target (`.name.<random hex>.tmp`)."""
     name = relpath.rsplit("/", 1)[-1]
     return name.startswith(".") and name.endswith(TEMP_SUFFIX)
 

@@ -115,7 +115,6 @@ class TermDictionary:
         self._field = b""
         self._fast = False
         self._samples: list[bytes] | None = None  # every SAMPLE_EVERY-th key, for bisection
-        self._terms: Any = None  # the codec's terms reader, to open postings from a term info
         self._info: Any = None  # the codec's term info class
         terms = getattr(leaf, "_terms", None)
         table = getattr(terms, "_tindex", None)
@@ -123,7 +122,7 @@ class TermDictionary:
             self._load(terms, table)
             info = getattr(sys.modules.get(type(terms).__module__), "W3TermInfo", None)
             if hasattr(info, "from_bytes") and hasattr(terms, "_codec") and hasattr(terms, "_postfile"):
-                self._terms, self._info = terms, info
+                self._info = info  # no reader's file is kept: the dictionary is shared
 
     def _load(self, terms: Any, table: Any) -> None:
         fieldmap = getattr(terms, "_fieldmap", {})

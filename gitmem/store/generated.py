@@ -10,7 +10,7 @@ from gitmem.fsio import read_regular_file, write_text_atomic
 from gitmem.store.catalog import Catalog
 from gitmem.store.paths import DERIVED_DIRS
 
-# Derived folders, and the temp files of atomic writes (`.name.XXXX.tmp`) should one ever be
+# Derived folders, and the temp files of atomic writes (`.name.<random hex>.tmp`) should one ever be
 # left beside its target (gitmem writes them into state/tmp/, ignored with state/).
 GITIGNORE = "".join(f"/{name}/\n" for name in DERIVED_DIRS) + ".*.tmp\n"
 GITATTRIBUTES = (
