@@ -35,11 +35,16 @@ def register_secret(secret: str | None) -> None:
         _SECRETS.add(quote(secret.strip(), safe=""))
 
 
+def secrets_in_force(tokens: Iterable[str] = ()) -> frozenset[str]:
+    """The literal secrets a redaction hides now: these tokens, the caller's token, the registered."""
+    return frozenset(t for t in (*tokens, (caller.env(TOKEN_ENV) or ""), *_SECRETS) if t)
+
+
 def redact(text: str, tokens: Iterable[str] = ()) -> str:
     """Hide URL userinfo, credential query parameters and every known token behind ***."""
     out = _URL_USERINFO.sub(lambda m: m["scheme"] + "***@", text)
     out = _QUERY_SECRET.sub(lambda m: m["lead"] + "***", out)
-    secrets = {t for t in (*tokens, (caller.env(TOKEN_ENV) or ""), *_SECRETS) if t}
+    secrets = secrets_in_force(tokens)
     # Longest first, so a token that contains another is hidden whole.
     for secret in sorted(secrets, key=len, reverse=True):
         out = out.replace(secret, "***")

@@ -207,15 +207,14 @@ class GitRepo(RemoteOps, StatusOps):
         index), without committing: a plain git merge in progress is finished by `git commit`."""
         self._status_seen = None
         try:
-            index = self._repo.index
-            index.read(force=False)
-            for rel in dict.fromkeys(_clean_path(p) for p in paths):
-                if (self._root / rel).is_file():
-                    index.add(rel)
-                elif rel in index:
-                    index.remove(rel)
-            with worktree.index_writing(self.git_dir):
-                index.write()
+            with worktree.current_index(self._repo) as index:
+                for rel in dict.fromkeys(_clean_path(p) for p in paths):
+                    if (self._root / rel).is_file():
+                        index.add(rel)
+                    elif rel in index:
+                        index.remove(rel)
+                with worktree.index_writing(self.git_dir):
+                    index.write()
         except _GIT_ERRORS as exc:
             raise map_local_error(exc, "stage") from exc
 

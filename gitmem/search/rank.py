@@ -167,17 +167,23 @@ def coverage_factor(matched: int, total: int) -> float:
 class Scores:
     """Per-document BM25F sums and matched-word counts of one query (indexed by docnum)."""
 
-    total: list[float]
-    matched: bytearray
+    total: Sequence[float] | Mapping[int, float]
+    matched: bytearray | None  # None: one query word, so each doc in `docs` matched it
     docs: set[int]
     words: int
     whole: set[int] | None = None  # docs matching some word whole; None: all of them
 
     def bases(self, docs: Sequence[int]) -> list[float]:
         """BM25F x coverage bonus of each doc (the loops run in C via map)."""
+        if self.matched is None:  # one word: no coverage bonus to give
+            return list(map(self.total.__getitem__, docs))
         bonus = [coverage_factor(n, self.words) for n in range(256)]
         return list(map(operator.mul, map(self.total.__getitem__, docs),
                         map(bonus.__getitem__, map(self.matched.__getitem__, docs))))
+
+    def coverage(self, doc: int) -> float:
+        """The coverage bonus of one doc (1.0 for a doc matching no query word)."""
+        return 1.0 if self.matched is None else coverage_factor(self.matched[doc], self.words)
 
     def tiers(self, docs: list[int]) -> list[list[int]]:
         """Docs that match some query word whole, then docs found only through partial words."""
@@ -187,9 +193,18 @@ class Scores:
         return [[d for d in docs if d in whole], [d for d in docs if d not in whole]]
 
 
+class _Sparse(dict[int, float]):
+    """Scores of the docs a query matched; every other doc scores 0.0."""
+
+    def __missing__(self, key: int) -> float:
+        return 0.0
+
+
 def score_entries(plans: Sequence[WordPlan], postings: Postings, idf_of: Callable[[str], float],
                   doc_count: int) -> Scores:
     """Accumulate BM25F per document over all query words; docnums are < doc_count."""
+    if len(plans) == 1 and not plans[0].parts:
+        return _one_word(plans[0], postings, idf_of)
     total = [0.0] * doc_count  # accumulators indexed by docnum: cheaper than dict updates
     matched = bytearray(doc_count)
     seen: set[int] = set()
@@ -216,6 +231,27 @@ def score_entries(plans: Sequence[WordPlan], postings: Postings, idf_of: Callabl
             if whole is not None:
                 whole.update(whole_here)
     return Scores(total, matched, seen, min(len(plans), 255), whole)
+
+
+def _one_word(plan: WordPlan, postings: Postings, idf_of: Callable[[str], float]) -> Scores:
+    """A one-word query (what the page asks as a person types): each doc's best alternative,
+    kept for the matched docs alone. The first term's scores fill the dict in C, with no Python
+    step per doc; a later alternative keeps a doc's better score, as _best_of does."""
+    best = _Sparse()
+    whole: set[int] | None = set() if plan.partial else None
+    for number, (term, multiplier) in enumerate(plan.alternatives):
+        factor = idf_of(term) * multiplier
+        for ids, weights in postings(term):
+            block = ids if whole is None or multiplier < 1.0 else tuple(ids)
+            pairs = zip(block, map(factor.__mul__, weights), strict=True)
+            if number == 0:  # a term holds each doc once: nothing to compare yet
+                best.update(pairs)
+            else:
+                known = best.get
+                best.update([(doc, score) for doc, score in pairs if score > known(doc, 0.0)])
+            if whole is not None and multiplier >= 1.0:
+                whole.update(block)
+    return Scores(best, None, set(best), 1, whole)
 
 
 DATE_BOOST = 1.0  # a question's date counts this many times a plain word's match

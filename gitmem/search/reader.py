@@ -35,7 +35,6 @@ from gitmem.search.rank import (
     Scores,
     Windows,
     WordPlan,
-    coverage_factor,
     date_plan,
     idf,
     plan_words,
@@ -319,7 +318,7 @@ class View:
         partly = scores.whole
         for doc, (amount, _source) in list(lift.given.items()):
             factor = factors[doc]
-            own = scores.total[doc] * coverage_factor(scores.matched[doc], scores.words) * factor
+            own = scores.total[doc] * scores.coverage(doc) * factor
             if factor <= 0.0 or (partly is not None and own > 0.0 and doc not in partly):
                 del lift.given[doc]  # hidden, or a partial match: it keeps its own tier
                 continue

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from gitmem.redaction import redact
+from gitmem.redaction import redact, secrets_in_force
 from gitmem.secrets.gate import candidate_lines, present_needles
 from gitmem.secrets.needles import fold
 from gitmem.secrets.rules import RULES, rule_needles
@@ -27,6 +27,8 @@ _PRIVATE_KEY = re.compile(
     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
     r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*\Z)", re.DOTALL)
 _PUTTY = re.compile(r"PuTTY-User-Key-File-\d.*?(?:Private-MAC: \S+|\Z)", re.DOTALL)
+SEEN_LIMIT = 20_000  # texts whose masked form is kept (snippets and titles: a few MB at most)
+_SEEN: dict[tuple[str, tuple[frozenset[str], int]], str] = {}
 
 
 def hide_secrets(text: str, tokens: Iterable[str] = ()) -> str:
@@ -57,17 +59,28 @@ def hide_secrets(text: str, tokens: Iterable[str] = ()) -> str:
 
 
 def hide_all(texts: Sequence[str], tokens: Iterable[str] = ()) -> list[str]:
-    """Each text as hide_secrets shows it, in one pass over them all while none holds a secret.
+    """Each text as hide_secrets shows it, in one pass over those not masked lately.
 
-    Every rule reads a line at a time, and the joined texts are the same lines, so a text that
-    would change alone changes the whole; a private key block may reach past its text there,
-    which only sends the texts through one by one. A page of hits or cards costs one mask
-    instead of one per string (~80 µs each, mostly the look for every needle)."""
+    Texts come back often (the hits of a search typed a letter at a time, a card built again),
+    so what a text became is kept (_SEEN) under the literal secrets in force and the detector
+    patterns in use: a token registered later makes a new key. Every rule reads a line at a time, and the joined texts are the same lines,
+    so a text that would change alone changes the whole; a private key block may reach past its
+    text there, which only sends the texts through one by one."""
     tokens = tuple(tokens)
-    whole = "\n".join(texts)
-    if hide_secrets(whole, tokens) == whole:
-        return list(texts)
-    return [hide_secrets(text, tokens) for text in texts]
+    key = (secrets_in_force(tokens), id(detector_gate()))
+    shown = [_SEEN.get((text, key)) for text in texts]
+    todo = [i for i, text in enumerate(shown) if text is None]
+    if not todo:
+        return [text for text in shown if text is not None]
+    fresh = [texts[i] for i in todo]
+    whole = "\n".join(fresh)
+    if hide_secrets(whole, tokens) != whole:
+        fresh = [hide_secrets(text, tokens) for text in fresh]
+    if len(_SEEN) + len(todo) > SEEN_LIMIT:
+        _SEEN.clear()
+    for i, text in zip(todo, fresh, strict=True):
+        _SEEN[(texts[i], key)] = shown[i] = text
+    return [text for text in shown if text is not None]
 
 
 def _masked(line: str, spans: list[tuple[int, int]]) -> str:

@@ -13,6 +13,7 @@ import pytest
 from gitmem.errors import AuthError, GitLayerError, InvalidInputError, NotFoundError, SyncError
 from gitmem.git.repo import CommitInfo, GitRepo, PushRejectedError, redact, strip_credentials
 from gitserver import serve_git_http
+from support import git
 
 AUTHOR = ("Tester", "tester@example.com")
 
@@ -135,6 +136,42 @@ def test_commit_paths_unchanged_but_staged_keeps_index_consistent(repo: GitRepo)
     assert repo.commit_paths(["a.md"], "noop", author=AUTHOR) is None
     assert repo.is_clean()
 
+
+def test_commits_from_one_open_repo_keep_what_another_git_process_did_to_the_index(repo: GitRepo) -> None:
+    """The index is read again only when its file changed: what `git add` and `git rm --cached`
+    run between two commits of a long-lived repository object did stays done."""
+    commit(repo, "a.md", "a\n")
+    commit(repo, "gone.md", "g\n")
+    write(repo, "theirs.md", "staged by a person\n")
+    git(repo.root, "add", "theirs.md")
+    git(repo.root, "rm", "-q", "--cached", "gone.md")
+    commit(repo, "b.md", "b\n")
+    assert repo.list_files_at("HEAD") == ["a.md", "b.md", "gone.md"]
+    staged = git(repo.root, "status", "--porcelain").splitlines()
+    assert "A  theirs.md" in staged and "D  gone.md" in staged
+    assert not [line for line in staged if line.endswith(("a.md", " b.md"))]
+
+
+def test_a_stage_that_failed_leaves_nothing_of_it_in_the_next_commits_index(
+        repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Paths added in memory by a commit whose index write failed are not written by the next one."""
+    import pygit2
+
+    commit(repo, "a.md", "a\n")
+    write(repo, "a.md", "changed but never committed\n")
+    real_write = pygit2.Index.write
+
+    def refuse(self: pygit2.Index) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pygit2.Index, "write", refuse)
+    with pytest.raises(GitLayerError, match="No space left"):
+        repo.commit_paths(["a.md"], "fails", author=AUTHOR)
+    monkeypatch.setattr(pygit2.Index, "write", real_write)
+    commit(repo, "b.md", "b\n")
+    assert git(repo.root, "diff", "--cached", "--name-only") == ""
+    assert git(repo.root, "status", "--porcelain").splitlines() == [" M a.md"]
+    assert repo.read_file_at("HEAD", "a.md") == b"a\n"
 
 def test_commit_author_comes_from_repo_config_then_fallback(repo: GitRepo) -> None:
     repo.set_config("user.name", "Config Person")

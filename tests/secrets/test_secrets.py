@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
+from gitmem import redaction
 from gitmem.secrets.mask import hide_all, hide_secrets
 from gitmem.secrets.scan import added_lines, find_secrets
 from gitmem.store.store import Store
@@ -186,6 +187,22 @@ def test_masking_many_texts_at_once_masks_each_as_alone(monkeypatch: pytest.Monk
                   [begin_only, *ORDINARY], [ORDINARY[0], f"mirror {TOKEN}", ""], []):
         assert hide_all(texts, [TOKEN]) == [hide_secrets(text, [TOKEN]) for text in texts]
     assert hide_all(ORDINARY) == ORDINARY
+
+
+def test_a_text_masked_before_is_masked_again_once_a_token_is_known(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Masked texts are remembered under the secrets in force: a token registered (or passed, or
+    set in the caller's environment) after a text was shown clean hides it from then on."""
+    monkeypatch.setattr("gitmem.redaction._SECRETS", set())
+    late = "plainword" + "Q7x9Lm2Rt5Vw8Kp3"
+    text = f"the mirror answers to {late} now"
+    assert hide_all([text, ORDINARY[0]]) == [text, ORDINARY[0]]
+    assert hide_all([text], [late]) == ["the mirror answers to *** now"]
+    monkeypatch.setenv("GITMEM_GIT_TOKEN", late)
+    assert hide_all([text]) == ["the mirror answers to *** now"]
+    monkeypatch.delenv("GITMEM_GIT_TOKEN")
+    assert hide_all([text]) == [text]
+    redaction.register_secret(late)
+    assert hide_all([text, ORDINARY[0]]) == ["the mirror answers to *** now", ORDINARY[0]]
 
 
 def test_help_and_read_verbs_never_load_the_detector(store: Store, gm: Cli) -> None:
