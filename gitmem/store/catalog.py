@@ -17,15 +17,17 @@ from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.layers import TopicSummary, classify_path, parse_id
 from gitmem.store.sqlitecache import open_cache
 
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "6"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY, scope TEXT NOT NULL, layer TEXT NOT NULL, slug TEXT NOT NULL,
     title TEXT NOT NULL, count INTEGER NOT NULL, updated TEXT NOT NULL
 );
--- Covers the per-layer counts SYSTEM.md shows and the layer index listing, both rendered on every write.
-CREATE INDEX IF NOT EXISTS files_layer ON files (scope, layer, slug, count);
+-- Covers the per-layer counts SYSTEM.md shows and the layer index listing, both rendered on every
+-- write; it replaced files_layer (scope, layer) in place, so a large store keeps its catalog.
+DROP INDEX IF EXISTS files_layer;
+CREATE INDEX IF NOT EXISTS files_by_layer ON files (scope, layer, slug, count);
 CREATE TABLE IF NOT EXISTS entries (
     path TEXT NOT NULL, scope TEXT NOT NULL, layer TEXT NOT NULL, id TEXT, num INTEGER,
     hash TEXT NOT NULL, status TEXT NOT NULL, id_scope TEXT, id_layer TEXT
