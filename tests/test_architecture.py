@@ -17,6 +17,7 @@ ALLOWED here: a test compares them):
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -316,6 +317,21 @@ def test_help_does_not_load_pygit2_or_whoosh() -> None:
             " if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_search_loads_neither_the_note_readers_nor_the_model_ladder(tmp_path: Path) -> None:
+    """They are for folder spaces and reranking: a store with neither does not pay their start-up
+    (about a tenth of a search's imports)."""
+    root = tmp_path / "store"
+    code = ("import sys; from gitmem.cli import cli\n"
+            f"for argv in (['init'], ['remember', 'Deploys go out at noon', '--layer', 'semantic'],"
+            " ['search', 'deploys'], ['context']):\n"
+            f"    try:\n        cli(['--root', {str(root)!r}, *argv])\n    except SystemExit:\n        pass\n"
+            "print(sorted(m for m in ('gitmem.notes.model', 'gitmem.models.ladder',"
+            " 'gitmem.spaces.projection') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, "GITMEM_SERVE": "off"})
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stderr
 
 
 def _decision_table() -> list[tuple[str, set[str]]]:

@@ -13,7 +13,6 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import ModelError
-from gitmem.models.ladder import ask
 
 if TYPE_CHECKING:
     from gitmem.store.store import Store
@@ -68,6 +67,8 @@ def rerank(store: Store, query: str, hits: list[dict[str, Any]], limit: int) -> 
     if len(head) < 2:
         return hits[:limit]
     try:
+        from gitmem.models.ladder import ask  # loaded only when a rerank is asked for
+
         reply = ask(store.root, prompt_for(query, head), purpose="rerank", cap=RERANK_SECONDS)
     except ModelError as exc:
         store.notes.append(f"rerank skipped, lexical order kept: {exc}")

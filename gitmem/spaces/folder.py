@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from gitmem.errors import InvalidInputError, StoreStateError
-from gitmem.spaces.projection import FLAVOURS, sync
 from gitmem.store.registry import Registry, default_registry
 from gitmem.store.store import Store
 
@@ -33,6 +32,10 @@ def read_only_error(name: str) -> InvalidInputError:
 
 
 def is_folder_provider(provider: str) -> bool:
+    # The note readers (and YAML) load only once a folder space is met: most stores have none,
+    # and every search goes through here.
+    from gitmem.spaces.projection import FLAVOURS
+
     return provider in FLAVOURS
 
 
@@ -90,6 +93,8 @@ class FolderSpace(Store):
         """Bring the cache in step with the folder, then the catalog with the cache."""
         if self._look is not None or self.behind_writer:
             return []
+        from gitmem.spaces.projection import sync
+
         self.require()
         found = sync(self.folder, self.root, self.flavour)
         self.skipped = found.skipped
