@@ -13,7 +13,8 @@ entry's file, and `gitmem show ID` (a CLI process that opens the store: the floo
 others). Cold means the history index (state/history.sqlite) deleted first, so the call reads
 the whole history into it; warm means it is current; "after one commit" means one commit made
 since the last call. Then a second machine: `gitmem init --remote` (a clone) and its first and
-second `gitmem sync`, against `git clone` of the same remote; and `gitmem history` reading this
+second `gitmem sync`, against `git clone --no-local` of the same remote (a pack sent, as over the
+network); and `gitmem history` reading this
 long history as a code repository (its first pass records the newest 1,000 commits; then a pass
 with nothing new). How they grow: a cold call reads every commit once (linear in history); a
 warm one reads no commit and costs the entry's own versions (linear in how often that entry
@@ -210,7 +211,9 @@ def fresh_clone(root: Path) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         remote, plain, machine = Path(tmp) / "remote.git", Path(tmp) / "plain", Path(tmp) / "machine"
         subprocess.run(["git", "clone", "-q", "--bare", str(root), str(remote)], check=True, env=ENV)
-        git_clone = timed(["git", "clone", "-q", str(remote), str(plain)])
+        # --no-local: the objects come as a pack, as from a real remote (a plain local clone
+        # hard-links them, which no clone over the network can).
+        git_clone = timed(["git", "clone", "-q", "--no-local", str(remote), str(plain)])
         init = timed([*GITMEM, "--root", str(machine), "init", "--remote", str(remote)])
         sync = timed([*GITMEM, "--root", str(machine), "sync"])
         again = timed([*GITMEM, "--root", str(machine), "sync"])
