@@ -113,3 +113,8 @@ class ModelError(GitmemError):
     read (exit 3). The material it was given is kept for a retry."""
 
     exit_code = 3
+
+
+class SearchFault(RuntimeError):
+    """A search failed on an index just rebuilt for it from the files: a fault of the search
+    itself (a bug, reported as an internal error), which no further rebuild would mend."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from gitmem import caller
-from gitmem.errors import StoreStateError
+from gitmem.errors import SearchFault, StoreStateError
 from gitmem.search.index import INDEX_DIR, SearchHit, SearchIndex
 
 INNER_FILES = ("manifest.json", "write.lock")
@@ -31,7 +31,8 @@ class GuardedIndex(SearchIndex):
 
     def __init__(self, root: Path, *, note: Callable[[str], None] | None = None) -> None:
         super().__init__(root)
-        self._note = note or (lambda _message: None)
+        if note is not None:
+            self._note = note
         self._fallback: SearchIndex | None = None  # where searches go when index/ cannot serve
 
     def search(self, query: str, **options: Any) -> list[SearchHit]:
@@ -46,6 +47,8 @@ class GuardedIndex(SearchIndex):
                 break
             try:
                 return run(self)
+            except SearchFault:
+                raise  # the index was rebuilt already: another rebuild would fail the same way
             except Exception as exc:  # noqa: BLE001 - vanished or damaged underneath us
                 if self._manifest is not None and not self._manifest.files:
                     return []  # an index of no files (the reader cannot open an empty index)

@@ -16,7 +16,7 @@ import contextlib
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,8 @@ from typing import Any
 from whoosh.reading import SegmentReader
 
 from gitmem import caller
-from gitmem.errors import LockTimeoutError
+from gitmem.errors import LockTimeoutError, SearchFault
+from gitmem.eventlog import log_event
 from gitmem.fsio import file_lock
 from gitmem.search import manifeststore
 from gitmem.search.files import (
@@ -89,6 +90,7 @@ class SearchIndex:
         self._checked_key: tuple[Stamp | None, int] | None = None
         self._ix: Any = None
         self._view: View | None = None
+        self._note: Callable[[str], None] = lambda _message: None  # a one-line note to the caller
 
     # -- state -------------------------------------------------------------------------------
 
@@ -127,7 +129,7 @@ class SearchIndex:
         self._loaded, self._manifest = loaded, loaded.manifest
         self._manifest_key = (loaded.base, loaded.offset)
 
-    def _lock(self, timeout: float) -> contextlib.AbstractContextManager[None]:
+    def _lock(self, timeout: float = WRITE_WAIT_SECONDS) -> contextlib.AbstractContextManager[None]:
         self.dir.mkdir(parents=True, exist_ok=True)
         return file_lock(self.dir / LOCK_NAME, timeout, "the search index writer lock")
 
@@ -148,13 +150,8 @@ class SearchIndex:
 
     def rebuild(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Index every memory file from scratch into a fresh folder; returns entries indexed."""
-        with self._writing():
+        with self._lock():
             return self._rebuild_locked(progress)
-
-    @contextlib.contextmanager
-    def _writing(self, timeout: float = WRITE_WAIT_SECONDS) -> Iterator[None]:
-        with self._lock(timeout):
-            yield
 
     def _rebuild_locked(self, progress: Callable[[int, int], None] | None = None) -> int:
         paths = sorted(scan_memory_files(self.root))
@@ -209,7 +206,7 @@ class SearchIndex:
         wanted = [p for p in dict.fromkeys(paths) if indexable(p)]
         if not wanted:
             return
-        with self._writing():
+        with self._lock():
             self._reload_manifest()
             if not self._usable():
                 self._rebuild_locked()
@@ -304,7 +301,7 @@ class SearchIndex:
 
     def _repair(self) -> list[str]:
         """Rebuild a missing, corrupt or outdated index (waiting for any other writer)."""
-        with self._writing():
+        with self._lock():
             self._reload_manifest()
             if not self._usable():
                 self.close()
@@ -391,17 +388,23 @@ class SearchIndex:
                                 windows, levers, explain)
         if limit < 1 or not understand(query, request.now, levers).searchable():
             return []
-        try:
-            return self._current_view().run(request)
-        except Exception:  # noqa: BLE001 - reopen, then rebuild, an index that cannot be read
-            self.close()
-        try:
-            self._reload_manifest()
-            return self._current_view().run(request)
-        except Exception:  # noqa: BLE001
-            self.close()
-        with self._writing():
+        failure: Exception | None = None
+        for again in (False, True):  # the open reader, then the manifest read anew
+            try:
+                if again:
+                    self._reload_manifest()
+                return self._current_view().run(request)
+            except Exception as exc:  # noqa: BLE001 - reopen, then rebuild, an index that cannot be read
+                failure = failure or exc
+                self.close()
+        reason = f"{type(failure).__name__}: {failure}"[:200]  # derived data: rebuilt, and said
+        log_event(self.root, {"event": "index-rebuilt", "reason": reason})
+        self._note(f"the search index could not be read ({reason}); it was rebuilt from the files")
+        with self._lock():
             self._rebuild_locked()
-        return self._current_view().run(request)
-
-
+        try:
+            return self._current_view().run(request)
+        except Exception as exc:  # noqa: BLE001 - on a new index the fault is the search's
+            self.close()
+            raise SearchFault(f"search failed on a freshly rebuilt index: {type(exc).__name__}: "
+                              f"{exc}") from exc

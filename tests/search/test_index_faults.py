@@ -6,6 +6,8 @@ import shutil
 import threading
 from pathlib import Path
 
+import pytest
+
 from support import Cli, git
 
 
@@ -95,3 +97,50 @@ def test_an_index_deleted_while_searching_never_fails_a_search(gm: Cli) -> None:
         store.close()
     assert all(isinstance(hits, list) for hits in answered)
     assert sum(1 for hits in answered if hits) >= 15
+
+
+def _damage_segments(root: Path) -> None:
+    """Every file of the index's whoosh folder overwritten (the manifest left as it is)."""
+    folder = next(p for p in (root / "index").iterdir() if p.name.startswith("whoosh-"))
+    for path in folder.iterdir():
+        if path.is_file() and not path.name.endswith(".toc"):
+            path.write_bytes(b"\x00garbage" * 10)
+
+
+def test_an_index_that_cannot_be_read_is_rebuilt_once_and_the_rebuild_is_said_and_logged(gm: Cli) -> None:
+    _seed(gm)
+    _damage_segments(gm.root)
+    result = gm("search", "redis")
+    assert result.exit_code == 0 and "global-sem-0001" in result.stdout
+    assert "the search index could not be read (" in result.stderr
+    assert "it was rebuilt from the files" in result.stderr
+    log = (gm.root / "logs" / "memory.log").read_text(encoding="utf-8")
+    assert '"event": "index-rebuilt"' in log
+    again = gm("search", "redis")  # the rebuilt index reads: nothing more to say
+    assert again.exit_code == 0 and "rebuilt" not in again.stderr
+
+
+def test_a_search_failing_on_the_rebuilt_index_is_an_error_not_another_rebuild(
+        gm: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fault of the search itself (not of the index) is reported in one line after one rebuild,
+    never answered by rebuilding the whole index again and again."""
+    from gitmem.search import index as search_index
+    from gitmem.search.reader import View
+
+    _seed(gm)
+    rebuilds: list[int] = []
+    real_rebuild = search_index.SearchIndex._rebuild_locked
+
+    def counted(self: search_index.SearchIndex, *args: object, **kwargs: object) -> object:
+        rebuilds.append(1)
+        return real_rebuild(self, *args, **kwargs)
+
+    def broken(self: View, request: object) -> object:
+        raise ValueError("a fault in the readers")
+
+    monkeypatch.setattr(search_index.SearchIndex, "_rebuild_locked", counted)
+    monkeypatch.setattr(View, "run", broken)
+    result = gm("search", "redis")
+    assert result.exit_code == 4 and len(rebuilds) == 1
+    assert "search failed on a freshly rebuilt index: ValueError: a fault in the readers" in result.stderr
+    assert "Traceback" not in result.output
