@@ -48,7 +48,38 @@ def open_cache(path: Path, schema: str, version: str, tables: tuple[str, ...]) -
             path.with_name(name).unlink(missing_ok=True)  # corrupt: it is only a cache, start over
         db = _connect(path)
         stored = _prepare(db, schema)
-    if stored != version:  # made by another version: its tables are dropped and made anew
-        db.executescript("".join(f"DROP TABLE IF EXISTS {table};" for table in tables) + schema)
-        db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (version,))
+    if stored != version:  # new, or made by another version: its tables are made anew
+        remake(db, schema, version, tables)
     return db
+
+
+def remake(db: sqlite3.Connection, schema: str, version: str, tables: tuple[str, ...]) -> None:
+    """Drop the tables and make them anew for `version`, unless another connection did so since
+    this one looked: the look and the change are one write transaction, so two processes opening
+    a new cache at once never drop the tables the other has just made and filled."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if row is None or str(row[0]) != version:
+            for table in tables:
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+            for statement in _statements(schema):
+                db.execute(statement)
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (version,))
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def _statements(script: str) -> list[str]:
+    """The SQL statements of a script, one by one (executescript would commit the transaction)."""
+    found, pending = [], ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):  # a ";" in a comment or a string is not an end
+            if pending.strip(" \t\n;"):
+                found.append(pending.strip())
+            pending = ""
+    return found

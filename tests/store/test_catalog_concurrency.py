@@ -101,3 +101,48 @@ def test_a_catalog_made_with_the_older_layer_index_is_kept_and_its_index_replace
         assert catalog.counts()[("global", "semantic")] == (1, 1)
     finally:
         catalog.close()
+
+
+SCHEMA = ("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);\n"
+          "-- rows; one per writer\nCREATE TABLE IF NOT EXISTS t (x);")
+
+
+def test_a_connection_that_looked_before_another_made_the_cache_keeps_what_that_one_wrote(
+        tmp_path: Path) -> None:
+    """The look at the schema version and the remaking are one transaction: a second process that
+    found no version a moment before the first one set it does not drop the first one's rows."""
+    path = tmp_path / "state" / "cache.sqlite"
+    first = sqlitecache.open_cache(path, SCHEMA, "1", ("meta", "t"))
+    first.execute("INSERT INTO t VALUES ('written by the first')")
+    late = sqlite3.connect(path, isolation_level=None)  # it saw no version before `first` set one
+    sqlitecache.remake(late, SCHEMA, "1", ("meta", "t"))
+    assert late.execute("SELECT x FROM t").fetchall() == [("written by the first",)]
+    sqlitecache.remake(late, SCHEMA, "2", ("meta", "t"))  # another version: made anew
+    assert late.execute("SELECT x FROM t").fetchall() == []
+    assert late.execute("SELECT value FROM meta WHERE key='schema'").fetchone() == ("2",)
+    first.close()
+    late.close()
+
+
+def test_eight_connections_opening_a_new_cache_at_once_lose_no_row(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "cache.sqlite"
+    start, failures = threading.Barrier(8), []
+
+    def opener(n: int) -> None:
+        try:
+            start.wait()
+            db = sqlitecache.open_cache(path, SCHEMA, "1", ("meta", "t"))
+            db.execute("INSERT INTO t VALUES (?)", (n,))
+            db.close()
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=opener, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    db = sqlitecache.open_cache(path, SCHEMA, "1", ("meta", "t"))
+    assert sorted(x for (x,) in db.execute("SELECT x FROM t")) == list(range(8))
+    db.close()
