@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
@@ -28,6 +27,7 @@ from gitmem.errors import LockTimeoutError, SearchFault
 from gitmem.eventlog import log_event
 from gitmem.fsio import file_lock
 from gitmem.search import manifeststore
+from gitmem.search.build import FOLDER_PREFIX, build_folder
 from gitmem.search.files import (
     BODY_STORE_CHARS,
     MANIFEST_NAME,
@@ -48,13 +48,10 @@ from gitmem.search.reader import SearchHit, SearchRequest, View
 from gitmem.search.schema import (
     SCHEMA,
     IndexCodec,
-    abandon,
     doc_fields,
     drop_dead_segments,
     index_present,
     open_index,
-    rebuild_writer,
-    windex,
 )
 from gitmem.search.segments import shared_cache
 from gitmem.search.watch import ChangeWatcher
@@ -64,7 +61,6 @@ __all__ = ["SCHEMA", "SearchHit", "SearchIndex"]
 
 INDEX_DIR = "index"
 LOCK_NAME = "write.lock"
-FOLDER_PREFIX = "whoosh-"
 WRITE_WAIT_SECONDS = 600.0  # a writer waits this long for another writer (a rebuild) to finish
 SEARCH_WAIT_SECONDS = 2.0  # a search waits this long to index files changed behind its back
 PARALLEL_MIN_FILES = 200  # smaller stores rebuild in this process alone
@@ -166,34 +162,10 @@ class SearchIndex:
     def _build_folder(self, paths: list[str], progress: Callable[[int, int], None] | None,
                       procs: int) -> int:
         """Write a complete index of `paths` into a new folder, then switch the manifest to it."""
-        folder = f"{FOLDER_PREFIX}{time.time_ns():x}-{os.getpid()}-{procs}"
-        target = self.dir / folder
-        target.mkdir(parents=True)
-        ix = windex.create_in(str(target), SCHEMA)
-        writer, segment = rebuild_writer(ix, procs)
-        files: dict[str, FileRecord] = {}
-        count = 0
-        try:
-            for done, relpath in enumerate(paths, 1):
-                content = read_file(self.root, relpath)
-                if content is not None:
-                    for doc in content.docs:
-                        writer.add_document(**doc_fields(doc))
-                    count += len(content.docs)
-                    content.record.segment = segment
-                    files[relpath] = content.record
-                if progress is not None:
-                    progress(done, len(paths))
-            writer.commit(merge=False)
-            if open_index(target).doc_count_all() != count:  # a worker's segment went missing
-                raise RuntimeError("the rebuilt index is incomplete")
-        except BaseException:
-            abandon(writer)
-            shutil.rmtree(target, ignore_errors=True)
-            raise
-        self._save_manifest(Manifest(folder=folder, generation=ix.latest_generation(), files=files))
-        self._remove_stale_folders(keep=folder)
-        return count
+        built = build_folder(self.root, self.dir, paths, progress, procs)
+        self._save_manifest(Manifest(folder=built.folder, generation=built.generation, files=built.files))
+        self._remove_stale_folders(keep=built.folder)
+        return built.count
 
     def _remove_stale_folders(self, keep: str) -> None:
         for item in self.dir.iterdir():

@@ -144,3 +144,59 @@ def test_a_search_failing_on_the_rebuilt_index_is_an_error_not_another_rebuild(
     assert result.exit_code == 4 and len(rebuilds) == 1
     assert "search failed on a freshly rebuilt index: ValueError: a fault in the readers" in result.stderr
     assert "Traceback" not in result.output
+
+
+def _children(pid: int) -> set[int]:
+    """Processes whose parent is `pid` (from /proc)."""
+    found = set()
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        if f"\nPPid:\t{pid}\n" in text:
+            found.add(int(status.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads processes from /proc (Linux)")
+def test_rebuild_workers_exit_when_the_rebuilding_process_is_killed(tmp_path: Path) -> None:
+    """A process killed with -9 in the middle of a parallel rebuild leaves no worker behind
+    waiting for work that will never come."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = tmp_path / "store"
+    words = "deploy rollback postgres latency cache schema token migration timeout staging replica"
+    for n in range(600):  # past PARALLEL_MIN_FILES: the rebuild forks worker processes
+        path = root / "global" / "semantic" / f"topic-{n}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        entries = [f"## Fact {n}-{k} about {words.split()[k % 11]}\n{words} {n} {k}\n\n"
+                   f"**Id:** global-sem-{n * 30 + k + 1:04d}\n**Created:** 2026-11-01\n"
+                   f"**Verified:** 2026-11-20\n" for k in range(30)]
+        path.write_text("# Topic\n\n" + "\n".join(entries), "utf-8")
+    code = ("import sys\nfrom gitmem.search.index import SearchIndex\n"
+            "SearchIndex(sys.argv[1]).rebuild()\n")
+    rebuilding = subprocess.Popen([sys.executable, "-c", code, str(root)])
+    try:
+        deadline = time.monotonic() + 60
+        workers: set[int] = set()
+        while not workers and rebuilding.poll() is None and time.monotonic() < deadline:
+            workers = _children(rebuilding.pid)
+            time.sleep(0.02)
+        assert workers, "the rebuild finished or failed before it started its workers"
+        os.kill(rebuilding.pid, signal.SIGKILL)
+        rebuilding.wait()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in workers):
+            time.sleep(0.1)
+        left = [pid for pid in workers if Path(f"/proc/{pid}").exists()
+                and "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()]
+        assert left == []
+    finally:
+        if rebuilding.poll() is None:
+            rebuilding.kill()
+            rebuilding.wait()
