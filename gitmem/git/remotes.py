@@ -12,6 +12,7 @@ from gitmem.errors import InvalidInputError
 from gitmem.git import gitnet, history, transport
 from gitmem.git.credentials import map_local_error, register_secret, strip_credentials
 from gitmem.git.history import CommitInfo
+from gitmem.git.transport import REMOTE
 
 _GIT_ERRORS = (pygit2.GitError, KeyError, ValueError, OSError)
 
@@ -26,7 +27,7 @@ class RemoteOps:
     if TYPE_CHECKING:  # GitRepo's own method; declared here for the type checker only
         def branch(self) -> str: ...
 
-    def set_remote(self, url: str, name: str = "origin") -> None:
+    def set_remote(self, url: str, name: str = REMOTE) -> None:
         """Create or update a remote; a password or token in the URL is never stored."""
         clean, secret = strip_credentials(url)
         register_secret(secret)
@@ -38,20 +39,20 @@ class RemoteOps:
         except _GIT_ERRORS as exc:
             raise map_local_error(exc, f"set remote {name}") from exc
 
-    def remote_url(self, name: str = "origin") -> str | None:
+    def remote_url(self, name: str = REMOTE) -> str | None:
         """The configured URL of a remote, or None when there is no such remote."""
         try:
             return self._repo.remotes[name].url
         except _GIT_ERRORS:
             return None
 
-    def effective_url(self, name: str = "origin", *, push: bool = False) -> str | None:
+    def effective_url(self, name: str = REMOTE, *, push: bool = False) -> str | None:
         """The URL git really talks to for a remote (url.<base>.insteadOf, pushurl applied)."""
         if not gitnet.use_git_binary():
             return self.remote_url(name)
         return gitnet.effective_url(self._root, name, push=push)
 
-    def set_upstream(self, branch: str, remote: str = "origin") -> None:
+    def set_upstream(self, branch: str, remote: str = REMOTE) -> None:
         """Make `branch` track `remote`/`branch`, so plain `git push` and `git pull` work."""
         ref = f"refs/heads/{branch}"
         if not pygit2.reference_is_valid_name(ref):
@@ -73,11 +74,11 @@ class RemoteOps:
             return None
         return remote, merge.removeprefix("refs/heads/")
 
-    def fetch(self, *, remote: str = "origin", branch: str | None = None) -> str | None:
+    def fetch(self, *, remote: str = REMOTE, branch: str | None = None) -> str | None:
         """Fetch all branches of `remote`; return refs/remotes/<remote>/<branch>'s oid or None."""
         return transport.fetch(self._repo, remote, branch or self.branch(), self.token_file)
 
-    def remote_branches(self, remote: str = "origin") -> list[str]:
+    def remote_branches(self, remote: str = REMOTE) -> list[str]:
         """Branch names of `remote` as last fetched (refs/remotes/<remote>/*), sorted."""
         prefix = f"refs/remotes/{remote}/"
         return sorted(
@@ -86,11 +87,11 @@ class RemoteOps:
             if name.startswith(prefix) and not name.endswith("/HEAD")
         )
 
-    def push(self, *, remote: str = "origin", branch: str | None = None) -> None:
+    def push(self, *, remote: str = REMOTE, branch: str | None = None) -> None:
         """Push the branch; PushRejectedError when the remote has commits we lack."""
         transport.push(self._repo, remote, branch or self.branch(), self.token_file)
 
-    def ls_remote(self, remote: str = "origin") -> dict[str, str]:
+    def ls_remote(self, remote: str = REMOTE) -> dict[str, str]:
         """The refs a remote (name or URL) has now, without fetching: name -> oid."""
         return transport.ls_remote(self._repo, remote, self.token_file)
 

@@ -29,9 +29,11 @@ from gitmem.git.credentials import (
 )
 from gitmem.git.gitnet import Token
 
-__all__ = ["PushRejectedError", "clone", "fetch", "ls_remote", "push"]
+__all__ = ["REMOTE", "PushRejectedError", "clone", "fetch", "ls_remote", "push"]
 
 _GIT_ERRORS = (pygit2.GitError, KeyError, ValueError, OSError)
+
+REMOTE = "origin"  # the one remote a store syncs with (its name in the store's .git/config)
 
 
 def _remote(repo: pygit2.Repository, name: str) -> tuple[Path, str]:
@@ -107,7 +109,7 @@ def clone(url: str, root: Path, branch: str | None, token_file: Path | None) -> 
         return libgit2_transport.clone(url, root, branch, token_file)
     root = Path(root).absolute()
     root.parent.mkdir(parents=True, exist_ok=True)
-    args = ["clone", "--origin", "origin", *(["--branch", branch] if branch else []),
+    args = ["clone", "--origin", REMOTE, *(["--branch", branch] if branch else []),
             "--", clean, str(root)]
     with _one_time_token(secret) as once:
         token = once or token_source(token_file)

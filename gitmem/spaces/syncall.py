@@ -40,7 +40,7 @@ def sync_all(home: Store, progress: Callable[[str], None] | None = None) -> list
         if isinstance(store, FolderSpace):
             out.append(SpaceSync(name, "skipped", error="a read-only Markdown folder: nothing to sync"))
             continue
-        if not store.git.remote_url("origin"):
+        if not store.git.remote_url():
             out.append(SpaceSync(name, "skipped", error="no remote configured"))
             continue
         say = (lambda message, name=name: progress(f"{name}: {message}")) if progress else None

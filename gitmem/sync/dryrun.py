@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from gitmem.errors import GitmemError, SyncError
 from gitmem.eventlog import log_event
 from gitmem.format import layers as L
+from gitmem.git.transport import REMOTE
 from gitmem.redaction import redact
 
 if TYPE_CHECKING:
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
     from gitmem.git.history import CommitInfo
     from gitmem.store.store import Store
 
-REMOTE = "origin"
 MAX_COMMITS = 50
 
 _ACTIONS = {

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import InvalidInputError
 from gitmem.eventlog import log_event
+from gitmem.git.transport import REMOTE
 from gitmem.githooks.driver import configure_merge_driver
 from gitmem.redaction import redact
 from gitmem.sync.tokens import (
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 __all__ = ["REMOTE", "TOKEN_FILE", "InitResult", "init_remote_store", "init_store", "remote_set",
            "save_token", "split_url_secret"]
 
-REMOTE = "origin"
 
 
 @dataclass

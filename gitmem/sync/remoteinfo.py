@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem import caller
+from gitmem.git.transport import REMOTE
 from gitmem.redaction import TOKEN_ENV, redact
 from gitmem.sync.state import load_sync_state
 from gitmem.sync.tokens import TOKEN_FILE, local_path_of
@@ -17,7 +18,6 @@ from gitmem.sync.tokens import TOKEN_FILE, local_path_of
 if TYPE_CHECKING:
     from gitmem.store.store import Store
 
-REMOTE = "origin"
 
 
 def credential_source(root: Path, url: str) -> dict[str, str]:

@@ -19,6 +19,7 @@ from gitmem.errors import GitmemError, SyncError
 from gitmem.format import layers as L
 from gitmem.git.machine import machine_name
 from gitmem.git.repo import PushRejectedError
+from gitmem.git.transport import REMOTE
 from gitmem.merge.common import Labels
 from gitmem.observe.record import record
 from gitmem.redaction import redact
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from gitmem.store.store import Store
 
 MAX_ATTEMPTS = 3
-REMOTE = "origin"
 
 
 @dataclass
