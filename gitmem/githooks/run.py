@@ -60,6 +60,10 @@ def settle_after(root: Path, name: str, args: list[str]) -> None:
     try:
         settled = settle_collisions(store, other or published_ref(store),
                                     merged=(mine, other) if mine and other else None)
+        if mine and other:  # one review item accepted on both machines: one entry
+            from gitmem.githooks.accepts import fold_accepts_after_merge
+
+            settled.notes += fold_accepts_after_merge(store, mine, other, dict(settled.copies))
     finally:
         store.close()
     for note in settled.notes:

@@ -6,7 +6,7 @@ either side is kept (ours when both added one id), once per fact (fingerprint: a
 machines queued waits once, ours first), unless either side rejected that fact. Rejections are kept from both sides, one per
 fingerprint (the earlier rejection stands), newest last, trimmed to the bound. Accepts are kept
 from both sides, one per item: when both machines accepted one item, the other machine's record
-stands (it is published, and what it names is what every machine keeps: sync/accepted.py folds
+stands (it is published, and what it names is what every machine keeps: merge/accepted.py folds
 this machine's copy of the entry into it). A side that does
 not parse as a queue falls back to the line merge, whose markers leave the file unparseable:
 reads then use its last good version, and both sides' text stays in the file for a person.

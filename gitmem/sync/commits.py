@@ -9,7 +9,7 @@
   record names.
 - A topic file deleted on one side and changed on the other is merged entry by entry against an
   emptied base.
-- A review item accepted on both machines is one entry (sync/accepted.py).
+- A review item accepted on both machines is one entry (merge/accepted.py).
 - Generated files (layer indexes, SYSTEM.md) are rendered again from the merged files instead of
   being merged.
 """
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from gitmem.errors import GitmemError
 from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
+from gitmem.merge.accepted import fold_double_accepts
 from gitmem.merge.common import PLAIN, Labels
 from gitmem.merge.entries import MergeConflict
 from gitmem.merge.files import is_generated, merge_file
@@ -36,7 +37,6 @@ from gitmem.merge.prep import (
     parse_copy,
     renumber_local_ids,
 )
-from gitmem.sync.accepted import fold_double_accepts
 from gitmem.sync.shelves import align_shelf_moves, copy_front_matter, fold_stray_copies
 
 if TYPE_CHECKING:

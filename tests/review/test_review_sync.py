@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sync.machines import ok, two_machines
+from sync.machines import ok, sh_git, two_machines
 
+from gitmem.githooks.install import install as install_hooks
 from reviewsupport import HALF_SURE, SURE, UNSURE, make_digest, use_model
 from support import Cli, git
 
@@ -120,6 +121,34 @@ def test_the_same_item_accepted_on_both_machines_under_different_ids_is_one_entr
     assert git(a.root, "rev-parse", "HEAD^{tree}") == git(b.root, "rev-parse", "HEAD^{tree}")
     again = b("review", "accept", item)  # told what it became, on either machine
     assert again.exit_code == 0 and f"it is {first['id']}" in again.stdout
+
+
+def test_the_same_item_accepted_on_both_machines_and_pulled_with_plain_git_is_one_entry(
+        tmp_path: Path, bare_remote: Path) -> None:
+    """The post-merge hook folds the two copies as `gitmem sync` does: a person who runs
+    `git pull` gets one entry too."""
+    a, b = two_machines(tmp_path, bare_remote)
+    queued_on(a, a.root, tmp_path, 1)
+    ok(a, "sync")
+    ok(b, "sync")
+    item = items(a)[UNSURE]
+    first = a.json("review", "accept", item)
+    ok(b, "remember", "Retries back off exponentially up to one minute.", "-l", "learnings", "-t", "retries")
+    second = b.json("review", "accept", item)
+    assert first["id"] != second["id"]
+    ok(a, "sync")
+    install_hooks(b.root)
+    pulled = sh_git(b.root, "pull", "-q", "--no-rebase", "origin", "main")
+    assert pulled.returncode == 0, pulled.stderr
+    assert f"kept {first['id']}, dropped this machine's copy {second['id']}" in pulled.stderr
+    assert entries_with(b, UNSURE) == [first["id"]]
+    assert [r["entry"] for r in queue_of(b.root)["accepted"]] == [first["id"]]
+    assert git(b.root, "log", "-1", "--format=%s").startswith("merge: review item")
+    assert b("check").exit_code == 0 and git(b.root, "status", "--porcelain") == ""
+    ok(b, "sync")
+    ok(a, "sync")
+    assert entries_with(a, UNSURE) == [first["id"]]
+    assert git(a.root, "rev-parse", "HEAD^{tree}") == git(b.root, "rev-parse", "HEAD^{tree}")
 
 
 def test_a_runtime_merge_queued_on_one_machine_is_accepted_on_the_other(tmp_path: Path, bare_remote: Path) -> None:

@@ -4,7 +4,8 @@ Each accept records what the item became in review.json's `accepted` (format/rev
 When both sides of a merge accepted the same item and wrote it under different Ids (one machine
 had written other entries first), the merge keeps the other machine's record (it is published:
 merge/review.py) and this fold drops this machine's copy of the entry from the merged file, when
-it says what the kept entry says. Copies whose texts differ (accepted with different edits) are
+it says what the kept entry says: in `gitmem sync`'s merge, and after a plain `git pull` in the
+post-merge hook (githooks/accepts.py). Copies whose texts differ (accepted with different edits) are
 both kept, with a note: nothing a person wrote is lost.
 """
 
@@ -21,13 +22,14 @@ from gitmem.merge.review import double_accepts
 
 
 class Trees(Protocol):
-    """The three commits' files (sync/commits.py's reader)."""
+    """The files of the merge's sides: "ours" and "theirs" (sync/commits.py's reader, or the
+    post-merge hook's view of a merge commit made by plain git)."""
 
     def blob(self, side: str, path: str) -> bytes | None: ...
 
 
 class TreeMerge(Protocol):
-    """The merge's result so far (sync/commits.py's TreeMerge)."""
+    """The merge's result so far: files changed by it (sync/commits.py's TreeMerge)."""
 
     files: dict[str, bytes | None]
     notes: list[str]
