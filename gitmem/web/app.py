@@ -98,6 +98,10 @@ def _filters(request: Request) -> dict[str, str]:
 def routes(app: Page) -> list[Route]:
     csrf = app.access.csrf
 
+    def alive(request: Request) -> Response:
+        """The open page's keep-alive (static/app.js): a request, so the server counts it as use."""
+        return Response(status_code=204)
+
     def overview(request: Request) -> Response:
         return app.render(request, lambda s, r: (200, "Overview", views.overview(s, csrf)))
 
@@ -175,7 +179,7 @@ def routes(app: Page) -> list[Route]:
         return FileResponse(path, media_type=ASSET_TYPES[path.suffix])
 
     return [
-        Route("/", overview), Route("/problems", problems), Route("/suspects", suspects), Route("/browse", browse), Route("/topic", topic),
+        Route("/alive", alive), Route("/", overview), Route("/problems", problems), Route("/suspects", suspects), Route("/browse", browse), Route("/topic", topic),
         Route("/search", search), Route("/entry", entry), Route("/conflicts", conflicts),
         Route("/hot", hot), Route("/doc", document), Route("/settings", settings), Route("/review", review), Route("/static/{name}", asset),
         *[Route(path, post, methods=["POST"]) for path in actions.PATHS],

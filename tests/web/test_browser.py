@@ -161,3 +161,42 @@ def test_the_page_in_a_browser(browser: object, two_machines: tuple[Path, Path, 
         for name in ("overview", "search", "conflicts", "entry", "hot", "settings"):
             shutil.copy(tmp_path / f"{name}.png", out / f"web-{name}.png")
     context.close()
+
+
+def test_an_open_tab_keeps_the_server_that_serves_it_until_it_is_closed(
+        browser: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that leaves after three seconds without use stays while a tab shows its page and
+    nobody clicks (the page's own keep-alive, fired here by the browser's clock), then leaves
+    once the tab is closed."""
+    import sys
+    import time
+
+    from gitmem.store.serverstate import read
+    from servers import QUIET, start_server, stop
+
+    root = tmp_path / "store"
+    assert gm(root, "laptop", "init").returncode == 0
+    monkeypatch.delenv("GITMEM_SERVE")  # `gitmem web` finds the server and has it serve the page
+    idle_minutes = 0.05
+    server = start_server(root, *QUIET, "--idle-minutes", str(idle_minutes))
+    try:
+        web = subprocess.run([sys.executable, "-m", "gitmem", "--root", str(root), "web", "--no-open"],
+                             capture_output=True, text=True, timeout=90, env={**os.environ})
+        assert web.returncode == 0, web.stderr
+        context = browser.new_context()  # type: ignore[attr-defined]
+        tab = context.new_page()
+        tab.clock.install()
+        tab.goto(web.stdout.strip())
+        assert tab.get_by_role("heading", name="Overview").is_visible()
+        until = time.monotonic() + idle_minutes * 60 * 2.5
+        while time.monotonic() < until:  # well past the idle time; only the page's timer asks
+            with tab.expect_request("**/alive") as alive:
+                tab.clock.run_for(61_000)
+            assert alive.value.response().status == 204  # type: ignore[union-attr]
+            assert server.poll() is None
+            time.sleep(1.0)
+        context.close()
+        server.wait(timeout=idle_minutes * 60 + 30)  # no tab, no request: it leaves when idle
+        assert (read(root) or {}).get("reason") == "idle"
+    finally:
+        stop(server)

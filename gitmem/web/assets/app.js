@@ -1,3 +1,13 @@
+// While a tab shows the page it keeps the warm server that serves it: a server started by a
+// call leaves after serve.idleMinutes without a call or a page request, and an open tab that is
+// only read would find it gone. One small request a minute (timers of hidden tabs still run).
+(function () {
+  "use strict";
+  setInterval(function () {
+    fetch("/alive", { credentials: "same-origin", cache: "no-store" }).catch(function () {});
+  }, 60000);
+})();
+
 // Search as you type: the results part of /search is fetched after a short pause and swapped
 // in; the address bar follows, so a results page can be bookmarked. Without JavaScript the
 // form submits to the same /search page.
