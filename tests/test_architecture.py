@@ -17,6 +17,7 @@ ALLOWED here: a test compares them):
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import subprocess
 import sys
@@ -110,12 +111,18 @@ def _resolve(name: str, modules: dict[str, Path]) -> str | None:
     return None
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once per test process (every rule here walks them all)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _imports(module: str, path: Path, modules: dict[str, Path]) -> tuple[set[str], set[str]]:
     """(gitmem modules imported, third-party top-level packages imported) anywhere in the file."""
     internal: set[str] = set()
     external: set[str] = set()
     package = module.rsplit(".", 1)[0] if "." in module else ""
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         names: list[str] = []
         if isinstance(node, ast.ImportFrom):
             if node.level:
@@ -144,7 +151,7 @@ def _imports(module: str, path: Path, modules: dict[str, Path]) -> tuple[set[str
 def _module_level_imports(path: Path) -> set[str]:
     """Third-party packages imported at module level (what every importer pays for)."""
     found: set[str] = set()
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+    for node in _tree(path).body:
         if isinstance(node, ast.Import):
             found.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -395,7 +402,7 @@ OWN_PROCESS = {"git.credhelper"}
 def _process_state_reads(path: Path) -> list[str]:
     """`module:line name` of every use of PROCESS_STATE in a file."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name | ast.Attribute):
             name = f"{ast.unparse(node.value)}.{node.attr}"
             if name in PROCESS_STATE:
