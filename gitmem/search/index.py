@@ -221,6 +221,8 @@ class SearchIndex:
         generation = ix.latest_generation()
         self._save_manifest(Manifest(folder=manifest.folder, generation=generation, files=files),
                             changed=[*paths, *carried])
+        # With the lock held no rebuild runs: another folder is one a killed rebuild left.
+        self._remove_stale_folders(keep=manifest.folder)
 
     def _carry_over(self, writer: Any, lookup: DocLookup, relpath: str,
                     files: dict[str, FileRecord], segment: str) -> None:

@@ -193,6 +193,18 @@ def test_deleted_index_folder_rebuilds(store: Path, index: SearchIndex) -> None:
     assert index.exists()
 
 
+def test_a_folder_left_by_a_killed_rebuild_goes_with_the_next_update(store: Path, index: SearchIndex) -> None:
+    index.rebuild()
+    left = store / "index" / "whoosh-18ee48507fa361fa-31629-2"  # as a rebuild killed half-way leaves it
+    (left / "MAIN.tmp.xx7j01nwo0pxqnffmyruomvr5moj").mkdir(parents=True)
+    (left / "MAIN_6tbow2zxzxbur5tz.pst").write_bytes(b"\x00" * 4096)
+    write(store, "global/semantic/memory.md", entry("Consolidation runs hourly", "Now at :05.", "global-sem-0001"))
+    index.update_paths(["global/semantic/memory.md"])
+    assert not left.exists()
+    assert ids(search(index, "hourly")) == ["global-sem-0001"]
+    assert [p.name for p in (store / "index").iterdir() if p.name.startswith("whoosh-")] != []
+
+
 def test_corrupt_manifest_rebuilds(store: Path, index: SearchIndex) -> None:
     index.rebuild()
     (store / "index" / "manifest.json").write_text("{not json", "utf-8")
