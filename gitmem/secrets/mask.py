@@ -63,9 +63,10 @@ def hide_all(texts: Sequence[str], tokens: Iterable[str] = ()) -> list[str]:
 
     Texts come back often (the hits of a search typed a letter at a time, a card built again),
     so what a text became is kept (_SEEN) under the literal secrets in force and the detector
-    patterns in use: a token registered later makes a new key. Every rule reads a line at a time, and the joined texts are the same lines,
-    so a text that would change alone changes the whole; a private key block may reach past its
-    text there, which only sends the texts through one by one."""
+    patterns in use: a token registered later makes a new key. Every rule reads a line at a
+    time, and the joined texts are the same lines, so a text that would change alone changes
+    the whole; a private key block may reach past its text there, which only sends the texts
+    through one by one."""
     tokens = tuple(tokens)
     key = (secrets_in_force(tokens), id(detector_gate()))
     shown = [_SEEN.get((text, key)) for text in texts]
