@@ -3,10 +3,12 @@ worker processes (each writes a segment of its own) for a larger store."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,10 +20,40 @@ from gitmem.search.schema import (
     open_index,
     rebuild_writer,
     windex,
-    workers_die_with_us,
 )
 
 FOLDER_PREFIX = "whoosh-"
+
+_forks = threading.local()  # set on the thread running a rebuild while its workers start
+
+
+@contextlib.contextmanager
+def _workers_die_with_us() -> Iterator[None]:
+    """Worker processes forked by this thread meanwhile (whoosh's rebuild workers) exit once
+    this process is gone: killed mid-rebuild, it would leave them waiting for work forever."""
+    _forks.rebuild = True
+    try:
+        yield
+    finally:
+        _forks.rebuild = False
+
+
+def _watch_parent() -> None:
+    """In a forked rebuild worker: exit when the process that forked it is gone (reparented)."""
+    if not getattr(_forks, "rebuild", False):
+        return
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="gitmem-parent-watch", daemon=True).start()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_watch_parent)
 
 
 @dataclass
@@ -46,7 +78,7 @@ def build_folder(root: Path, index_dir: Path, paths: list[str],
     files: dict[str, FileRecord] = {}
     count = 0
     try:
-        with workers_die_with_us():
+        with _workers_die_with_us():
             for done, relpath in enumerate(paths, 1):
                 content = read_file(root, relpath)
                 if content is not None:

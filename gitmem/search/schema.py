@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import os
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -103,38 +100,6 @@ def rebuild_writer(ix: Any, procs: int) -> tuple[Any, str]:
         return writer, ""
     writer = ix.writer(limitmb=128, codec=IndexCodec())
     return writer, writer.get_segment().segment_id()
-
-
-_forks = threading.local()  # set on the thread running a rebuild while its workers start
-
-
-@contextlib.contextmanager
-def workers_die_with_us() -> Iterator[None]:
-    """Worker processes forked by this thread meanwhile (whoosh's rebuild workers) exit once
-    this process is gone: killed mid-rebuild, it would leave them waiting for work forever."""
-    _forks.rebuild = True
-    try:
-        yield
-    finally:
-        _forks.rebuild = False
-
-
-def _watch_parent() -> None:
-    """In a forked rebuild worker: exit when the process that forked it is gone (reparented)."""
-    if not getattr(_forks, "rebuild", False):
-        return
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="gitmem-parent-watch", daemon=True).start()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_watch_parent)
 
 
 def abandon(writer: Any) -> None:

@@ -99,8 +99,9 @@ def test_both_machines_queue_and_reject_at_once(tmp_path: Path, bare_remote: Pat
     assert queue_of(a.root) == queue_of(b.root)
 
 
-def test_the_same_item_accepted_on_both_machines_under_different_ids_is_one_entry(
-        tmp_path: Path, bare_remote: Path) -> None:
+def accepted_on_both_under_two_ids(tmp_path: Path, bare_remote: Path) -> tuple[Cli, Cli, str, dict, dict]:
+    """One item queued on a, accepted on a and on b (which wrote an entry first, so its copy
+    takes the next Id); a synced. Returns a, b, the item and the two accepts."""
     a, b = two_machines(tmp_path, bare_remote)
     queued_on(a, a.root, tmp_path, 1)
     ok(a, "sync")
@@ -108,9 +109,15 @@ def test_the_same_item_accepted_on_both_machines_under_different_ids_is_one_entr
     item = items(a)[UNSURE]
     first = a.json("review", "accept", item)
     ok(b, "remember", "Retries back off exponentially up to one minute.", "-l", "learnings", "-t", "retries")
-    second = b.json("review", "accept", item)  # b wrote an entry first: its copy takes the next Id
+    second = b.json("review", "accept", item)
     assert first["id"] != second["id"]
     ok(a, "sync")
+    return a, b, item, first, second
+
+
+def test_the_same_item_accepted_on_both_machines_under_different_ids_is_one_entry(
+        tmp_path: Path, bare_remote: Path) -> None:
+    a, b, item, first, second = accepted_on_both_under_two_ids(tmp_path, bare_remote)
     merged = b("sync")
     assert merged.exit_code == 0 and f"kept {first['id']}" in merged.output
     ok(a, "sync")
@@ -127,16 +134,7 @@ def test_the_same_item_accepted_on_both_machines_and_pulled_with_plain_git_is_on
         tmp_path: Path, bare_remote: Path) -> None:
     """The post-merge hook folds the two copies as `gitmem sync` does: a person who runs
     `git pull` gets one entry too."""
-    a, b = two_machines(tmp_path, bare_remote)
-    queued_on(a, a.root, tmp_path, 1)
-    ok(a, "sync")
-    ok(b, "sync")
-    item = items(a)[UNSURE]
-    first = a.json("review", "accept", item)
-    ok(b, "remember", "Retries back off exponentially up to one minute.", "-l", "learnings", "-t", "retries")
-    second = b.json("review", "accept", item)
-    assert first["id"] != second["id"]
-    ok(a, "sync")
+    a, b, _item, first, second = accepted_on_both_under_two_ids(tmp_path, bare_remote)
     install_hooks(b.root)
     pulled = sh_git(b.root, "pull", "-q", "--no-rebase", "origin", "main")
     assert pulled.returncode == 0, pulled.stderr

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from gitmem.search import index as search_index
+from gitmem.search.reader import View
 from support import Cli, git
 
 
@@ -124,9 +131,6 @@ def test_a_search_failing_on_the_rebuilt_index_is_an_error_not_another_rebuild(
         gm: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     """A fault of the search itself (not of the index) is reported in one line after one rebuild,
     never answered by rebuilding the whole index again and again."""
-    from gitmem.search import index as search_index
-    from gitmem.search.reader import View
-
     _seed(gm)
     rebuilds: list[int] = []
     real_rebuild = search_index.SearchIndex._rebuild_locked
@@ -163,12 +167,6 @@ def _children(pid: int) -> set[int]:
 def test_rebuild_workers_exit_when_the_rebuilding_process_is_killed(tmp_path: Path) -> None:
     """A process killed with -9 in the middle of a parallel rebuild leaves no worker behind
     waiting for work that will never come."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
     root = tmp_path / "store"
     words = "deploy rollback postgres latency cache schema token migration timeout staging replica"
     for n in range(600):  # past PARALLEL_MIN_FILES: the rebuild forks worker processes

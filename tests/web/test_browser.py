@@ -6,12 +6,16 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
 import pytest
 
+from gitmem.store.serverstate import read
+from servers import QUIET, start_server, stop
 from support import git, run_gitmem
 from webpage import WebPage, commits, start_web, stop_web
 
@@ -168,12 +172,6 @@ def test_an_open_tab_keeps_the_server_that_serves_it_until_it_is_closed(
     """A server that leaves after six seconds without use stays while a tab shows its page and
     nobody clicks (the page's own keep-alive, fired here by the browser's clock), then leaves
     once the tab is closed."""
-    import sys
-    import time
-
-    from gitmem.store.serverstate import read
-    from servers import QUIET, start_server, stop
-
     root = tmp_path / "store"
     assert gm(root, "laptop", "init").returncode == 0
     monkeypatch.delenv("GITMEM_SERVE")  # `gitmem web` finds the server and has it serve the page
