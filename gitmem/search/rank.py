@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from itertools import filterfalse
 
 from gitmem.format.freshness import DEFAULT_WINDOWS, GRADE_PENALTY, Freshness, classify, parse_day
 from gitmem.search.analysis import QueryGroup, index_terms
@@ -189,8 +190,8 @@ class Scores:
         """Docs that match some query word whole, then docs found only through partial words."""
         if self.whole is None:
             return [docs]
-        whole = self.whole
-        return [[d for d in docs if d in whole], [d for d in docs if d not in whole]]
+        inside = self.whole.__contains__  # filter in C: a prefix can match ten thousand docs
+        return [list(filter(inside, docs)), list(filterfalse(inside, docs))]
 
 
 class _Sparse(dict[int, float]):

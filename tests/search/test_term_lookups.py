@@ -119,6 +119,30 @@ def test_a_view_keeps_the_stored_fields_it_read_within_its_bound(
     assert view.stored(docs[-1]) is view.stored(docs[-1])
 
 
+def _merged(view: View, term: str) -> list[tuple[int, float]]:
+    """A term's postings over every segment, global doc numbers, as the reader's API gives them."""
+    found = []
+    for leaf, offset in view.leaves():
+        found += [(offset + doc, weight) for doc, weight in _postings(segments.raw_postings(leaf, TERMS, term))]
+    return found
+
+
+def test_a_view_keeps_the_postings_it_decoded_within_its_bound(
+        view: View, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A term's postings are decoded once per view (someone typing asks for the same expansions
+    again and again), the same as read afresh, and at most POSTINGS_KEPT are kept."""
+    monkeypatch.setattr(reader, "POSTINGS_KEPT", 40)
+    terms = [raw.decode("utf-8") for raw in view.reader.lexicon(TERMS)]
+    for term in [*terms, "absent", *terms]:
+        got = [(doc, weight) for ids, weights in view.postings(TERMS, term)
+               for doc, weight in zip(list(ids), weights, strict=True)]
+        assert got == _merged(view, term), term
+        assert view._decoded_size <= 40 or len(view._decoded) == 1
+        assert view._decoded_size == sum(len(ids) for ids, _w in view._decoded.values())
+    kept = next(iter(view._decoded))
+    assert next(view.postings(TERMS, kept))[0] is view._decoded[kept][0]  # read from memory
+
+
 def test_readers_on_many_threads_share_a_dictionary_and_each_reads_its_own_file(tmp_path: Path) -> None:
     """Eight readers of one index (a warm server's calls) share each segment's dictionary; their
     postings, read at the same time, are each what one reader alone reads."""
