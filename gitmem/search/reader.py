@@ -56,7 +56,6 @@ __all__ = ["SearchHit", "SearchRequest", "SegmentCache", "View"]
 
 HIDDEN_STATUSES = ("forgotten", "superseded", "archived")  # archived: project documents
 STORED_KEPT = 2048  # stored fields of this many docs kept per view (~1 KB each)
-POSTINGS_KEPT = 2_000_000  # decoded postings kept per view (16 bytes each: ~32 MB at most)
 
 
 @dataclass
@@ -115,8 +114,6 @@ class View:
     _leaves: list[tuple[Any, int]] | None = None
     _stored: dict[int, dict[str, Any]] = field(default_factory=dict)
     _stored_lock: threading.Lock = field(default_factory=threading.Lock)
-    _decoded: dict[str, tuple[array[int], array[float]]] = field(default_factory=dict)
-    _decoded_size: int = 0
 
     def leaves(self) -> list[tuple[Any, int]]:
         """(segment reader, doc offset) of each segment; none for an index without documents."""
@@ -126,41 +123,19 @@ class View:
         return self._leaves
 
     def postings(self, fieldname: str, term: str) -> Iterator[tuple[Iterable[int], Sequence[float]]]:
-        """Posting blocks of a term over all segments, with global doc numbers. A `terms` posting
-        list is decoded once per view and kept (the last POSTINGS_KEPT postings): someone typing
-        a query asks for the same expansions of a prefix again and again (`dep`, `depl`, ...)."""
-        if fieldname != TERMS:
-            yield from self._read_postings(fieldname, term)
-            return
-        kept = self._decoded.get(term)
-        if kept is None:
-            ids, weights = array("q"), array("d")
-            for block_ids, block_weights in self._read_postings(fieldname, term):
-                ids.extend(iter(block_ids))  # iter: a block may be an array of another kind
-                weights.extend(iter(block_weights))
-            kept = (ids, weights)
-            self._keep(term, kept)
-        if kept[0]:
-            yield kept
-
-    def _keep(self, term: str, decoded: tuple[array[int], array[float]]) -> None:
-        with self._stored_lock:  # the page's threads share a view
-            if term in self._decoded:
-                return
-            self._decoded_size += len(decoded[0])
-            self._decoded[term] = decoded
-            while self._decoded_size > POSTINGS_KEPT and len(self._decoded) > 1:
-                oldest = next(iter(self._decoded))
-                self._decoded_size -= len(self._decoded.pop(oldest)[0])
-
-    def _read_postings(self, fieldname: str, term: str) -> Iterator[tuple[Iterable[int], Sequence[float]]]:
+        """Posting blocks of a term over all segments, with global doc numbers (a `terms`
+        posting list comes decoded from the segment cache, shared by every reader of the index)."""
         for leaf, offset in self.leaves():
-            matcher = self.cache.dictionary(leaf).postings(leaf, term) if fieldname == TERMS \
-                else raw_postings(leaf, fieldname, term)
+            if fieldname == TERMS:
+                ids, weights = self.cache.postings(leaf, term)
+                if ids:
+                    yield (map(offset.__add__, ids) if offset else ids), weights
+                continue
+            matcher = raw_postings(leaf, fieldname, term)
             if matcher is None:
                 continue
-            for ids, weights in matcher_blocks(matcher):
-                yield (map(offset.__add__, ids) if offset else ids), weights
+            for block_ids, block_weights in matcher_blocks(matcher):
+                yield (map(offset.__add__, block_ids) if offset else block_ids), block_weights
 
     def docset(self, fieldname: str, value: str) -> frozenset[int]:
         """Global doc numbers having this key value (cached for this view)."""

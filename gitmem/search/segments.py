@@ -28,6 +28,7 @@ _FIELD = struct.Struct("!H")  # a dictionary key starts with its field number
 _DOC_FREQUENCY = struct.Struct("!I")  # a term info's doc frequency, after a flags byte and weight
 _INFO_DOCS = 5  # where in a term info its doc frequency is
 SAMPLE_EVERY = 32  # dictionary keys kept in memory for bisection: one in this many
+POSTINGS_KEPT = 2_000_000  # decoded postings kept per index (16 bytes each: ~32 MB at most)
 
 
 def segment_name(leaf: Any) -> str | None:
@@ -254,6 +255,9 @@ class SegmentCache:
         self._docs: dict[tuple[str, str, str], frozenset[int]] = {}
         self._factors: dict[tuple[str, int, bool, Windows], array[float]] = {}
         self._dictionaries: dict[str, TermDictionary] = {}
+        self._postings: dict[tuple[str, str], tuple[array[int], array[float]]] = {}
+        self._postings_size = 0
+        self._postings_lock = threading.Lock()
 
     @staticmethod
     def _name(leaf: Any) -> str:
@@ -294,6 +298,33 @@ class SegmentCache:
             found = self._docs[key] = frozenset(docs)
         return found
 
+    def postings(self, leaf: Any, term: str) -> tuple[array[int], array[float]]:
+        """A term's postings in one segment (doc ids, weights), decoded once and kept (the last
+        POSTINGS_KEPT postings): someone typing a query asks for the same expansions of a prefix
+        again and again (`dep`, `depl`, `deploy`), and decoding is most of a search's time."""
+        key = (self._name(leaf), term)
+        found = self._postings.get(key)
+        if found is None:
+            ids, weights = array("q"), array("d")
+            matcher = self.dictionary(leaf).postings(leaf, term)
+            if matcher is not None:
+                for block_ids, block_weights in matcher_blocks(matcher):
+                    ids.extend(iter(block_ids))  # iter: a block may be an array of another kind
+                    weights.extend(iter(block_weights))
+            found = (ids, weights)
+            self._keep(key, found)
+        return found
+
+    def _keep(self, key: tuple[str, str], decoded: tuple[array[int], array[float]]) -> None:
+        with self._postings_lock:
+            if key in self._postings:
+                return
+            self._postings[key] = decoded
+            self._postings_size += len(decoded[0])
+            while self._postings_size > POSTINGS_KEPT and len(self._postings) > 1:
+                oldest = next(iter(self._postings))  # the oldest first
+                self._postings_size -= len(self._postings.pop(oldest)[0])
+
     def dictionary(self, leaf: Any) -> TermDictionary:
         name = self._name(leaf)
         found = self._dictionaries.get(name)
@@ -308,6 +339,9 @@ class SegmentCache:
         self._docs = {k: v for k, v in self._docs.items() if k[0] in live}
         self._factors = {k: v for k, v in self._factors.items() if k[0] in live}
         self._dictionaries = {k: v for k, v in self._dictionaries.items() if k in live}
+        with self._postings_lock:
+            self._postings = {k: v for k, v in self._postings.items() if k[0] in live}
+            self._postings_size = sum(len(ids) for ids, _weights in self._postings.values())
 
 
 # One cache per index folder in this process: every reader of the folder shares it (the warm

@@ -127,20 +127,22 @@ def _merged(view: View, term: str) -> list[tuple[int, float]]:
     return found
 
 
-def test_a_view_keeps_the_postings_it_decoded_within_its_bound(
+def test_the_index_keeps_the_postings_it_decoded_within_its_bound(
         view: View, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A term's postings are decoded once per view (someone typing asks for the same expansions
-    again and again), the same as read afresh, and at most POSTINGS_KEPT are kept."""
-    monkeypatch.setattr(reader, "POSTINGS_KEPT", 40)
+    """A term's postings are decoded once per segment (someone typing asks for the same
+    expansions again and again), the same as read afresh, and at most POSTINGS_KEPT are kept."""
+    monkeypatch.setattr(segments, "POSTINGS_KEPT", 40)
+    cache = view.cache
     terms = [raw.decode("utf-8") for raw in view.reader.lexicon(TERMS)]
     for term in [*terms, "absent", *terms]:
         got = [(doc, weight) for ids, weights in view.postings(TERMS, term)
                for doc, weight in zip(list(ids), weights, strict=True)]
         assert got == _merged(view, term), term
-        assert view._decoded_size <= 40 or len(view._decoded) == 1
-        assert view._decoded_size == sum(len(ids) for ids, _w in view._decoded.values())
-    kept = next(iter(view._decoded))
-    assert next(view.postings(TERMS, kept))[0] is view._decoded[kept][0]  # read from memory
+        assert cache._postings_size <= 40 or len(cache._postings) == 1
+        assert cache._postings_size == sum(len(ids) for ids, _w in cache._postings.values())
+    (name, kept), (ids, _weights) = next(iter(cache._postings.items()))
+    leaf = next(leaf for leaf, _offset in view.leaves() if segments.segment_name(leaf) == name)
+    assert cache.postings(leaf, kept)[0] is ids  # read from memory the second time
 
 
 def test_readers_on_many_threads_share_a_dictionary_and_each_reads_its_own_file(tmp_path: Path) -> None:
