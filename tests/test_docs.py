@@ -13,6 +13,7 @@ import click
 import pytest
 
 from gitmem.cli import cli
+from gitmem.cli.main import every_command
 
 TOP = Path(__file__).resolve().parent.parent
 README = (TOP / "README.md").read_text(encoding="utf-8")
@@ -25,7 +26,8 @@ def _name(path: Path) -> str:
 
 def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
     found = []
-    for name, command in sorted(group.commands.items()):
+    commands = every_command() if group is cli else group.commands
+    for name, command in sorted(commands.items()):
         if command.hidden:
             continue
         found.append((f"{prefix}{name}", command))

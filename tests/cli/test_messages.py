@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from gitmem.cli import cli
+from gitmem.cli.main import every_command
 from support import Cli, run_gitmem
 
 PACKAGE = Path(__file__).resolve().parents[2] / "gitmem"
@@ -71,7 +72,7 @@ def test_check_reports_an_invalid_memory_json(gm: Cli) -> None:
 
 
 def _registered() -> set[str]:
-    return set(cli.commands)
+    return set(every_command())
 
 
 def test_every_way_out_a_message_names_is_a_real_verb() -> None:

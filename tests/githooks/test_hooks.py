@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from gitmem.cli.hooks import hook, hooks, new
-from gitmem.cli.main import cli
+from gitmem.cli.main import cli, every_command
 from gitmem.githooks import install as hooklib
 from gitmem.githooks import run as hookrun
 from gitmem.store.store import Store
@@ -27,7 +27,7 @@ FIRST = "Deploys go through staging first"
 
 def _wired() -> click.Group:
     """The gitmem CLI with the hooks, new and hook commands (whether or not cli.py adds them yet)."""
-    commands = {**cli.commands, "hooks": hooks, "new": new, "hook": hook}
+    commands = {**every_command(), "hooks": hooks, "new": new, "hook": hook}
     return type(cli)(name=cli.name, params=cli.params, callback=cli.callback, commands=commands)
 
 

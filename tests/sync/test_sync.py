@@ -18,7 +18,7 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from gitmem.cli.main import cli
+from gitmem.cli.main import cli, every_command
 from gitmem.cli.sync import COMMANDS
 from gitmem.errors import ConflictError, GitLayerError, InvalidInputError, SyncError
 from gitmem.format import layers as L
@@ -36,7 +36,7 @@ from gitserver import serve_git_http
 from support import GIT_ENV, git
 
 WIRED = type(cli)(name=cli.name, params=cli.params, callback=cli.callback,
-                  commands={**cli.commands, **{c.name: c for c in COMMANDS if c.name}})
+                  commands={**every_command(), **{c.name: c for c in COMMANDS if c.name}})
 MARKER_RE = re.compile(r"^(<{7}|={7}|>{7})", re.MULTILINE)
 BLOCK_RE = re.compile(r"<<<<<<< [^\n]*\n(.*?)=======\n(.*?)>>>>>>> [^\n]*\n", re.DOTALL)
 
