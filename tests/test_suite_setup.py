@@ -17,17 +17,20 @@ ONE_TEST = "tests/test_docs.py::test_readme_stays_a_short_read_that_links_every_
 WORKERS_STARTED = "bringing up nodes"  # what xdist prints as it starts its workers
 
 
-def _pytest(*args: str) -> str:
+def _pytest(basetemp: Path, *args: str) -> str:
+    """One test through a pytest of its own. Its temporary folders go under `basetemp`: a pytest
+    with the default one would first delete the oldest runs' folders (gigabytes after a few runs)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS"))}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args, ONE_TEST],
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", f"--basetemp={basetemp}",
+                           *args, ONE_TEST],
                           cwd=TOP, capture_output=True, text=True, env=env, timeout=240)
     assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
     return done.stdout
 
 
-def test_the_plain_command_runs_on_workers_and_no_xdist_runs_in_one_process() -> None:
-    assert WORKERS_STARTED in _pytest()
-    assert WORKERS_STARTED not in _pytest("-p", "no:xdist")
+def test_the_plain_command_runs_on_workers_and_no_xdist_runs_in_one_process(tmp_path: Path) -> None:
+    assert WORKERS_STARTED in _pytest(tmp_path / "workers")
+    assert WORKERS_STARTED not in _pytest(tmp_path / "one", "-p", "no:xdist")
 
 
 def test_a_copied_template_store_is_a_store_of_its_own(tmp_path: Path) -> None:
