@@ -161,8 +161,12 @@ def run_merge_driver(base: str, ours: str, theirs: str, path: str, root: Path | 
     base_text = texts[0] or None
     rebase = _in_rebase(where)
     try:
-        merged = merge_texts(path, base_text, texts[1], texts[2], root=where, rebase=rebase,
-                             labels=driver_labels(where, rebase))
+        merged = merge_texts(path, base_text, texts[1], texts[2], root=where, rebase=rebase)
+        if merged.conflicts or conflict_marker_lines(merged.text):
+            # Only a conflict names where each side came from: the same merge again, labelled.
+            # A clean merge (most of them) never opens the repository.
+            merged = merge_texts(path, base_text, texts[1], texts[2], root=where, rebase=rebase,
+                                 labels=driver_labels(where, rebase))
     except Exception:  # noqa: BLE001 - never leave git without an answer: fall back to lines
         merged = merge_lines(path, base_text, texts[1], texts[2])
     with open(ours, "wb") as handle:

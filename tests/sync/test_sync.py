@@ -758,6 +758,36 @@ def test_merge_driver_contract(tmp_path: Path) -> None:
     assert not MARKER_RE.search(Path(ours).read_text())
 
 
+def test_the_driver_opens_the_repository_only_to_label_a_conflict(tmp_path: Path) -> None:
+    """git starts the driver once per file both sides changed: a clean merge (most of them)
+    never loads pygit2; a conflict's markers name each side's machine and commit."""
+    store = Store(tmp_path / "store", cwd=tmp_path)
+    store.init()
+    store.close()
+    probe = ("import runpy, sys\n"
+             "sys.argv = ['gitmem', *sys.argv[1:]]\n"
+             "try:\n    runpy.run_module('gitmem', run_name='__main__')\n"
+             "finally:\n    print('pygit2' in sys.modules, file=sys.stderr)\n")
+
+    def driver(ours_body: str) -> tuple[int, str, str]:
+        files = []
+        for name, body in (("O", "## Fact\nbase\n\n**Id:** global-sem-0001\n"), ("A", ours_body),
+                           ("B", "## Fact\ntheirs\n\n**Id:** global-sem-0001\n")):
+            (tmp_path / name).write_text(body)
+            files.append(str(tmp_path / name))
+        done = subprocess.run([sys.executable, "-c", probe, "--root", str(store.root), "merge-driver", *files,
+                               "global/semantic/t.md"], capture_output=True, text=True,
+                              env={**os.environ, "GITMEM_SERVE": "off", "GITMEM_MACHINE": "laptop"})
+        return done.returncode, done.stderr.strip().splitlines()[-1], (tmp_path / "A").read_text()
+
+    code, loaded, merged = driver("## Fact\nbase\n\n**Id:** global-sem-0001\n\n## Mine\nx\n")
+    assert (code, loaded) == (0, "False") and "theirs" in merged and "## Mine" in merged
+    code, loaded, merged = driver("## Fact\nours\n\n**Id:** global-sem-0001\n")
+    head = git(store.root, "rev-parse", "HEAD").strip()
+    assert (code, loaded) == (1, "True")
+    assert f"<<<<<<< laptop {head[:12]}" in merged and "ours" in merged and "theirs" in merged
+
+
 def test_merge_driver_in_a_rebase_renumbers_the_replayed_local_entry(tmp_path: Path) -> None:
     from gitmem.githooks.driver import merge_texts
 
