@@ -33,6 +33,7 @@ from gitmem.eventlog import log_event
 from gitmem.fsio import FileLock
 from gitmem.serve import state, wire
 from gitmem.serve.schedule import Job, due
+from gitmem.store import aftercall
 from gitmem.store.serverstate import peer_credentials
 
 Runner = Callable[[dict[str, Any]], dict[str, Any]]  # request -> {"code", "stdout", "stderr"}
@@ -226,9 +227,10 @@ class Server:
             if write and wire.receive(conn).get("op") != "go":
                 return  # the caller went away (or gave up) before its write started: not run
             conn.settimeout(None)
-            reply = self.run(request)
-            self.last_call = time.monotonic()
-            wire.send(conn, reply)
+            with aftercall.until_answered():
+                reply = self.run(request)
+                self.last_call = time.monotonic()
+                wire.send(conn, reply)
 
     def _same_user(self, conn: socket.socket) -> bool:
         _pid, uid = peer_credentials(conn)

@@ -4,7 +4,8 @@ A write's last step, bringing the search index up to date for the files it commi
 data: the commit has landed, and any later search brings a stale index up to date itself (its
 files' stamps differ from the index's manifest). In the warm server the caller need not wait for
 it: the runner gathers such steps while the call runs (`gathering`), answers, and runs them on
-a thread of their own (`finish_later`) before the call's open parts are given back. A read that
+a thread of their own (`finish_later`, started once the answer is sent: `until_answered`)
+before the call's open parts are given back. A read that
 arrives meanwhile and finds no spare parts waits for those (`wait_for_parts`), which costs less
 than opening a second set, and a search would wait for the index's lock anyway.
 
@@ -27,6 +28,7 @@ Action = Callable[[], None]
 _gathered: ContextVar[list[tuple[Path, Action]] | None] = ContextVar("gitmem_after_call", default=None)
 _busy: dict[Path, int] = {}  # store root -> calls whose left-over steps are running
 _changed = threading.Condition()
+_replying = threading.local()  # starts: the steps held until the answer is sent (until_answered)
 
 
 @contextmanager
@@ -72,7 +74,27 @@ def finish_later(steps: list[tuple[Path, Action]], then: Callable[[], None]) -> 
                 _changed.notify_all()
 
     # Not a daemon: a server asked to stop lets the step end (it is short) rather than cut it.
-    threading.Thread(target=context.run, args=(work,), name="gitmem-after-call").start()
+    thread = threading.Thread(target=context.run, args=(work,), name="gitmem-after-call")
+    held = getattr(_replying, "starts", None)
+    if held is None:
+        thread.start()
+    else:
+        held.append(thread.start)
+
+
+@contextmanager
+def until_answered() -> Iterator[None]:
+    """The steps `finish_later` is given on this thread meanwhile start when this closes, once
+    the server has sent its answer: a step started earlier would hold the interpreter (and a
+    core) while the answer is still on its way."""
+    starts: list[Callable[[], None]] = []
+    _replying.starts = starts
+    try:
+        yield
+    finally:
+        _replying.starts = None
+        for start in starts:
+            start()
 
 
 def _run(root: Path, action: Action) -> None:

@@ -103,3 +103,27 @@ def test_waiting_for_parts_ends_at_its_timeout(tmp_path: Path) -> None:
         assert not release.is_set()  # it came back by its timeout, with the step still out
     finally:
         release.set()
+
+
+def test_the_steps_of_a_call_start_once_its_answer_is_sent(tmp_path: Path) -> None:
+    """In the server the left-over steps wait for the answer (until_answered), also when
+    sending it fails; elsewhere they start at once."""
+    ran = threading.Event()
+    with aftercall.gathering() as steps:
+        aftercall.later(tmp_path, ran.set)
+    try:
+        with aftercall.until_answered():
+            aftercall.finish_later(steps, lambda: None)
+            # Not started while the answer is not sent: no thread runs the step, none can yet.
+            assert len(aftercall._replying.starts) == 1
+            assert not any(t.name == "gitmem-after-call" for t in threading.enumerate())
+            assert not ran.is_set()
+            raise ConnectionError("the caller went away")
+    except ConnectionError:
+        pass
+    assert ran.wait(10)
+    again = threading.Event()
+    with aftercall.gathering() as steps:
+        aftercall.later(tmp_path, again.set)
+    aftercall.finish_later(steps, lambda: None)
+    assert again.wait(10)
