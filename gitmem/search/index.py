@@ -346,6 +346,8 @@ class SearchIndex:
                 view.reader.close()
             view = View(self._ix.reader(), manifest.folder, manifest.generation, view.cache)
             view.cache.retain(view.leaves())
+        if view is not self._view:
+            view.cache.ahead(view.leaves(), self._ix.reader)  # long-lived processes: segments.decode_ahead
         self._view = view
         return view
 

@@ -10,9 +10,11 @@ checks every class, attribute and signature it relies on, and pyproject.toml pin
 
 from __future__ import annotations
 
+import contextlib
 import struct
 import sys
 import threading
+import time
 import weakref
 from array import array
 from bisect import bisect_left, bisect_right
@@ -29,6 +31,17 @@ _DOC_FREQUENCY = struct.Struct("!I")  # a term info's doc frequency, after a fla
 _INFO_DOCS = 5  # where in a term info its doc frequency is
 SAMPLE_EVERY = 32  # dictionary keys kept in memory for bisection: one in this many
 POSTINGS_KEPT = 2_000_000  # decoded postings kept per index (16 bytes each: ~32 MB at most)
+AHEAD_SHARE = 0.5  # of POSTINGS_KEPT, decoded ahead in a long-lived process (decode_ahead)
+_ahead = False  # whether this process decodes the biggest posting lists ahead (decode_ahead)
+
+
+def decode_ahead(on: bool = True) -> None:
+    """In a long-lived process (the warm server, the page): each new segment's biggest posting
+    lists are decoded on a thread of their own as soon as a reader meets the segment, so that
+    the first search for a common word (or a prefix of one) finds them decoded. They are the
+    expensive ones; a rare term's list is short to decode when it is asked for."""
+    global _ahead
+    _ahead = on
 
 
 def segment_name(leaf: Any) -> str | None:
@@ -157,6 +170,20 @@ class TermDictionary:
                 hit = data.find(needle, hit + 1)  # inside a length or a term info: not a term
         return found
 
+    def biggest(self, leaf: Any, postings: int) -> list[str]:
+        """The terms with the most postings, most first, up to `postings` postings in all
+        (none without the in-memory dictionary: whoosh's own walk costs seconds)."""
+        if not self._fast:
+            return []
+        chosen: list[str] = []
+        for raw, frequency in sorted(self.prefixed(leaf, "", len(self._starts)),
+                                     key=lambda pair: pair[1], reverse=True):
+            postings -= frequency
+            if postings < 0:
+                break
+            chosen.append(raw.decode("utf-8"))
+        return chosen
+
     def prefixed(self, leaf: Any, prefix: str, limit: int) -> list[tuple[bytes, int]]:
         """Up to `limit` terms of `leaf` starting with `prefix` (UTF-8, in dictionary order) with
         their doc frequencies: the records are sorted by key, so a bisection finds the first
@@ -258,6 +285,7 @@ class SegmentCache:
         self._postings: dict[tuple[str, str], tuple[array[int], array[float]]] = {}
         self._postings_size = 0
         self._postings_lock = threading.Lock()
+        self._ahead: set[str] = set()  # segments whose biggest lists were decoded (or are being)
 
     @staticmethod
     def _name(leaf: Any) -> str:
@@ -315,6 +343,42 @@ class SegmentCache:
             self._keep(key, found)
         return found
 
+    def ahead(self, leaves: list[tuple[Any, int]], open_reader: Any) -> None:
+        """decode_ahead's work for the segments among `leaves` no thread has taken on yet, on a
+        thread of its own. It reads through a reader of its own (`open_reader()`): a segment's
+        file read from two threads at once returns garbage."""
+        if not _ahead:
+            return
+        with self._postings_lock:
+            pending = any(self._name(leaf) not in self._ahead for leaf, _offset in leaves)
+        if pending:
+            threading.Thread(target=self._decode_ahead, args=(open_reader,), daemon=True,
+                             name="gitmem-decode-ahead").start()
+
+    def _decode_ahead(self, open_reader: Any) -> None:
+        try:
+            reader = open_reader()
+        except Exception:  # noqa: BLE001 - the index went away meanwhile: nothing to warm
+            return
+        try:
+            leaves = [leaf for leaf, _offset in reader.leaf_readers() if segment_name(leaf)]
+            total = sum(leaf.doc_count_all() for leaf in leaves) or 1
+            for leaf in leaves:
+                name = self._name(leaf)
+                with self._postings_lock:
+                    if name in self._ahead:
+                        continue
+                    self._ahead.add(name)
+                share = int(POSTINGS_KEPT * AHEAD_SHARE * leaf.doc_count_all() / total)
+                for term in self.dictionary(leaf).biggest(leaf, share):
+                    self.postings(leaf, term)
+                    time.sleep(0)  # a search asked meanwhile gets the interpreter between terms
+        except Exception:  # noqa: BLE001 - a cache filled ahead of need; a search decodes what it needs
+            return
+        finally:
+            with contextlib.suppress(Exception):
+                reader.close()
+
     def _keep(self, key: tuple[str, str], decoded: tuple[array[int], array[float]]) -> None:
         with self._postings_lock:
             if key in self._postings:
@@ -341,6 +405,7 @@ class SegmentCache:
         self._dictionaries = {k: v for k, v in self._dictionaries.items() if k in live}
         with self._postings_lock:
             self._postings = {k: v for k, v in self._postings.items() if k[0] in live}
+            self._ahead &= live
             self._postings_size = sum(len(ids) for ids, _weights in self._postings.values())
 
 

@@ -4,6 +4,7 @@ deleted document; and a view keeps the stored fields it read, within its bound."
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
@@ -183,3 +184,40 @@ def test_readers_on_many_threads_share_a_dictionary_and_each_reads_its_own_file(
     for index in indexes:
         index.close()
     assert wrong == []
+
+
+def test_a_long_lived_process_decodes_the_biggest_posting_lists_ahead(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With decode_ahead on (the warm server, the page), the first search sets a thread decoding
+    each segment's biggest posting lists, within AHEAD_SHARE of the bound; off (a CLI process), a
+    search decodes only what it asks for. Answers are the same either way."""
+    root = tmp_path / "store"
+    semantic = root / "global/semantic"
+    semantic.mkdir(parents=True)
+    (semantic / "ports.md").write_text(topic("Ports", 60, 0))
+    (semantic / "hosts.md").write_text(topic("Hosts", 30, 100))
+    monkeypatch.setattr(segments, "POSTINGS_KEPT", 400)
+    answers = []
+    for on in (False, True):
+        monkeypatch.setattr(segments, "_ahead", False)
+        segments._shared.clear()
+        index = SearchIndex(root, watch=False)
+        segments.decode_ahead(on)
+        try:
+            answers.append([(hit.path, hit.line) for hit in index.search("zebra")])
+            cache = index._current_view().cache
+            for thread in [t for t in threading.enumerate() if t.name == "gitmem-decode-ahead"]:
+                thread.join(30)
+            terms = {term for _name, term in cache._postings}
+            if not on:
+                assert terms == {"zebra"} and not cache._ahead
+                continue
+            view = index._current_view()
+            assert cache._ahead == {segments.segment_name(leaf) for leaf, _offset in view.leaves()}
+            assert {"port", "md", "zebra"} <= terms  # "port" and "md" are in every entry
+            ahead = sum(len(ids) for (_name, term), (ids, _w) in cache._postings.items() if term != "zebra")
+            assert 0 < ahead <= 400 * segments.AHEAD_SHARE
+        finally:
+            segments.decode_ahead(False)
+            index.close()
+    assert answers[0] == answers[1] and answers[0]
