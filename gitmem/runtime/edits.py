@@ -27,7 +27,11 @@ PREVIEW_CHARS = 60
 
 
 def _preview(item: Item) -> str:
-    text = item.content if len(item.content) <= PREVIEW_CHARS else item.content[:PREVIEW_CHARS] + "…"
+    """An item as a refusal names it: masked first, then cut (a cut could split a secret)."""
+    from gitmem.secrets.mask import hide_secrets
+
+    content = hide_secrets(item.content)
+    text = content if len(content) <= PREVIEW_CHARS else content[:PREVIEW_CHARS] + "…"
     return f"[{item.id}] \"{text}\""
 
 

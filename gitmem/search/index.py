@@ -354,14 +354,16 @@ class SearchIndex:
     def search(self, query: str, *, scopes: Sequence[str] | None = None, layer: str | None = None,
                limit: int = 10, include_all: bool = False, now: date | None = None,
                windows: Mapping[str, int] | None = None,
-               levers: Levers = DEFAULT_LEVERS, explain: bool = False) -> list[SearchHit]:
+               levers: Levers = DEFAULT_LEVERS, explain: bool = False,
+               shown: Callable[[list[str]], list[str]] | None = None) -> list[SearchHit]:
         """Ranked entries matching `query` (plain words; no query syntax is interpreted);
         `windows`: the store's freshness windows in days by volatility (default: the defaults);
         `levers`: which parts of query understanding and context to use (query.py);
-        `explain`: each hit says why it ranked where it did (explain.py)."""
+        `explain`: each hit says why it ranked where it did (explain.py); `shown`: how the hits'
+        texts are printed (the secret mask), applied before a snippet is cut."""
         self.refresh()
         request = SearchRequest(query, scopes, layer, limit, include_all, now or caller.today(),
-                                windows, levers, explain)
+                                windows, levers, explain, shown)
         if limit < 1 or not understand(query, request.now, levers).searchable():
             return []
         failure: Exception | None = None

@@ -31,6 +31,7 @@ from gitmem.search.events import ANCHOR_CANDIDATES, Event, pick_anchor
 from gitmem.search.explain import explain_hit
 from gitmem.search.query import DEFAULT_LEVERS, Levers, anchored, understand
 from gitmem.search.rank import (
+    SNIPPET_CHARS,
     EntryFacts,
     Scores,
     Windows,
@@ -94,6 +95,9 @@ class SearchRequest:
     windows: Mapping[str, int] | None = None
     levers: Levers = DEFAULT_LEVERS
     explain: bool = False
+    # How printed text is shown (the caller's secret mask, texts in, texts out); applied to the
+    # hits' stored texts before a snippet is cut from the body, so no cut can split a secret.
+    shown: Callable[[list[str]], list[str]] | None = None
 
     def window_days(self) -> Windows:
         return window_days(self.windows)
@@ -237,9 +241,9 @@ class View:
         facts = self.facts()
         windows = request.window_days()
         top, lift = self._top(scores, docs, request, lifting)
-        hits = [_hit(fields, score, EntryFacts.unpack(facts[doc]).freshness(request.now, windows),
-                     words)
-                for doc, score, fields in top]
+        texts = _shown_texts([fields for _doc, _score, fields in top], words, request.shown)
+        hits = [_hit(fields, score, EntryFacts.unpack(facts[doc]).freshness(request.now, windows), text)
+                for (doc, score, fields), text in zip(top, texts, strict=True)]
         if request.explain:
             raw = [group.raw for group in groups]
             for hit, (doc, score, fields) in zip(hits, top, strict=True):
@@ -371,14 +375,37 @@ class _MemoLexicon:
         return self._view.containing(fragment, limit)
 
 
-def _hit(fields: dict[str, Any], score: float, fresh: Freshness, words: list[str]) -> SearchHit:
+SHOWN_FIELDS = ("title", "body", "source")  # the stored texts a hit prints
+MASK_MARGIN = 120  # characters of the body masked on each side of a snippet before it is cut
+
+
+def _shown_texts(found: list[dict[str, Any]], words: list[str],
+                 shown: Callable[[list[str]], list[str]] | None) -> list[dict[str, str]]:
+    """Each hit's title, snippet and source as printed. With `shown` (the secret mask) the
+    snippet is cut from a masked excerpt MASK_MARGIN wider on each side: a secret the cut would
+    split, or whose key word it would leave out, is masked first. All texts go in one call."""
+    if shown is None:
+        return [{"title": str(fields.get("title") or ""), "source": str(fields.get("source") or ""),
+                 "snippet": snippet(str(fields.get("body") or fields.get("title") or ""), words)}
+                for fields in found]
+    raw = []
+    for fields in found:
+        body = str(fields.get("body") or fields.get("title") or "")
+        raw += [str(fields.get("title") or ""), snippet(body, words, SNIPPET_CHARS + 2 * MASK_MARGIN),
+                str(fields.get("source") or "")]
+    out = shown(raw)
+    return [{"title": out[i], "snippet": snippet(out[i + 1], words), "source": out[i + 2]}
+            for i in range(0, len(out), len(SHOWN_FIELDS))]
+
+
+def _hit(fields: dict[str, Any], score: float, fresh: Freshness, text: dict[str, str]) -> SearchHit:
     status = fields.get("status", "live")
     if status == "live" and fresh.grade == "expired":
         status = "expired"
     return SearchHit(
         id=fields.get("id") or None,
-        title=fields.get("title", ""),
-        snippet=snippet(fields.get("body") or fields.get("title", ""), words),
+        title=text["title"],
+        snippet=text["snippet"],
         path=fields["path"],
         line=int(fields["line"]),
         scope=fields.get("scope", ""),
@@ -387,7 +414,7 @@ def _hit(fields: dict[str, Any], score: float, fresh: Freshness, words: list[str
         importance=fields.get("importance", "normal"),
         freshness=fresh.grade,
         age_days=fresh.age_days,
-        source=fields.get("source", ""),
+        source=text["source"],
         status=status,
         score=round(score, 6),
         conflicted=bool(fields.get("conflicted", False)),

@@ -109,7 +109,7 @@ def state_section(store: Store, workspace: str | None, scopes: list[str]) -> Sec
     lines = []
     for entry in document.entries:
         mark = grade(entry.fields, "volatile", store.today()).label()
-        summary = " ".join(entry.body.split())[:300]
+        summary = " ".join(hide_secrets(entry.body).split())[:300]  # masked before the cut
         lines.append(f"- **{entry.title}**{' ' + mark if mark else ''}: {summary}")
     return Section("Workspace state", lines)
 

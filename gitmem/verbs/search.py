@@ -61,9 +61,11 @@ def search(
     scopes = search_scopes(store, scope, workspace)
     def run(target: Store, count: int) -> list[dict[str, Any]]:
         # Each space grades freshness with its own configured windows.
+        # The stored texts are masked whole (and kept masked: hide_all), then the snippet cut.
         hits = target.search_index().search(query, scopes=scopes, layer=layer, limit=count,
                                             include_all=include_all, now=store.today(),
-                                            windows=freshness_windows(target), explain=explain)
+                                            windows=freshness_windows(target), explain=explain,
+                                            shown=hide_all)
         found = [hit.id for hit in hits if hit.layer == DOCUMENTS and hit.id]
         if found:  # machine-local: a search never makes a commit
             from gitmem.documents.access import access_stamp, record_access
@@ -82,11 +84,8 @@ def search(
 
 
 def _shown(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Hits as printed: a credential stored in their text is never shown (one mask for them all)."""
-    places = [(hit, name) for hit in hits for name in ("title", "snippet", "source")
-              if isinstance(hit.get(name), str)]
-    for (hit, name), text in zip(places, hide_all([hit[name] for hit, name in places]), strict=True):
-        hit[name] = text
+    """Hits as printed: title, snippet and source came masked from the index (search's `shown`);
+    so is what an explanation quotes."""
     for hit in hits:
         if hit.get("explain") is None:
             hit.pop("explain", None)

@@ -3,9 +3,11 @@ that holds a likely secret (detect-secrets), read verbs never print one already 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -234,3 +236,46 @@ def test_runtime_items_and_documents_refuse_secrets_too(gm: Cli, tmp_path: Path)
     assert gm("runtime", "replace", "ubuntu", f"runner token {GITHUB}", "--allow-secret").exit_code == 0
     added = gm("doc", "add", str(document), "--title", "Runbook", "--scope", "global", "--allow-secret")
     assert added.exit_code == 0, added.output
+
+
+def test_a_snippet_cut_never_shows_part_of_a_secret(gm: Cli) -> None:
+    """A search snippet is cut from text masked beyond its edges: a token the cut would split
+    (its head, which names its kind, left out) is masked before the cut, wherever it sits."""
+    from gitmem.search.analysis import highlight_words
+    from gitmem.search.query import understand
+    from gitmem.search.rank import snippet
+
+    filler = "notes on the release train and its checklist "
+    bodies = [f"{filler * 2} {GITHUB} {'y' * gap} zebracorn and the rest {filler * 4}"
+              for gap in range(0, 60, 3)]
+    for body in bodies:
+        assert gm("remember", body, "--layer", "semantic", "--topic", "release", "--allow-secret").exit_code == 0
+    words = highlight_words(understand("zebracorn", date.today()).groups)
+    pieces = {GITHUB[i:i + 12] for i in range(len(GITHUB) - 11)}
+    cut_first = [hide_secrets(snippet(body, words)) for body in bodies]
+    assert any(piece in text for text in cut_first for piece in pieces)  # masking the cut leaks
+    hits = gm("search", "zebracorn", "--json", "--limit", "50")
+    assert hits.exit_code == 0, hits.stderr
+    found = json.loads(hits.stdout)
+    assert len(found) == len(bodies) and all("zebracorn" in hit["snippet"] for hit in found)
+    for piece in pieces:
+        assert piece not in hits.stdout, piece
+
+
+def test_texts_cut_for_a_message_or_the_card_are_masked_before_the_cut(gm: Cli) -> None:
+    """The siblings of the snippet: a runtime item named in a refusal (its first 60 characters)
+    and a workspace state line on the card (its first 300) are masked whole, then cut."""
+    pieces = {GITHUB[i:i + 12] for i in range(len(GITHUB) - 11)}
+    for lead in range(40, 60, 4):  # the cut at 60 falls inside the token
+        added = gm("runtime", "add", f"{'w' * lead} {GITHUB} deploy step {lead}", "--allow-secret")
+        assert added.exit_code == 0, added.output
+    refused = gm("runtime", "remove", "deploy step")
+    assert refused.exit_code != 0 and "candidates:" in refused.stderr
+    for piece in pieces:
+        assert piece not in refused.output, piece
+    assert gm("state", "Release", f"{'r' * 280} {GITHUB} and then the tag", "--allow-secret",
+              workspace="shop").exit_code == 0
+    card = gm("context", workspace="shop")
+    assert card.exit_code == 0 and "Release" in card.stdout
+    for piece in pieces:
+        assert piece not in card.stdout, piece
