@@ -17,14 +17,14 @@ LAYER_HELP = "semantic, episodic, procedural, learnings, decisions, codebase, hi
 
 def emit(data: Any, as_json: bool, text: str | Callable[[], str]) -> None:
     """Print JSON for agents, or the human text; either with every likely secret masked."""
-    from gitmem.secrets.mask import hide_secrets, masked_data
+    from gitmem.secrets.mask import hide_output, masked_data
 
     if as_json:
         import json
 
         click.echo(json.dumps(masked_data(data), ensure_ascii=False, indent=2, default=str))
     else:
-        click.echo(hide_secrets(text() if callable(text) else text))
+        click.echo(hide_output(text() if callable(text) else text))
 
 
 CHUNK = 500  # lines or items masked at a time by the streaming emitters

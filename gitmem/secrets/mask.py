@@ -111,10 +111,22 @@ def hide_in(value: Any) -> Any:
     return value
 
 
+KEPT_CHARS = 65_536  # a whole output up to this size is kept masked (hide_output)
+
+
+def hide_output(text: str) -> str:
+    """A whole output (what an adapter prints) as hide_secrets shows it. One that was printed
+    lately is not masked again: a warm server answers the same card or list call after call,
+    and this last mask of everything printed cost as much as building the card."""
+    if len(text) > KEPT_CHARS:
+        return hide_secrets(text)
+    return hide_all([text])[0]
+
+
 def masked_data(data: Any) -> Any:
     """JSON-like data as an adapter prints it: unchanged when its JSON spelling holds nothing to
-    mask (one pass over the whole), else with every string masked."""
+    mask (one pass over the whole, hide_output), else with every string masked."""
     spelled = json.dumps(data, ensure_ascii=False, default=str)
-    if hide_secrets(spelled) == spelled:
+    if hide_output(spelled) == spelled:
         return data
     return hide_in(json.loads(spelled))

@@ -10,7 +10,7 @@ from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
 from gitmem.format.entry import IMPORTANCE_RANK
 from gitmem.format.freshness import grade_working
-from gitmem.secrets.mask import hide_secrets
+from gitmem.secrets.mask import hide_all, hide_secrets
 from gitmem.store import catchup
 from gitmem.store.settings import context_max_chars
 from gitmem.verbs.reads import list_entries, read_or_skip, skipped_note
@@ -279,7 +279,9 @@ def build_card(
             section = provider(store, workspace, scopes)
             if section is None:
                 continue
-            section.lines = [hide_secrets(line) for line in section.lines]  # stored secrets never shown
+            # Stored secrets are never shown: one pass over the lines not masked lately (a
+            # card is built again and again from mostly the same lines).
+            section.lines = hide_all(section.lines)
             block = "\n".join([f"### {section.name}", *section.lines])
             room = min(budget, int(max_chars * section.share))
             if len(block) + 2 > room:

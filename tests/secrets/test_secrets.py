@@ -279,3 +279,21 @@ def test_texts_cut_for_a_message_or_the_card_are_masked_before_the_cut(gm: Cli) 
     assert card.exit_code == 0 and "Release" in card.stdout
     for piece in pieces:
         assert piece not in card.stdout, piece
+
+
+def test_a_whole_output_printed_again_is_masked_as_the_first_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """hide_output keeps what an output became (a warm server prints the same card again and
+    again) under the secrets in force: a token registered since is masked the next time; an
+    output too big to keep is masked each time."""
+    from gitmem.secrets import mask
+
+    monkeypatch.setattr("gitmem.redaction._SECRETS", set())
+    card = f"## card\n- The backup job uses {AWS}\n- Remote password plainpass-0042-xyz for the mirror\n"
+    first = mask.hide_output(card)
+    assert AWS not in first and "plainpass-0042-xyz" in first
+    assert mask.hide_output(card) == first
+    redaction.register_secret("plainpass-0042-xyz")
+    assert "plainpass-0042-xyz" not in mask.hide_output(card)
+    big = card * (mask.KEPT_CHARS // len(card) + 1)
+    assert len(big) > mask.KEPT_CHARS and AWS not in mask.hide_output(big)
+    assert all(key[0] != big for key in mask._SEEN)
