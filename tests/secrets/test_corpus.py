@@ -57,3 +57,27 @@ def test_a_line_the_gate_refuses_is_always_changed_by_the_mask() -> None:
     assert len(before) == len(after)
     for number, (old, new) in enumerate(zip(before, after, strict=True), 1):
         assert (old != new) == (number in refused), old
+
+
+def test_masking_what_is_masked_changes_nothing() -> None:
+    """mask.hide_all keeps a masked text as its own masked form (an adapter masks a verb's output
+    once more): that holds only because masking is idempotent, on every shape and form."""
+    for text in [form for shape in SHAPES for form in shape.forms().values()] + list(ORDINARY):
+        masked = hide_secrets(text)
+        assert hide_secrets(masked) == masked, text
+
+
+def test_printed_data_is_masked_in_its_values_and_its_keys() -> None:
+    from pathlib import Path
+
+    from gitmem.secrets.mask import masked_data
+
+    shape = SHAPES[0]
+    secret_text = shape.forms()["prose"]
+    data = {"hits": [{"title": secret_text, "path": Path("global/semantic/x.md"), "n": 3}],
+            secret_text: "a key that holds one", "plain": "nothing to hide"}
+    shown = masked_data(data)
+    spelled = str(shown)
+    assert shape.secret not in spelled and "***" in spelled
+    assert shown["plain"] == "nothing to hide" and shown["hits"][0]["path"] == "global/semantic/x.md"
+    assert shown["hits"][0]["n"] == 3
