@@ -27,8 +27,10 @@ _PRIVATE_KEY = re.compile(
     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
     r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*\Z)", re.DOTALL)
 _PUTTY = re.compile(r"PuTTY-User-Key-File-\d.*?(?:Private-MAC: \S+|\Z)", re.DOTALL)
-SEEN_LIMIT = 20_000  # texts whose masked form is kept (snippets and titles: a few MB at most)
+SEEN_LIMIT = 20_000  # texts whose masked form is kept (snippets, titles, card lines)...
+SEEN_CHARS = 8_000_000  # ...and their characters: whole outputs are kept too (hide_output)
 _SEEN: dict[tuple[str, tuple[frozenset[str], int]], str] = {}
+_seen_chars = 0
 
 
 def hide_secrets(text: str, tokens: Iterable[str] = ()) -> str:
@@ -77,8 +79,12 @@ def hide_all(texts: Sequence[str], tokens: Iterable[str] = ()) -> list[str]:
     whole = "\n".join(fresh)
     if hide_secrets(whole, tokens) != whole:
         fresh = [hide_secrets(text, tokens) for text in fresh]
-    if len(_SEEN) + 2 * len(todo) > SEEN_LIMIT:
+    global _seen_chars
+    adding = sum(len(texts[i]) for i in todo) * 2
+    if len(_SEEN) + 2 * len(todo) > SEEN_LIMIT or _seen_chars + adding > SEEN_CHARS:
         _SEEN.clear()
+        _seen_chars = 0
+    _seen_chars += adding
     for i, text in zip(todo, fresh, strict=True):
         _SEEN[(texts[i], key)] = shown[i] = text
         # Masking what is masked changes nothing (a *** is left alone; tests/secrets checks the

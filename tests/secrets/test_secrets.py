@@ -297,3 +297,17 @@ def test_a_whole_output_printed_again_is_masked_as_the_first_time(monkeypatch: p
     big = card * (mask.KEPT_CHARS // len(card) + 1)
     assert len(big) > mask.KEPT_CHARS and AWS not in mask.hide_output(big)
     assert all(key[0] != big for key in mask._SEEN)
+
+
+def test_the_kept_masks_stay_within_their_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kept masks are bounded in texts and in characters: a long-lived server printing many
+    large answers keeps at most SEEN_CHARS of them."""
+    from gitmem.secrets import mask
+
+    monkeypatch.setattr(mask, "_SEEN", {})
+    monkeypatch.setattr(mask, "_seen_chars", 0)
+    monkeypatch.setattr(mask, "SEEN_CHARS", 50_000)
+    for n in range(40):
+        mask.hide_output(f"answer {n} " + "lorem ipsum dolor " * 300)
+        assert sum(len(text) for text, _key in mask._SEEN) <= 50_000
+    assert mask._SEEN  # the latest are kept
