@@ -28,6 +28,7 @@ from gitmem.eventlog import log_event
 from gitmem.fsio import file_lock
 from gitmem.search import manifeststore
 from gitmem.search.build import FOLDER_PREFIX, build_folder
+from gitmem.search.cache import shared_cache
 from gitmem.search.files import (
     BODY_STORE_CHARS,
     MANIFEST_NAME,
@@ -42,9 +43,10 @@ from gitmem.search.files import (
     read_file,
     scan_memory_files,
 )
+from gitmem.search.hits import SearchHit
 from gitmem.search.lookup import DocLookup
 from gitmem.search.query import DEFAULT_LEVERS, Levers, understand
-from gitmem.search.reader import SearchHit, SearchRequest, View
+from gitmem.search.reader import SearchRequest, View
 from gitmem.search.schema import (
     SCHEMA,
     IndexCodec,
@@ -53,7 +55,6 @@ from gitmem.search.schema import (
     index_present,
     open_index,
 )
-from gitmem.search.segments import shared_cache
 from gitmem.search.watch import ChangeWatcher
 from gitmem.stamps import Stamp
 
@@ -347,7 +348,7 @@ class SearchIndex:
             view = View(self._ix.reader(), manifest.folder, manifest.generation, view.cache)
             view.cache.retain(view.leaves())
         if view is not self._view:
-            view.cache.ahead(view.leaves(), self._ix.reader)  # long-lived processes: segments.decode_ahead
+            view.cache.ahead(view.leaves(), self._ix.reader)  # long-lived processes: cache.decode_ahead
         self._view = view
         return view
 

@@ -17,8 +17,8 @@ from itertools import compress, islice
 from operator import itemgetter, mul
 from typing import Any
 
-from gitmem.format.freshness import Freshness
 from gitmem.search.analysis import highlight_words
+from gitmem.search.cache import SegmentCache
 from gitmem.search.context import (
     FEEDBACK_WEIGHT,
     LIFT_SOURCES,
@@ -29,9 +29,9 @@ from gitmem.search.context import (
 from gitmem.search.dates import Anchor
 from gitmem.search.events import ANCHOR_CANDIDATES, Event, pick_anchor
 from gitmem.search.explain import explain_hit
+from gitmem.search.hits import SearchHit, make_hit, shown_texts
 from gitmem.search.query import DEFAULT_LEVERS, Levers, anchored, understand
 from gitmem.search.rank import (
-    SNIPPET_CHARS,
     EntryFacts,
     Scores,
     Windows,
@@ -40,45 +40,21 @@ from gitmem.search.rank import (
     idf,
     plan_words,
     score_entries,
-    snippet,
     sort_key,
     window_days,
 )
 from gitmem.search.segments import (
     TERMS,
-    SegmentCache,
     deleted_docs,
     matcher_blocks,
     raw_postings,
     segment_name,
 )
 
-__all__ = ["SearchHit", "SearchRequest", "SegmentCache", "View"]
+__all__ = ["SearchRequest", "SegmentCache", "View"]
 
 HIDDEN_STATUSES = ("forgotten", "superseded", "archived")  # archived: project documents
 STORED_KEPT = 2048  # stored fields of this many docs kept per view (~1 KB each)
-
-
-@dataclass
-class SearchHit:
-    """One ranked search result, citing `path:line` of the entry heading."""
-
-    id: str | None
-    title: str
-    snippet: str
-    path: str
-    line: int
-    scope: str
-    layer: str
-    topic: str
-    importance: str
-    freshness: str
-    age_days: int | None
-    source: str
-    status: str
-    score: float
-    conflicted: bool
-    explain: dict[str, Any] | None = None  # why it ranked here (explain.py), when asked
 
 
 @dataclass(frozen=True)
@@ -241,8 +217,8 @@ class View:
         facts = self.facts()
         windows = request.window_days()
         top, lift = self._top(scores, docs, request, lifting)
-        texts = _shown_texts([fields for _doc, _score, fields in top], words, request.shown)
-        hits = [_hit(fields, score, EntryFacts.unpack(facts[doc]).freshness(request.now, windows), text)
+        texts = shown_texts([fields for _doc, _score, fields in top], words, request.shown)
+        hits = [make_hit(fields, score, EntryFacts.unpack(facts[doc]).freshness(request.now, windows), text)
                 for (doc, score, fields), text in zip(top, texts, strict=True)]
         if request.explain:
             raw = [group.raw for group in groups]
@@ -373,49 +349,3 @@ class _MemoLexicon:
 
     def containing(self, fragment: str, limit: int) -> list[str]:
         return self._view.containing(fragment, limit)
-
-
-SHOWN_FIELDS = ("title", "body", "source")  # the stored texts a hit prints
-MASK_MARGIN = 120  # characters of the body masked on each side of a snippet before it is cut
-
-
-def _shown_texts(found: list[dict[str, Any]], words: list[str],
-                 shown: Callable[[list[str]], list[str]] | None) -> list[dict[str, str]]:
-    """Each hit's title, snippet and source as printed. With `shown` (the secret mask) the
-    snippet is cut from a masked excerpt MASK_MARGIN wider on each side: a secret the cut would
-    split, or whose key word it would leave out, is masked first. All texts go in one call."""
-    if shown is None:
-        return [{"title": str(fields.get("title") or ""), "source": str(fields.get("source") or ""),
-                 "snippet": snippet(str(fields.get("body") or fields.get("title") or ""), words)}
-                for fields in found]
-    raw = []
-    for fields in found:
-        body = str(fields.get("body") or fields.get("title") or "")
-        raw += [str(fields.get("title") or ""), snippet(body, words, SNIPPET_CHARS + 2 * MASK_MARGIN),
-                str(fields.get("source") or "")]
-    out = shown(raw)
-    return [{"title": out[i], "snippet": snippet(out[i + 1], words), "source": out[i + 2]}
-            for i in range(0, len(out), len(SHOWN_FIELDS))]
-
-
-def _hit(fields: dict[str, Any], score: float, fresh: Freshness, text: dict[str, str]) -> SearchHit:
-    status = fields.get("status", "live")
-    if status == "live" and fresh.grade == "expired":
-        status = "expired"
-    return SearchHit(
-        id=fields.get("id") or None,
-        title=text["title"],
-        snippet=text["snippet"],
-        path=fields["path"],
-        line=int(fields["line"]),
-        scope=fields.get("scope", ""),
-        layer=fields.get("layer", ""),
-        topic=fields.get("topic", ""),
-        importance=fields.get("importance", "normal"),
-        freshness=fresh.grade,
-        age_days=fresh.age_days,
-        source=text["source"],
-        status=status,
-        score=round(score, 6),
-        conflicted=bool(fields.get("conflicted", False)),
-    )

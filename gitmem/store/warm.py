@@ -47,17 +47,17 @@ class Parts:
 def enable() -> None:
     """Keep open parts, parsed files (store/parsecache.py), values read from the whole store
     (store/kept.py) and git's answers about code repositories (git/probecache.py) between calls,
-    and decode the index's biggest posting lists ahead of need (search/segments.py)."""
+    and decode the index's biggest posting lists ahead of need (search/cache.py)."""
     global _kept
     from gitmem.git import probecache
-    from gitmem.search import segments
+    from gitmem.search import cache as segment_cache
     from gitmem.store import kept as values
     from gitmem.store import parsecache
 
     parsecache.enable()
     probecache.enable()
     values.enable()
-    segments.decode_ahead(True)
+    segment_cache.decode_ahead(True)
     with _guard:
         if _kept is None:
             _kept = {}
@@ -67,14 +67,14 @@ def disable() -> None:
     """Forget (and close) every kept part; stop keeping anything."""
     global _kept
     from gitmem.git import probecache
-    from gitmem.search import segments
+    from gitmem.search import cache as segment_cache
     from gitmem.store import kept as values
     from gitmem.store import parsecache
 
     parsecache.disable()
     probecache.disable()
     values.disable()
-    segments.decode_ahead(False)
+    segment_cache.decode_ahead(False)
     with _guard:
         kept, _kept = _kept, None
     for spares in (kept or {}).values():

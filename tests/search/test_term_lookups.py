@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from gitmem.search import cache as segment_cache
 from gitmem.search import reader, segments
 from gitmem.search.index import SearchIndex
 from gitmem.search.reader import View
@@ -132,7 +133,7 @@ def test_the_index_keeps_the_postings_it_decoded_within_its_bound(
         view: View, monkeypatch: pytest.MonkeyPatch) -> None:
     """A term's postings are decoded once per segment (someone typing asks for the same
     expansions again and again), the same as read afresh, and at most POSTINGS_KEPT are kept."""
-    monkeypatch.setattr(segments, "POSTINGS_KEPT", 40)
+    monkeypatch.setattr(segment_cache, "POSTINGS_KEPT", 40)
     cache = view.cache
     terms = [raw.decode("utf-8") for raw in view.reader.lexicon(TERMS)]
     for term in [*terms, "absent", *terms]:
@@ -196,13 +197,13 @@ def test_a_long_lived_process_decodes_the_biggest_posting_lists_ahead(
     semantic.mkdir(parents=True)
     (semantic / "ports.md").write_text(topic("Ports", 60, 0))
     (semantic / "hosts.md").write_text(topic("Hosts", 30, 100))
-    monkeypatch.setattr(segments, "POSTINGS_KEPT", 400)
+    monkeypatch.setattr(segment_cache, "POSTINGS_KEPT", 400)
     answers = []
     for on in (False, True):
-        monkeypatch.setattr(segments, "_ahead", False)
-        segments._shared.clear()
+        monkeypatch.setattr(segment_cache, "_ahead", False)
+        segment_cache._shared.clear()
         index = SearchIndex(root, watch=False)
-        segments.decode_ahead(on)
+        segment_cache.decode_ahead(on)
         try:
             answers.append([(hit.path, hit.line) for hit in index.search("zebra")])
             cache = index._current_view().cache
@@ -216,8 +217,8 @@ def test_a_long_lived_process_decodes_the_biggest_posting_lists_ahead(
             assert cache._ahead == {segments.segment_name(leaf) for leaf, _offset in view.leaves()}
             assert {"port", "md", "zebra"} <= terms  # "port" and "md" are in every entry
             ahead = sum(len(ids) for (_name, term), (ids, _w) in cache._postings.items() if term != "zebra")
-            assert 0 < ahead <= 400 * segments.AHEAD_SHARE
+            assert 0 < ahead <= 400 * segment_cache.AHEAD_SHARE
         finally:
-            segments.decode_ahead(False)
+            segment_cache.decode_ahead(False)
             index.close()
     assert answers[0] == answers[1] and answers[0]
