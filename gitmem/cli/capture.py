@@ -166,6 +166,8 @@ def capture(ctx: click.Context, transcript: str | None, fmt: str | None, no_mode
 
 
 def _consolidate_text(report: ConsolidateReport) -> str:
+    from gitmem.secrets.mask import clip
+
     if not report.digests:
         return "no pending digests" + (f" (pruned {len(report.pruned)} old ones)" if report.pruned else "")
     added = [e for e in report.entries if e["changed"]]
@@ -173,12 +175,12 @@ def _consolidate_text(report: ConsolidateReport) -> str:
     lines = [f"{report.result} with {report.model}: {len(added)} new entries{waiting}, "
              f"{len(report.consolidated)} of {len(report.digests)} digests consolidated"]
     lines += [f"  {e['id']}  [{e['scope']}/{e['layer']}] {e['topic']}  (digest {e['digest']})" for e in added]
-    lines += [f"  rejected: {r['line'][:100]} — {r['reason']}" for r in report.rejected]
-    lines += [f"  not written: {f['text'][:80]} — {f['reason']}" for f in report.write_failed]
+    lines += [f"  rejected: {clip(r['line'], 100)} — {r['reason']}" for r in report.rejected]
+    lines += [f"  not written: {clip(f['text'], 80)} — {f['reason']}" for f in report.write_failed]
     lines += [f"  queued for review: {q['id']}  [{q['scope']}/{q['layer']}] {q['topic']}"
               + (f"  (confidence {q['confidence']:g})" if q.get("confidence") is not None else "")
               for q in report.queued]
-    lines += [f"  dropped: {d['text'][:80]} — {d['reason']}" for d in report.dropped]
+    lines += [f"  dropped: {clip(d['text'], 80)} — {d['reason']}" for d in report.dropped]
     if report.still_pending:
         lines.append(f"  still pending (not attributed): {', '.join(report.still_pending)}")
     if report.needs_review:
@@ -203,6 +205,8 @@ def consolidate(ctx: click.Context, limit: int | None, as_json: bool) -> None:
 
 
 def _refresh_text(report: RefreshReport) -> str:
+    from gitmem.secrets.mask import clip
+
     if not report.candidates:
         return "no stale or expired entries"
     if report.result == "listed":
@@ -215,7 +219,7 @@ def _refresh_text(report: RefreshReport) -> str:
     lines = [f"{report.result} with {report.model}: kept {len(report.kept)}, updated "
              f"{len(report.updated)}, forgot {len(report.forgotten)}, untouched {len(report.untouched)}"]
     lines += [f"  updated {old} -> {new}" for old, new in report.updated.items()]
-    lines += [f"  rejected: {r['line'][:100]} — {r['reason']}" for r in report.rejected]
+    lines += [f"  rejected: {clip(r['line'], 100)} — {r['reason']}" for r in report.rejected]
     lines += [f"  failed: {f['id']} {f['action']} — {f['reason']}" for f in report.failed]
     if report.failed_file:
         lines.append(f"  nothing in the reply could be read; kept in {report.failed_file}")

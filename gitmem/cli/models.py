@@ -79,12 +79,13 @@ def models_list(ctx: click.Context, as_json: bool) -> None:
 def models_test(ctx: click.Context, name: str, as_json: bool) -> None:
     """Send NAME a tiny prompt and report what came back (exit 3 when it failed)."""
     from gitmem.models.ladder import test_rung
+    from gitmem.secrets.mask import clip
 
     text, attempt = test_rung(get_store(ctx).root, name)
     data = {"name": name, "outcome": attempt.outcome, "duration_ms": attempt.duration_ms,
             "bytes_in": attempt.bytes_in, "bytes_out": attempt.bytes_out,
-            "reply": text[:500], "detail": attempt.detail}
-    first = text.strip().splitlines()[0][:120] if text.strip() else ""
+            "reply": clip(text, 500), "detail": attempt.detail}
+    first = clip(text.strip().splitlines()[0], 120) if text.strip() else ""
     summary = f"{name}: {attempt.outcome} in {attempt.duration_ms:.0f} ms ({attempt.bytes_out} bytes)"
     emit(data, as_json, f"{summary}\n{first}" if first else
          f"{summary}{' — ' + attempt.detail if attempt.detail else ''}")

@@ -17,6 +17,7 @@ from typing import Any
 from gitmem.consolidate.jsonrecover import records, recover
 from gitmem.format.entry import IMPORTANCE_VALUES, VOLATILITY_VALUES
 from gitmem.models.reply import fresh_lines
+from gitmem.secrets.mask import clip
 
 LAYERS = ("semantic", "episodic", "procedural", "learnings", "decisions", "codebase")
 _SYNONYMS = {"learning": "learnings", "lesson": "learnings", "lessons": "learnings",
@@ -160,7 +161,7 @@ def _nothing_durable(reply: str, prompt: str) -> bool:
 def _add(parsed: ParsedReply, raw: dict[str, Any], digests: dict[str, str], source: str) -> None:
     checked = check_proposal(raw, digests)
     if isinstance(checked, str):
-        parsed.rejected.append((source[:300], checked))
+        parsed.rejected.append((clip(source, 300), checked))
     else:
         parsed.proposals.append(checked)
 

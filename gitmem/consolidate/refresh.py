@@ -16,6 +16,7 @@ from gitmem.fsio import write_text_atomic
 from gitmem.models.ladder import ask, has_model
 from gitmem.models.reply import fresh_lines
 from gitmem.observe.record import record
+from gitmem.secrets.mask import clip
 from gitmem.store.txn import refuse_subagent
 from gitmem.verbs.entries import forget, update_entry
 from gitmem.verbs.reads import list_entries
@@ -128,7 +129,7 @@ def _parse(reply: str, prompt: str, by_id: dict[str, dict[str, Any]],
         if value is None:
             return None
         items, _done_ids = records(value)
-        raw = [(str(i.get("action") or "").upper(), str(i.get("id") or ""), str(i.get("text") or ""), str(i)[:200])
+        raw = [(str(i.get("action") or "").upper(), str(i.get("id") or ""), str(i.get("text") or ""), clip(str(i), 200))
                for i in items]
     actions: list[tuple[str, str, str]] = []
     for verb, entry_id, text, source in raw:

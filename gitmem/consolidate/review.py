@@ -210,9 +210,10 @@ def _accepted_before(queue: Queue, ident: str) -> dict[str, Any] | None:
 
 def review_reject(store: Store, ident: str, *, reason: str = "") -> dict[str, Any]:
     """Remove the item and remember its fingerprint, so the same fact is not proposed again."""
-    reason = " ".join(reason.split())[:200]
+    reason = " ".join(reason.split())
     if reason:
-        refuse_secrets(reason, "reason")
+        refuse_secrets(reason, "reason")  # the whole reason: a cut could hide a secret from the gate
+    reason = reason[:200]
     store.require()
     with store.writing("review reject") as txn:
         queue = _queue_for_write(store)

@@ -14,6 +14,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from gitmem.redaction import redact
+
 # Subcommands that move HEAD or the current branch: a gitmem commit under one of them breaks it.
 HEAD_MOVING = frozenset({
     "commit", "merge", "pull", "rebase", "cherry-pick", "revert", "am", "reset", "checkout",
@@ -51,7 +53,7 @@ class GitProcess:
         return self.subcommand in HEAD_MOVING
 
     def describe(self) -> str:
-        return f"pid {self.pid}: {' '.join(self.argv)[:80]}"
+        return f"pid {self.pid}: {redact(' '.join(self.argv))[:80]}"  # a URL's token: redacted, then cut
 
 
 def subcommand_of(argv: tuple[str, ...] | list[str]) -> str:

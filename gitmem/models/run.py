@@ -66,4 +66,4 @@ def run_command(command: str, prompt: str, timeout: float) -> CallResult:
 def _tail(err: bytes | None) -> str:
     """The last line of stderr, redacted and short: enough to say why a command failed."""
     lines = (err or b"").decode("utf-8", errors="replace").strip().splitlines()
-    return redact(lines[-1][:200]) if lines else ""
+    return redact(lines[-1])[:200] if lines else ""  # redacted, then cut

@@ -21,6 +21,7 @@ from typing import Any
 
 from gitmem import caller
 from gitmem.errors import SearchFault, StoreStateError
+from gitmem.redaction import redact
 from gitmem.search.index import INDEX_DIR, SearchHit, SearchIndex
 
 INNER_FILES = ("manifest.json", "write.lock")
@@ -157,4 +158,4 @@ def describe_failure(exc: Exception) -> str:
     if isinstance(exc, PermissionError):
         return "it is read-only for this user and out of date"
     text = (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
-    return f"{type(exc).__name__}: {text}"[:120]
+    return redact(f"{type(exc).__name__}: {text}")[:120]  # redacted, then cut

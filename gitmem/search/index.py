@@ -26,6 +26,7 @@ from gitmem import caller
 from gitmem.errors import LockTimeoutError, SearchFault
 from gitmem.eventlog import log_event
 from gitmem.fsio import file_lock
+from gitmem.redaction import redact
 from gitmem.search import manifeststore
 from gitmem.search.build import FOLDER_PREFIX, build_folder
 from gitmem.search.cache import shared_cache
@@ -376,7 +377,7 @@ class SearchIndex:
             except Exception as exc:  # noqa: BLE001 - reopen, then rebuild, an index that cannot be read
                 failure = failure or exc
                 self.close()
-        reason = f"{type(failure).__name__}: {failure}"[:200]  # derived data: rebuilt, and said
+        reason = redact(f"{type(failure).__name__}: {failure}")[:200]  # derived data: rebuilt, and said
         log_event(self.root, {"event": "index-rebuilt", "reason": reason})
         self._note(f"the search index could not be read ({reason}); it was rebuilt from the files")
         with self._lock():

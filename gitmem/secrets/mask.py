@@ -93,6 +93,12 @@ def hide_all(texts: Sequence[str], tokens: Iterable[str] = ()) -> list[str]:
     return [text for text in shown if text is not None]
 
 
+def clip(text: str, limit: int) -> str:
+    """The text as printed, shortened to `limit` characters: masked first, so a cut never
+    leaves part of a secret, or a secret without the word that marks it, to be seen."""
+    return hide_secrets(text)[:limit]
+
+
 def _masked(line: str, spans: list[tuple[int, int]]) -> str:
     """The line with each (merged) span replaced by ***; a *** already there is left alone."""
     merged: list[list[int]] = []

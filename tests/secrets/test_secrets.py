@@ -311,3 +311,19 @@ def test_the_kept_masks_stay_within_their_bounds(monkeypatch: pytest.MonkeyPatch
         mask.hide_output(f"answer {n} " + "lorem ipsum dolor " * 300)
         assert sum(len(text) for text, _key in mask._SEEN) <= 50_000
     assert mask._SEEN  # the latest are kept
+
+
+def test_clip_masks_before_it_cuts() -> None:
+    """clip (what a report line, a model's reply or a rejected line shows) never leaves the tail
+    of a secret the cut would have split; redaction before a log's cut does the same for URLs."""
+    from gitmem.git.locks import GitProcess
+    from gitmem.secrets.mask import clip
+
+    text = f"{'r' * 70} {GITHUB} the rest"
+    assert GITHUB[4:20] in hide_secrets(text[:100])  # cut first, the tail escapes the mask
+    shown = clip(text, 100)
+    assert len(shown) <= 100 and all(GITHUB[i:i + 12] not in shown for i in range(len(GITHUB) - 11))
+    url = "https://ci:" + "s3cr3t-" + "t0k3n-value-1234567890123456789012@git.example.com/acme/shop.git"
+    argv = ("git", "push", "--force-with-lease", "--quiet", url, "main")
+    assert "s3cr3t" in hide_secrets(" ".join(argv)[:80])  # cut before the @: no URL left to see
+    assert "s3cr3t" not in hide_secrets(GitProcess(4242, argv, None).describe())
