@@ -23,6 +23,7 @@ from gitmem.search.segments import (
 
 POSTINGS_KEPT = 2_000_000  # decoded postings kept per index (16 bytes each: ~32 MB at most)
 AHEAD_SHARE = 0.5  # of POSTINGS_KEPT, decoded ahead in a long-lived process (decode_ahead)
+AHEAD_MIN_DOCS = 1_000  # segments with fewer entries are not decoded ahead
 _ahead = False  # whether this process decodes the biggest posting lists ahead (decode_ahead)
 
 
@@ -114,6 +115,9 @@ class SegmentCache:
         if not _ahead:
             return
         with self._postings_lock:
+            # A write's small new segment decodes in no time when asked: no thread for it.
+            small = {self._name(leaf) for leaf, _offset in leaves if leaf.doc_count_all() < AHEAD_MIN_DOCS}
+            self._ahead |= small
             pending = any(self._name(leaf) not in self._ahead for leaf, _offset in leaves)
         if pending:
             threading.Thread(target=self._decode_ahead, args=(open_reader,), daemon=True,

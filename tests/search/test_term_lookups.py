@@ -198,6 +198,7 @@ def test_a_long_lived_process_decodes_the_biggest_posting_lists_ahead(
     (semantic / "ports.md").write_text(topic("Ports", 60, 0))
     (semantic / "hosts.md").write_text(topic("Hosts", 30, 100))
     monkeypatch.setattr(segment_cache, "POSTINGS_KEPT", 400)
+    monkeypatch.setattr(segment_cache, "AHEAD_MIN_DOCS", 50)  # the first topic's segment (60) only
     answers = []
     for on in (False, True):
         monkeypatch.setattr(segment_cache, "_ahead", False)
@@ -218,6 +219,13 @@ def test_a_long_lived_process_decodes_the_biggest_posting_lists_ahead(
             assert {"port", "md", "zebra"} <= terms  # "port" and "md" are in every entry
             ahead = sum(len(ids) for (_name, term), (ids, _w) in cache._postings.items() if term != "zebra")
             assert 0 < ahead <= 400 * segment_cache.AHEAD_SHARE
+            before = {segments.segment_name(leaf) for leaf, _offset in view.leaves()}
+            (semantic / "racks.md").write_text(topic("Racks", 3, 300))  # a write: a small segment
+            assert index.search("racks")
+            small = {segments.segment_name(leaf) for leaf, _offset in index._current_view().leaves()} - before
+            assert small and small <= cache._ahead  # taken as done: no thread, nothing decoded ahead
+            assert not any(t.name == "gitmem-decode-ahead" for t in threading.enumerate())
+            assert not {"port", "md"} & {term for name, term in cache._postings if name in small}
         finally:
             segment_cache.decode_ahead(False)
             index.close()
