@@ -5,6 +5,8 @@ nothing it depends on changed."""
 from __future__ import annotations
 
 import contextlib
+import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -70,11 +72,37 @@ class StatusOps:
 
     def status_of(self, path: str) -> int | None:
         """git status of one path (None: neither in the work tree nor the index, or ignored)."""
+        if self._as_committed(path):
+            return None
         try:
             flags = int(self._repo.status_file(path))
         except _GIT_ERRORS:
             return None
         return None if flags == FileStatus.CURRENT or flags & FileStatus.IGNORED else flags
+
+    def _as_committed(self, path: str) -> bool:
+        """Whether HEAD, git's index and the regular file in the work tree hold one blob, with
+        the file's executable bit as the index has it: what a write has just committed, whose
+        status is then clean, found without libgit2's status of one path (which compares the
+        whole index: ~2 ms at 200,000 entries). Any doubt (a link, a filter, an error) says no."""
+        workdir = self._repo.workdir
+        try:
+            head = self._repo.head.peel(pygit2.Tree)[path]
+            index = self._repo.index
+            index.read(force=False)
+            staged = index[path]
+            on_disk = os.lstat(os.path.join(workdir, path))
+        except _GIT_ERRORS:
+            return False
+        if not stat.S_ISREG(on_disk.st_mode) or head.id != staged.id or head.filemode != staged.mode:
+            return False
+        executable = bool(on_disk.st_mode & stat.S_IXUSR)
+        if executable != (staged.mode == pygit2.GIT_FILEMODE_BLOB_EXECUTABLE):
+            return False
+        try:
+            return pygit2.hashfile(os.path.join(workdir, path)) == staged.id
+        except _GIT_ERRORS:
+            return False
 
     def _status(self) -> dict[str, int]:
         if self._status_seen is None:

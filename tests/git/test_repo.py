@@ -530,3 +530,47 @@ def test_one_status_answers_once_until_a_write(tmp_path: Path) -> None:
         assert repo.dirty_paths() == ["c.md"]  # a write drops it: asked again after
     write(repo, "d.md", "d\n")
     assert repo.dirty_paths() == ["c.md", "d.md"]  # outside, every call asks git
+
+
+def test_the_status_of_one_path_is_what_libgit2_says_in_every_state(repo: GitRepo) -> None:
+    """status_of answers a file just committed without libgit2's status of one path; in every
+    other state (edited at the same size, made executable, staged, a link, untracked, removed)
+    it says what libgit2 says."""
+    import stat as st
+
+    commit(repo, "global/semantic/a.md", "# A\n\nfirst\n")
+    commit(repo, "global/semantic/b.md", "# B\n\nsecond\n")
+
+    def libgit2(path: str) -> int | None:
+        try:
+            flags = int(repo._repo.status_file(path))
+        except KeyError:
+            return None
+        return None if flags == 0 else flags
+
+    def check(path: str) -> None:
+        assert repo.status_of(path) == libgit2(path), path
+
+    check("global/semantic/a.md")
+    assert repo._as_committed("global/semantic/a.md")  # the quick answer, not libgit2's
+    (repo.root / "global/semantic/a.md").write_text("# A\n\nfirsT\n")  # same size, new bytes
+    check("global/semantic/a.md")
+    assert not repo._as_committed("global/semantic/a.md")
+    path = repo.root / "global/semantic/b.md"
+    path.chmod(path.stat().st_mode | st.S_IXUSR)
+    check("global/semantic/b.md")
+    path.chmod(path.stat().st_mode & ~st.S_IXUSR)
+    check("global/semantic/b.md")
+    write(repo, "global/semantic/c.md", "# C\n")
+    check("global/semantic/c.md")  # untracked
+    git(repo.root, "add", "global/semantic/c.md")
+    check("global/semantic/c.md")  # staged, not committed
+    (repo.root / "global/semantic/a.md").write_text("# A\n\nfirst\n")
+    git(repo.root, "add", "global/semantic/a.md")
+    (repo.root / "global/semantic/a.md").write_text("# A\n\nthird\n")
+    check("global/semantic/a.md")  # index and work tree both differ from HEAD
+    os.unlink(repo.root / "global/semantic/b.md")
+    os.symlink("a.md", repo.root / "global/semantic/b.md")
+    check("global/semantic/b.md")  # a link where a file was
+    os.unlink(repo.root / "global/semantic/b.md")
+    check("global/semantic/b.md")  # removed
