@@ -15,7 +15,7 @@ from pathlib import Path
 
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.layers import TopicSummary, classify_path, parse_id
-from gitmem.store.sqlitecache import open_cache
+from gitmem.store.sqlitecache import add_once, open_cache
 
 SCHEMA_VERSION = "6"
 _SCHEMA = """
@@ -45,7 +45,33 @@ CREATE TABLE IF NOT EXISTS seen (
     PRIMARY KEY (id_scope, id_layer)
 );
 """
-_TABLES = ("files", "entries", "problems", "meta", "seen")
+_TABLES = ("files", "entries", "problems", "meta", "seen", "layer_counts")
+# The per-layer counts SYSTEM.md shows on every write, kept by triggers as `files` changes (a
+# grouped scan of `files` took 4.6 ms a write at 200,000 entries). Added to a catalog in place,
+# filled from `files` in the same transaction; dropping `files` (a remake) drops the triggers.
+_COUNTS_PRESENT = "SELECT 1 FROM sqlite_master WHERE type='trigger' AND name='files_counted_update'"
+_COUNTS = """
+DROP TABLE IF EXISTS layer_counts;
+CREATE TABLE layer_counts (
+    scope TEXT NOT NULL, layer TEXT NOT NULL, files INTEGER NOT NULL, entries INTEGER NOT NULL,
+    PRIMARY KEY (scope, layer)
+);
+INSERT INTO layer_counts SELECT scope, layer, COUNT(*), SUM(count) FROM files GROUP BY scope, layer;
+CREATE TRIGGER files_counted_insert AFTER INSERT ON files BEGIN
+    INSERT INTO layer_counts VALUES (NEW.scope, NEW.layer, 1, NEW.count)
+    ON CONFLICT (scope, layer) DO UPDATE SET files = files + 1, entries = entries + NEW.count;
+END;
+CREATE TRIGGER files_counted_delete AFTER DELETE ON files BEGIN
+    UPDATE layer_counts SET files = files - 1, entries = entries - OLD.count
+    WHERE scope = OLD.scope AND layer = OLD.layer;
+END;
+CREATE TRIGGER files_counted_update AFTER UPDATE OF scope, layer, count ON files BEGIN
+    UPDATE layer_counts SET files = files - 1, entries = entries - OLD.count
+    WHERE scope = OLD.scope AND layer = OLD.layer;
+    INSERT INTO layer_counts VALUES (NEW.scope, NEW.layer, 1, NEW.count)
+    ON CONFLICT (scope, layer) DO UPDATE SET files = files + 1, entries = entries + NEW.count;
+END;
+"""
 
 # Reads a repo-relative file: returns the parsed file, or None when the file is gone. A file that
 # cannot be read comes back with `problem` set and what could be read of it (see tree.read_lenient).
@@ -92,7 +118,9 @@ class Catalog:
         self.db = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
-        return open_cache(self.path, _SCHEMA, SCHEMA_VERSION, _TABLES)
+        db = open_cache(self.path, _SCHEMA, SCHEMA_VERSION, _TABLES)
+        add_once(db, _COUNTS_PRESENT, _COUNTS)
+        return db
 
     def close(self) -> None:
         self.db.close()
@@ -321,9 +349,7 @@ class Catalog:
 
     def counts(self) -> dict[tuple[str, str], tuple[int, int]]:
         """(scope, layer) -> (topic files, entries)."""
-        rows = self.db.execute(
-            "SELECT scope, layer, COUNT(*), SUM(count) FROM files GROUP BY scope, layer"
-        )
+        rows = self.db.execute("SELECT scope, layer, files, entries FROM layer_counts WHERE files > 0")
         return {(r[0], r[1]): (int(r[2]), int(r[3] or 0)) for r in rows}
 
 

@@ -73,6 +73,24 @@ def remake(db: sqlite3.Connection, schema: str, version: str, tables: tuple[str,
         raise
 
 
+def add_once(db: sqlite3.Connection, present: str, script: str) -> None:
+    """Run `script` in one write transaction unless the query `present` finds a row (it is
+    asked again inside the transaction: two connections never both run it). For a part added
+    to a cache in place, filled from what the cache holds, with no table made anew."""
+    if db.execute(present).fetchone() is not None:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if db.execute(present).fetchone() is None:
+            for statement in _statements(script):
+                db.execute(statement)
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
 def _statements(script: str) -> list[str]:
     """The SQL statements of a script, one by one (executescript would commit the transaction)."""
     found, pending = [], ""

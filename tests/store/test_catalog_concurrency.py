@@ -146,3 +146,51 @@ def test_eight_connections_opening_a_new_cache_at_once_lose_no_row(tmp_path: Pat
     db = sqlitecache.open_cache(path, SCHEMA, "1", ("meta", "t"))
     assert sorted(x for (x,) in db.execute("SELECT x FROM t")) == list(range(8))
     db.close()
+
+
+def _grouped(catalog: Catalog) -> dict[tuple[str, str], tuple[int, int]]:
+    rows = catalog.db.execute("SELECT scope, layer, COUNT(*), SUM(count) FROM files GROUP BY scope, layer")
+    return {(r[0], r[1]): (int(r[2]), int(r[3] or 0)) for r in rows}
+
+
+def test_the_kept_layer_counts_follow_every_change_of_the_files(store: Store) -> None:
+    """The per-layer counts SYSTEM.md shows come from a table triggers keep: after writes,
+    a move, a file deleted by hand, an appended entry and a rebuild, they are the grouped
+    count of the topic files."""
+    from gitmem.verbs.moves import move_topic
+
+    for n, (layer, topic) in enumerate([("semantic", "db"), ("semantic", "db"), ("semantic", "cache"),
+                                        ("procedural", "deploy"), ("learnings", "oops")]):
+        remember(store, f"Fact number {n} about {topic}", layer, topic=topic)
+    assert store.catalog.counts() == _grouped(store.catalog)
+    assert store.catalog.counts()[("global", "semantic")] == (2, 3)
+    move_topic(store, "global/semantic/cache.md", "procedural/cache")
+    (store.root / "global/learnings/oops.md").unlink()
+    with open(store.root / "global/semantic/db.md", "a", encoding="utf-8") as handle:
+        handle.write("\n## Added by hand\nThe pool holds twenty connections.\n")
+    remember(store, "Another fact about deploys", "procedural", topic="deploy")  # absorbs both edits
+    counts = store.catalog.counts()
+    assert counts == _grouped(store.catalog)
+    assert ("global", "learnings") not in counts and counts[("global", "semantic")] == (1, 3)
+    store.catalog.rebuild([], lambda _path: None)
+    assert store.catalog.counts() == {} == _grouped(store.catalog)
+
+
+def test_a_catalog_made_before_the_kept_counts_gets_them_filled_in_place(store: Store) -> None:
+    remember(store, "The replica lags by a minute at peak", "semantic", topic="replica")
+    remember(store, "Deploys go out at noon", "procedural", topic="deploy")
+    path = store.root / "state" / "catalog.sqlite"
+    store.close()
+    db = sqlite3.connect(path)
+    db.executescript("DROP TRIGGER files_counted_insert; DROP TRIGGER files_counted_delete;"
+                     "DROP TRIGGER files_counted_update; DROP TABLE layer_counts;"
+                     "INSERT INTO meta VALUES ('probe', 'kept');")
+    db.commit()
+    db.close()
+    catalog = Catalog(store.root)
+    try:
+        assert catalog.db.execute("SELECT value FROM meta WHERE key='probe'").fetchone() == ("kept",)
+        assert catalog.counts() == _grouped(catalog) == {("global", "semantic"): (1, 1),
+                                                         ("global", "procedural"): (1, 1)}
+    finally:
+        catalog.close()
