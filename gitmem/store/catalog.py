@@ -156,6 +156,7 @@ class Catalog:
         self.db.execute("BEGIN")
         try:
             self.db.execute("DELETE FROM files")
+            self.db.execute("DELETE FROM layer_counts")  # counted afresh: a rebuild owes nothing to before
             self.db.execute("DELETE FROM entries")
             self.db.execute("DELETE FROM problems")
             for relpath in relpaths:

@@ -172,6 +172,9 @@ def test_the_kept_layer_counts_follow_every_change_of_the_files(store: Store) ->
     counts = store.catalog.counts()
     assert counts == _grouped(store.catalog)
     assert ("global", "learnings") not in counts and counts[("global", "semantic")] == (1, 3)
+    store.catalog.db.execute("UPDATE layer_counts SET entries = entries + 7")  # drifted, say
+    store.catalog.rebuild(["global/semantic/db.md"], lambda path: store.read_file(path))
+    assert store.catalog.counts() == _grouped(store.catalog) == {("global", "semantic"): (1, 3)}
     store.catalog.rebuild([], lambda _path: None)
     assert store.catalog.counts() == {} == _grouped(store.catalog)
 
