@@ -192,7 +192,7 @@ def _results_part(app: Page, query: str, filters: dict[str, str]) -> Response:
         store = app.open()
         try:
             with store.git.one_status():
-                return HTMLResponse(views.search_results(store, query, filters))
+                return HTMLResponse(views.search_results(store, query, filters, live=True))
         finally:
             app.close(store)
     except GitmemError as exc:

@@ -253,15 +253,21 @@ def search_form(query: str, filters: dict[str, str]) -> str:
     )
 
 
-def search_results(store: Store, query: str, filters: dict[str, str]) -> str:
-    """The hits of `gitmem search`, same ranking, with path:line and freshness."""
+RESULTS_SHOWN = 50  # hits on the results page
+LIVE_SHOWN = 20  # hits shown while a person types: the best of the same ranking
+
+
+def search_results(store: Store, query: str, filters: dict[str, str], *, live: bool = False) -> str:
+    """The hits of `gitmem search`, same ranking, with path:line and freshness; `live`: the
+    first LIVE_SHOWN of them, as the search box shows them while a person types."""
     from gitmem.verbs.search import search
 
     if not query.strip():
         return '<div id="results" aria-live="polite"></div>'
+    shown = LIVE_SHOWN if live else RESULTS_SHOWN
     hits = search(store, query, scope=filters.get("scope") or None,
                   workspace=filters.get("workspace") or None, layer=filters.get("layer") or None,
-                  space=filters.get("space") or None, limit=50)
+                  space=filters.get("space") or None, limit=shown)
     wanted = filters.get("freshness")
     hits = [h for h in hits if not wanted or h.get("freshness") == wanted]
     if not hits:
@@ -278,5 +284,7 @@ def search_results(store: Store, query: str, filters: dict[str, str]) -> str:
             f' {escape(hit["scope"])}/{escape(hit["layer"])}</p>'
             f'<p class="snippet">{escape(hit.get("snippet", ""))}</p></li>'
         )
-    return (f'<div id="results" aria-live="polite"><p>{len(hits)} results</p>'
+    count = (f"The best {len(hits)} results: press Enter for up to {RESULTS_SHOWN}"
+             if live and len(hits) == LIVE_SHOWN and not wanted else f"{len(hits)} results")
+    return (f'<div id="results" aria-live="polite"><p>{count}</p>'
             f'<ol class="hits">{"".join(items)}</ol></div>')

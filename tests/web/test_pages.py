@@ -155,3 +155,21 @@ def test_every_answer_says_its_server_time(web: WebPage) -> None:
         assert timing["app"] >= 0, path
         if not path.startswith("/static"):  # a view's thread time; a file needs no view
             assert 0 <= timing["cpu"] <= timing["app"] + 1, path
+
+
+def test_the_live_results_are_the_best_of_the_same_ranking(web: WebPage) -> None:
+    """While a person types the box shows the best 20 hits, in the results page's order, and says
+    Enter shows more; the results page shows up to 50."""
+    entries = "".join(f"## Airship {n}\nThe zeppelin number {n} docks at hangar {n % 7}.\n\n"
+                      for n in range(30))
+    (web.root / "global/semantic/fleet.md").write_text(f"# Fleet\n\n{entries}", encoding="utf-8")
+    live = web.get("/search?q=zeppelin&partial=1")
+    full = web.get("/search?q=zeppelin")
+    assert live.status == full.status == 200
+
+    def titles(text: str) -> list[str]:
+        return re.findall(r"Airship \d+", text)
+
+    assert len(titles(live.text)) == 20 and "press Enter for up to 50" in live.text
+    assert len(titles(full.text)) == 30 and "30 results" in full.text
+    assert titles(live.text) == titles(full.text)[:20]
