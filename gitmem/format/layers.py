@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from gitmem.errors import InvalidInputError
 
@@ -216,13 +216,13 @@ def is_memory_file(relpath: str) -> bool:
     return classify_path(relpath).kind in ("topic", "single")
 
 
-@dataclass(frozen=True)
-class TopicSummary:
-    """One line of a layer index."""
+class TopicSummary(NamedTuple):
+    """One line of a layer index (a tuple: a layer index of a large store lists thousands of
+    topics on every write, and a frozen dataclass costs several times as much to make)."""
 
     slug: str
     title: str
-    count: int
+    entries: int
     updated: str
 
 
@@ -237,10 +237,10 @@ def render_layer_index(scope_key: str, layer: str, topics: list[TopicSummary]) -
         "",
     ]
     for topic in sorted(topics, key=lambda t: t.slug):
-        noun = "entry" if topic.count == 1 else "entries"
+        noun = "entry" if topic.entries == 1 else "entries"
         updated = f", updated {topic.updated}" if topic.updated else ""
         title = topic.title.replace("]", "\\]")
-        lines.append(f"- [{title}]({layer}/{topic.slug}.md) — {topic.count} {noun}{updated}")
+        lines.append(f"- [{title}]({layer}/{topic.slug}.md) — {topic.entries} {noun}{updated}")
     if not topics:
         lines.append("_No topics yet._")
     return "\n".join(lines) + "\n"

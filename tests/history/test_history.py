@@ -70,7 +70,7 @@ def test_passes_are_incremental_and_idempotent_without_state(store: Store, repo:
     third = commit(repo, "c.txt", "Three", "2026-11-22")  # appended to an existing day file
     ingest(store, repo)
     assert show(store, "acme-shop-his-0003")["fields"]["Commit"] == third
-    assert [t.count for t in store.catalog.topics("acme-shop", "history")] == [1, 2]
+    assert [t.entries for t in store.catalog.topics("acme-shop", "history")] == [1, 2]
     store.close()
     shutil.rmtree(store.root / "state")  # watermark, catalog, everything local: gone
     fresh = Store(store.root)

@@ -170,7 +170,7 @@ def test_append_fast_path_keeps_catalog_and_layer_index_exact(store: Store) -> N
     rows = store.catalog.db.execute(
         "SELECT id, num, hash, status FROM entries WHERE path=? ORDER BY id", ("global/semantic/same.md",)
     ).fetchall()
-    count = store.catalog.topics("global", "semantic")[0].count
+    count = store.catalog.topics("global", "semantic")[0].entries
     store.catalog.rebuild(store.all_topic_files(), store.read_file)
     again = store.catalog.db.execute(
         "SELECT id, num, hash, status FROM entries WHERE path=? ORDER BY id", ("global/semantic/same.md",)
