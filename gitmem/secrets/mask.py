@@ -81,6 +81,11 @@ def hide_all(texts: Sequence[str], tokens: Iterable[str] = ()) -> list[str]:
         fresh = [hide_secrets(text, tokens) for text in fresh]
     global _seen_chars
     adding = sum(len(texts[i]) for i in todo) * 2
+    if 2 * len(todo) > SEEN_LIMIT // 4 or adding > SEEN_CHARS // 4:
+        # One call this big (a long export) is not kept: it would push out everything else.
+        for i, text in zip(todo, fresh, strict=True):
+            shown[i] = text
+        return [text for text in shown if text is not None]
     if len(_SEEN) + 2 * len(todo) > SEEN_LIMIT or _seen_chars + adding > SEEN_CHARS:
         _SEEN.clear()
         _seen_chars = 0

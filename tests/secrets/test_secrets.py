@@ -311,6 +311,10 @@ def test_the_kept_masks_stay_within_their_bounds(monkeypatch: pytest.MonkeyPatch
         mask.hide_output(f"answer {n} " + "lorem ipsum dolor " * 300)
         assert sum(len(text) for text, _key in mask._SEEN) <= 50_000
     assert mask._SEEN  # the latest are kept
+    before = dict(mask._SEEN)
+    many = [f"line {n} of a long export" for n in range(mask.SEEN_LIMIT)]
+    assert mask.hide_all(many) == many  # masked, and not kept: it would push out the rest
+    assert before == mask._SEEN
 
 
 def test_clip_masks_before_it_cuts() -> None:
