@@ -38,9 +38,10 @@ def decode_ahead(on: bool = True) -> None:
 
 class SegmentCache:
     """Per-segment data that never changes once a segment is written (facts, key doc sets,
-    the term dictionary). Safe to share between threads: a value is computed whole and then
-    stored (two threads may both compute it; both get an equal one), and retain() swaps whole
-    dicts, so each method returns the value it computed or found rather than reading it back."""
+    the term dictionary, decoded postings). Safe to share between threads: a value is computed
+    whole and then stored (two threads may both compute it; both get an equal one), and
+    retain() swaps whole dicts, so each method returns the value it computed or found rather
+    than reading it back."""
 
     def __init__(self) -> None:
         self._facts: dict[str, array[int]] = {}

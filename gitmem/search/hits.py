@@ -33,7 +33,6 @@ class SearchHit:
     explain: dict[str, Any] | None = None  # why it ranked here (explain.py), when asked
 
 
-
 SHOWN_FIELDS = ("title", "body", "source")  # the stored texts a hit prints
 MASK_MARGIN = 120  # characters of the body masked on each side of a snippet before it is cut
 
