@@ -51,7 +51,7 @@ from gitmem.search.segments import (
     segment_name,
 )
 
-__all__ = ["SearchRequest", "SegmentCache", "View"]
+__all__ = ["SearchRequest", "View"]
 
 HIDDEN_STATUSES = ("forgotten", "superseded", "archived")  # archived: project documents
 STORED_KEPT = 2048  # stored fields of this many docs kept per view (~1 KB each)

@@ -77,8 +77,9 @@ def hide_all(texts: Sequence[str], tokens: Iterable[str] = ()) -> list[str]:
         return [text for text in shown if text is not None]
     fresh = [texts[i] for i in todo]
     whole = "\n".join(fresh)
-    if hide_secrets(whole, tokens) != whole:
-        fresh = [hide_secrets(text, tokens) for text in fresh]
+    masked = hide_secrets(whole, tokens)
+    if masked != whole:  # one text alone (a whole output): what it became is known already
+        fresh = [masked] if len(fresh) == 1 else [hide_secrets(text, tokens) for text in fresh]
     global _seen_chars
     adding = sum(len(texts[i]) for i in todo) * 2
     if 2 * len(todo) > SEEN_LIMIT // 4 or adding > SEEN_CHARS // 4:
