@@ -91,8 +91,9 @@ def test_session_end_captures_in_the_background(store: Store, project: Path, tmp
     assert "started in the background" in done.stdout
     digests = _wait_for(lambda: list((store.root / "digests").rglob("*.md")))
     assert digests, "the background capture wrote no digest"
-    log = (store.root / "logs" / "memory.log").read_text()
-    assert '"hook": "agent-capture"' in log
+    # The job records the hook once its capture has returned, a moment after the digest lands.
+    log = store.root / "logs" / "memory.log"
+    assert _wait_for(lambda: '"hook": "agent-capture"' in log.read_text()), log.read_text()
 
 
 def test_a_failed_background_capture_is_logged(store: Store, project: Path, tmp_path: Path) -> None:
