@@ -90,7 +90,11 @@ def post_hook(root: Path, name: str, args: list[str], stdin_text: str = "") -> i
         if any(L.is_memory_file(p) or p.startswith("documents/") for p in changed):
             from gitmem.store.store import Store
 
-            Store(root, cwd=root).update_search_index(changed)
+            store = Store(root, cwd=root)
+            # Unlike a one-shot gitmem write (Store.update_search_index), a hook keeps the index
+            # current itself: the search after a plain git command finds what it brought ready.
+            store.search_index()
+            store.update_search_index(changed)
     except Exception as exc:  # noqa: BLE001 - a post hook must never fail git
         log_event(root, {"event": "hook-failed", "hook": name, "error": f"{type(exc).__name__}: {exc}"})
         say(f"{name}: could not update the search index ({type(exc).__name__}); "

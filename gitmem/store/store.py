@@ -23,8 +23,9 @@ from gitmem.resources import read_text as read_resource
 from gitmem.store import absorb, catchup, generated, handedits, integrity, journal, marks, tree
 from gitmem.store.aftercall import later as after_the_answer
 from gitmem.store.base import StoreBase
-from gitmem.store.registry import Registry, load_registry, save_registry
+from gitmem.store.registry import Registry, save_registry
 from gitmem.store.txn import Located, WriteTxn, refuse_subagent
+from gitmem.store.warm import enabled as kept_warm
 
 if TYPE_CHECKING:
     from gitmem.search.index import SearchIndex
@@ -278,8 +279,11 @@ class Store(StoreBase):
                                                   held=self.held)
 
     def update_search_index(self, relpaths: list[str]) -> None:
-        """Keep an existing search index current for these files; in the warm server once the caller
-        has its answer (store/aftercall.py). Never fails the write: the next search catches up."""
+        """Keep an existing search index current for these files in the warm server (once the
+        caller has its answer: store/aftercall.py) or a process that has it open. A one-shot
+        process leaves it: the next search indexes every file whose stamp moved (~0.2 s saved)."""
+        if self._search_index is None and not kept_warm():
+            return
         index, paths = self.root / "index", list(relpaths)
         if index.is_dir() and not index.is_symlink() and not after_the_answer(
                 self.root, lambda: self._update_search_index(paths)):
@@ -305,34 +309,9 @@ class Store(StoreBase):
     # -- init --------------------------------------------------------------------------------
     def init(self, *, branch: str = "main") -> bool:
         """Create the store (or adopt an existing repo); returns False when it already existed."""
-        from gitmem.git.repo import GitRepo, check_branch_name
-        from gitmem.store.system_doc import system_doc_stale
+        from gitmem.store.create import create
 
-        check_branch_name(branch)
-        existed = self.exists()
-        self.root.mkdir(parents=True, exist_ok=True)
-        repo = GitRepo.init(self.root, branch=branch, token_file=self.root / "state" / "git-token")
-        self._git = repo
-        with self.locked():
-            txn = WriteTxn("init", message="init: gitmem store")
-            for relpath, wanted in ((".gitignore", generated.GITIGNORE),
-                                    (".gitattributes", generated.GITATTRIBUTES)):
-                current = read_text(self.path(relpath)) if self.path(relpath).exists() else None
-                text = generated.with_missing_lines(current, wanted)
-                if text is not None:
-                    self.write_file(txn, relpath, text)
-            if not (self.root / "memory.json").exists():
-                registry = load_registry(self.root)
-                registry.git["branch"] = repo.branch() or branch
-                save_registry(self.root, registry)
-                txn.note("memory.json")
-            self.ensure_scope(txn, L.GLOBAL)
-            self.catch_up_catalog()
-            # A store cloned from another machine keeps its SYSTEM.md unless it is outdated.
-            if system_doc_stale(self.root):
-                self.write_file(txn, "SYSTEM.md", self.render_system_doc())
-            self.finish(txn)
-        return not existed
+        return create(self, branch)
 
     # -- scopes and workspaces ---------------------------------------------------------------
     def ensure_scope(self, txn: WriteTxn, scope: str) -> None:
@@ -400,7 +379,6 @@ class Store(StoreBase):
         if read_text(before) != old:
             txn.note("memory.json")
         self._registry = registry
-
 
 
 def open_store(root: str | os.PathLike[str] | None = None, **kwargs: Any) -> Store:
