@@ -282,6 +282,16 @@ def remove_file(path: Path) -> bool:
         return False
 
 
+def remove_empty_folders(root: Path, folder: Path) -> None:
+    """Remove `folder` and then each parent while empty, up to (never including) `root`."""
+    while folder != root and root in folder.parents:
+        try:
+            folder.rmdir()  # only an empty folder goes
+        except OSError:
+            return
+        folder = folder.parent
+
+
 # -- temp files left by killed processes -------------------------------------------------------
 def is_temp_name(relpath: str) -> bool:
     """The name of an atomic write's temp file kept beside its target (`.name.<random hex>.tmp`)."""

@@ -10,6 +10,7 @@ import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from pathlib import Path
 
 import pygit2
@@ -21,7 +22,7 @@ from pygit2.enums import (
 
 from gitmem import caller
 from gitmem.errors import GitLayerError, InvalidInputError, NotFoundError
-from gitmem.git import graph, history, transport, worktree
+from gitmem.git import graph, history, indexlater, transport, worktree
 from gitmem.git.credentials import PushRejectedError, map_local_error, redact, strip_credentials
 from gitmem.git.history import CommitInfo
 from gitmem.git.history import clean_path as _clean_path
@@ -60,6 +61,9 @@ class GitRepo(RemoteOps, StatusOps):
         # stale locks); `before_write(True)`, just before HEAD moves, says whether it waited.
         self.before_write: Callable[[bool], bool] | None = None
         self.after_head_move: Callable[[], None] | None = None  # told right after HEAD moved
+        # Takes a step to run once the caller has its answer; False: run nothing later (then a
+        # commit writes git's index at once). The warm server's stores set it (indexlater.py).
+        self.index_write_later: Callable[[Callable[[], None]], bool] | None = None
         self._status_scope = 0  # inside one_status(), git status runs once: _status_seen
         self._status_seen: dict[str, int] | None = None
         # A long-lived process keeps git status between calls while nothing changed (StatusKeeper).
@@ -102,6 +106,7 @@ class GitRepo(RemoteOps, StatusOps):
 
     def _before_write(self, head_moves_next: bool) -> bool:
         self._status_seen = None  # what git status said no longer holds once we write
+        indexlater.settle(str(self.git_dir))
         return self.before_write(head_moves_next) if self.before_write is not None else False
 
     def _head_moved(self) -> None:
@@ -175,16 +180,21 @@ class GitRepo(RemoteOps, StatusOps):
         """Stage exactly `paths` and commit them (and only them) on HEAD; None when nothing changed."""
         paths = list(paths)
         before = self.status_key() if self.status_keeper is not None else None
+        git_dir = str(self.git_dir)
+        later = self.index_write_later is not None and self.index_write_later(
+            lambda: indexlater.settle(git_dir))
         for attempt in range(_LOCK_RETRIES):
             self._before_write(False)
+            index = None
             try:
                 clean = [_clean_path(p) for p in paths]
-                index = worktree.stage(self._repo, self._root, clean)
+                index = worktree.stage(self._repo, self._root, clean, write=not later)
                 head = None if self._repo.head_is_unborn else self._commit("HEAD")
                 # Only these paths: what a person staged for their own commit is not taken along.
                 tree = worktree.tree_with(self._repo, head.tree if head else None, index, clean)
                 head_tree = EMPTY_TREE if head is None else str(head.tree_id)
                 if str(tree) == head_tree and not allow_empty:
+                    self._write_staged(index, later)
                     return None
                 if self._before_write(True):
                     continue  # a plain git command moved HEAD meanwhile: stage again on top of it
@@ -195,17 +205,38 @@ class GitRepo(RemoteOps, StatusOps):
                 self._head_moved()
                 if self.status_keeper is not None and before is not None:
                     self.status_keeper.committed(before, self.status_key(), clean, self.status_of)
+                if later:
+                    indexlater.leave(git_dir, self._repo, partial(self._write_index_as, clean, tree))
                 return str(oid)
             except _GIT_ERRORS as exc:  # a lock file another git process took after we looked
                 if not ("locked" in str(exc) or ".lock" in str(exc)) or attempt == _LOCK_RETRIES - 1:
+                    if index is not None:
+                        with contextlib.suppress(*_GIT_ERRORS):
+                            self._write_staged(index, later)
                     raise map_local_error(exc, "commit") from exc
                 time.sleep(0.01 * (attempt + 1))
         return None
+
+    def _write_staged(self, index: pygit2.Index, left: bool) -> None:
+        """Write what was staged in memory and not committed (the index stays what is staged)."""
+        if left:
+            with worktree.index_writing(self.git_dir):
+                index.write()
+
+    def _write_index_as(self, paths: list[str], tree: pygit2.Oid) -> None:
+        """The index write a commit left (indexlater.py): its paths as its tree has them, git's
+        lock waited for as a commit waits; git status kept between calls follows."""
+        before = self.status_key() if self.status_keeper is not None else None
+        worktree.index_as_committed(self._repo, self._root, paths, self._repo[tree].peel(pygit2.Tree),
+                                    tries=_LOCK_RETRIES)
+        if self.status_keeper is not None and before is not None:
+            self.status_keeper.committed(before, self.status_key(), paths, self.status_of)
 
     def stage_paths(self, paths: Iterable[str]) -> None:
         """Stage exactly `paths` as they are in the work tree (conflicts on them are settled in the
         index), without committing: a plain git merge in progress is finished by `git commit`."""
         self._status_seen = None
+        indexlater.settle(str(self.git_dir))
         try:
             with worktree.current_index(self._repo) as index:
                 for rel in dict.fromkeys(_clean_path(p) for p in paths):

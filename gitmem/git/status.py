@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 import pygit2
 from pygit2.enums import FileStatus
 
+from gitmem.git import indexlater
 from gitmem.git.credentials import map_local_error
 from gitmem.stamps import Stamp, file_stamp
 
@@ -72,6 +73,7 @@ class StatusOps:
 
     def status_of(self, path: str) -> int | None:
         """git status of one path (None: neither in the work tree nor the index, or ignored)."""
+        indexlater.settle_for(str(self.git_dir), self._repo)
         if self._as_committed(path):
             return None
         try:
@@ -105,6 +107,7 @@ class StatusOps:
             return False
 
     def _status(self) -> dict[str, int]:
+        indexlater.settle_for(str(self.git_dir), self._repo)
         if self._status_seen is None:
             keeper = self.status_keeper
             key = self.status_key() if keeper is not None else None

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pygit2
 from pygit2.enums import FileMode
 
-from gitmem.fsio import write_bytes_atomic
+from gitmem.fsio import remove_empty_folders, write_bytes_atomic
 from gitmem.git.locks import INDEX_OWNER, process_start
 
 
@@ -62,12 +63,13 @@ def current_index(repo: pygit2.Repository) -> Iterator[pygit2.Index]:
         raise
 
 
-def stage(repo: pygit2.Repository, root: Path, paths: list[str]) -> pygit2.Index:
+def stage(repo: pygit2.Repository, root: Path, paths: list[str], *, write: bool = True) -> pygit2.Index:
     """Stage exactly these paths as they are in the work tree (a missing file is unstaged).
 
     Their contents go into the object store first; the index is then read, changed and
     written while git's index lock is held only for that, so a plain `git add` running at the
-    same moment is neither overwritten nor kept waiting long (git does not wait for the lock)."""
+    same moment is neither overwritten nor kept waiting long (git does not wait for the lock).
+    `write=False` leaves the change in memory (the caller writes it: git/indexlater.py)."""
     present = [rel for rel in dict.fromkeys(paths)
                if (root / rel).is_file() or (root / rel).is_symlink()]
     for rel in present:
@@ -80,8 +82,50 @@ def stage(repo: pygit2.Repository, root: Path, paths: list[str]) -> pygit2.Index
                     index.add(rel)
                 elif rel in index:
                     index.remove(rel)
-        index.write()  # the index stays what is staged, also when no commit follows
+        if write:
+            index.write()  # the index stays what is staged, also when no commit follows
     return index
+
+
+def index_as_committed(repo: pygit2.Repository, root: Path, paths: list[str], tree: pygit2.Tree,
+                       *, tries: int = 1) -> None:
+    """Write the index with each of `paths` as `tree` has it: from the work tree (with its stat
+    data) where the file still holds that blob, else the blob alone (a later change shows as
+    unstaged, as it is). What another git process wrote meanwhile is read first and kept; a
+    git process holding index.lock is waited for, `tries` times, as a commit waits."""
+    for attempt in range(tries):
+        try:
+            _index_as_committed(repo, root, paths, tree)
+            return
+        except FileExistsError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.01 * (attempt + 1))
+
+
+def _index_as_committed(repo: pygit2.Repository, root: Path, paths: list[str], tree: pygit2.Tree) -> None:
+    with index_writing(Path(repo.path)), current_index(repo) as index:
+        with index_held(Path(repo.path)):
+            index.read(force=False)
+            for rel in paths:
+                try:
+                    entry = tree[rel]
+                except KeyError:
+                    if rel in index:
+                        index.remove(rel)
+                    continue
+                if rel in index and index[rel].id == entry.id and index[rel].mode == entry.filemode:
+                    continue  # staged in memory as committed (the usual case)
+                full = root / rel
+                try:
+                    same = full.is_file() and not full.is_symlink() and pygit2.hashfile(str(full)) == entry.id
+                except OSError:
+                    same = False
+                if same:
+                    index.add(rel)
+                else:
+                    index.add(pygit2.IndexEntry(rel, entry.id, entry.filemode))
+        index.write()
 
 
 def tree_with(repo: pygit2.Repository, base: pygit2.Tree | None, index: pygit2.Index,
@@ -142,7 +186,4 @@ def remove_file(root: Path, rel: str) -> None:
     """Delete a work tree file and any directories it leaves empty."""
     full = root / rel
     full.unlink(missing_ok=True)
-    parent = full.parent
-    while parent != root and parent.is_dir() and not any(parent.iterdir()):
-        parent.rmdir()
-        parent = parent.parent
+    remove_empty_folders(root, full.parent)

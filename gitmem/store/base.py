@@ -27,10 +27,11 @@ from gitmem.fsio import (
     read_regular_file,
     read_text,
     refuse_link,
+    remove_empty_folders,
     write_bytes_atomic,
     write_text_atomic,
 )
-from gitmem.store import gitgate, journal, tree
+from gitmem.store import aftercall, gitgate, journal, tree
 from gitmem.store.catalog import Catalog, MemoryCatalog
 from gitmem.store.lastgood import Parse, StandIn, T, read_json_file
 from gitmem.store.lock import store_lock, store_lock_if_free
@@ -95,10 +96,16 @@ class StoreBase:
             from gitmem.git.repo import GitRepo
 
             self.require()
-            self._git = GitRepo(self.root, token_file=self.root / "state" / "git-token")
-            self._git.before_write = self._before_git_write
-            self._git.after_head_move = lambda: gitgate.note_head_moved(self.root)
+            self.wire_git(GitRepo(self.root, token_file=self.root / "state" / "git-token"))
+        assert self._git is not None
         return self._git
+
+    def wire_git(self, repo: GitRepo) -> None:
+        """Use `repo` as this store's repository, its hooks calling back into the store."""
+        repo.before_write = self._before_git_write
+        repo.after_head_move = lambda: gitgate.note_head_moved(self.root)
+        repo.index_write_later = lambda step, root=self.root: aftercall.later(root, step)
+        self._git = repo
 
     @property
     def catalog(self) -> Catalog:
@@ -355,9 +362,8 @@ class StoreBase:
             self._lock_depth = 0
 
     def _before_git_write(self, head_moves_next: bool) -> bool:
-        """Before gitmem writes to the repository: no plain git command that moves HEAD is
-        running, no stale lock file is left. Just before HEAD moves (head_moves_next), only the
-        first is looked at again. Returns whether it had to wait (HEAD may have moved)."""
+        """Before gitmem writes to the repository: no plain git command that moves HEAD runs, no
+        stale lock file is left (just before HEAD moves, only the first). True: it waited."""
         if not self._lock_depth:
             return False
         # Before staging, the announced commits (cheap); just before HEAD moves, every git process.
@@ -388,22 +394,12 @@ class StoreBase:
             target = self.path(relpath)
             if data is None:
                 target.unlink(missing_ok=True)
-                self._remove_empty_parents(target)
+                remove_empty_folders(self.root, target.parent)  # those a refused write made
             else:
                 write_bytes_atomic(target, data)
         self._registry = None
         self.catalog.refresh(sorted(txn.originals), lambda p: tree.read_lenient(self.root, p))
         self._clear_journal()
-
-    def _remove_empty_parents(self, target: Path) -> None:
-        """Folders a refused write created for a new file go with it (never the store root)."""
-        folder = target.parent
-        while folder != self.root and self.root in folder.parents:
-            try:
-                folder.rmdir()  # only an empty folder goes
-            except OSError:
-                return
-            folder = folder.parent
 
     def _clear_journal(self) -> None:
         journal.clear(self.root)

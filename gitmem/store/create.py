@@ -17,8 +17,8 @@ class Creating(Protocol):
     """What of a Store making itself is used here (store.py imports this module)."""
 
     root: Path
-    _git: Any
 
+    def wire_git(self, repo: Any) -> None: ...
     def exists(self) -> bool: ...
     def locked(self) -> AbstractContextManager[None]: ...
     def path(self, relpath: str) -> Path: ...
@@ -39,7 +39,7 @@ def create(store: Creating, branch: str) -> bool:
     existed = store.exists()
     store.root.mkdir(parents=True, exist_ok=True)
     repo = GitRepo.init(store.root, branch=branch, token_file=store.root / "state" / "git-token")
-    store._git = repo
+    store.wire_git(repo)
     with store.locked():
         txn = WriteTxn("init", message="init: gitmem store")
         for relpath, wanted in ((".gitignore", generated.GITIGNORE),
