@@ -126,6 +126,18 @@ def _index_as_committed(repo: pygit2.Repository, root: Path, paths: list[str], t
                 else:
                     index.add(pygit2.IndexEntry(rel, entry.id, entry.filemode))
         index.write()
+    _flush(Path(repo.path) / "index")
+
+
+def _flush(path: Path) -> None:
+    """Put a file just written on disk now, while no caller waits: left to the kernel, the
+    next write's own fsync would pay for it (a journal commit flushes what is pending)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def tree_with(repo: pygit2.Repository, base: pygit2.Tree | None, index: pygit2.Index,
