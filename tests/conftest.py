@@ -50,11 +50,20 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         compileall.compile_dir(str(Path(__file__).resolve().parent.parent / "gitmem"), quiet=1)
 
 
+@pytest.fixture(scope="session")
+def _shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache folder for the whole run (per worker): what gitmem caches there depends only
+    on the installed versions (the secret detector's patterns, ~0.45 s of CPU to derive in a
+    new process). The tests of that cache itself give themselves an empty one."""
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test reads the developer's store, token or subagent flag."""
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, _shared_cache: Path) -> None:
+    """No test reads the developer's store, token, subagent flag or caches."""
     for name in OUTSIDE_ENV:
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_shared_cache))
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

@@ -13,6 +13,7 @@ so the worst outcome is no needle (the pattern then runs on every line), never a
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 from typing import Any
@@ -30,6 +31,14 @@ _SMALL_CLASS = 8  # a class like [_-] is spelled out; a bigger one ends the need
 def needles(source: str, flags: int = 0) -> list[str] | None:
     """Case-folded strings one of which every match of the pattern contains; None when the
     pattern has no such set (it must then be tried on every line)."""
+    found = _needles(source, flags)
+    return None if found is None else list(found)
+
+
+@functools.lru_cache(maxsize=1024)
+def _needles(source: str, flags: int) -> tuple[str, ...] | None:
+    """needles(), kept per pattern: a process that reads the detector's patterns again (its
+    cache file moved or was written anew) does not parse them all again (~0.2 s)."""
     if sre_parser is None:
         return None
     try:
@@ -44,7 +53,7 @@ def needles(source: str, flags: int = 0) -> list[str] | None:
         return None
     # Case-insensitive matching of other scripts has rules casefold() lacks: keep the ASCII part.
     ascii_only = {_longest_ascii(s) for s in found}
-    return None if "" in ascii_only else sorted(ascii_only)
+    return None if "" in ascii_only else tuple(sorted(ascii_only))
 
 
 def _longest_ascii(needle: str) -> str:

@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from gitmem.secrets import gate
 from gitmem.secrets.scan import _SKIPPED, find_secrets
@@ -23,6 +26,12 @@ LINES = [
     "commit 3f2c1d0e9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e and 123e4567-e89b-12d3-a456-426614174000",
     "password is in the vault; rotate the api key",
 ]
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """These tests are about the pattern cache: each starts with none."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
 
 def test_the_first_scan_caches_the_detectors_patterns_for_its_version() -> None:

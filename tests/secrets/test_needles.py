@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,6 +16,12 @@ from hypothesis import strategies as st
 from gitmem.secrets import gate
 from gitmem.secrets.needles import fold, needles
 from gitmem.secrets.scan import _SKIPPED, find_secrets
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """These tests are about the pattern cache: each starts with none."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
 
 @pytest.mark.parametrize(("source", "expected"), [
