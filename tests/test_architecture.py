@@ -118,7 +118,19 @@ def _tree(path: Path) -> ast.Module:
 
 
 def _imports(module: str, path: Path, modules: dict[str, Path]) -> tuple[set[str], set[str]]:
-    """(gitmem modules imported, third-party top-level packages imported) anywhere in the file."""
+    """(gitmem modules imported, third-party top-level packages imported) anywhere in the file
+    (found once per test process: every rule here asks for every module's)."""
+    key = (module, path)  # `modules` is always the package's own map (_modules())
+    if key not in _IMPORTS:
+        _IMPORTS[key] = _find_imports(module, path, modules)
+    internal, external = _IMPORTS[key]
+    return set(internal), set(external)
+
+
+_IMPORTS: dict[tuple[str, Path], tuple[set[str], set[str]]] = {}
+
+
+def _find_imports(module: str, path: Path, modules: dict[str, Path]) -> tuple[set[str], set[str]]:
     internal: set[str] = set()
     external: set[str] = set()
     package = module.rsplit(".", 1)[0] if "." in module else ""
