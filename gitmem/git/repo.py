@@ -215,6 +215,8 @@ class GitRepo(RemoteOps, StatusOps):
                             self._write_staged(index, later)
                     raise map_local_error(exc, "commit") from exc
                 time.sleep(0.01 * (attempt + 1))
+        if index is not None:
+            self._write_staged(index, later)
         return None
 
     def _write_staged(self, index: pygit2.Index, left: bool) -> None:
