@@ -5,6 +5,7 @@ a corrupt file is deleted and started over, and a schema change makes the tables
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 _IN_USE = ("SQLITE_BUSY", "SQLITE_LOCKED")  # and their extended codes (SQLITE_BUSY_SNAPSHOT...)
@@ -20,17 +21,37 @@ def _corrupt(exc: sqlite3.DatabaseError) -> bool:
     """Whether to start the file over: any error but "busy" or "locked", which say only that
     another connection is using a sound file (a write-ahead log left without its database, say,
     is a disk I/O error: started over)."""
+    return not _in_use(exc)
+
+
+def _in_use(exc: sqlite3.DatabaseError) -> bool:
+    """Whether the error says only that another connection holds the file ("busy", "locked")."""
     name = getattr(exc, "sqlite_errorname", "")
-    return not (name.startswith(_IN_USE) or "database is locked" in str(exc))
+    return name.startswith(_IN_USE) or "database is locked" in str(exc)
 
 
 def _prepare(db: sqlite3.Connection, schema: str) -> str | None:
     """Apply the schema; the stored schema version (None when there is none)."""
-    db.execute("PRAGMA journal_mode=WAL")
+    _write_ahead(db)
     db.execute("PRAGMA synchronous=OFF")  # a cache that is rebuilt when lost
     db.executescript(schema)
     row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
     return None if row is None else str(row[0])
+
+
+def _write_ahead(db: sqlite3.Connection, wait: float = 30.0) -> None:
+    """Put the file in write-ahead-log mode. Switching a new file needs it to oneself, and
+    SQLite answers "locked" at once, without its busy wait, when other connections opening the
+    same new file hold it (ten calls on a fresh store): try again until `wait` has passed."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if not _in_use(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
 
 
 def open_cache(path: Path, schema: str, version: str, tables: tuple[str, ...]) -> sqlite3.Connection:
