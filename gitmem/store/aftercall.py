@@ -1,8 +1,9 @@
 """Work a call may leave until its answer is on its way (the warm server only).
 
-A write's last step, bringing the search index up to date for the files it committed, is derived
-data: the commit has landed, and any later search brings a stale index up to date itself (its
-files' stamps differ from the index's manifest). In the warm server the caller need not wait for
+A write's last steps are derived data: writing git's index file for the paths it committed
+(git/indexlater.py: any other reader in the process writes it first) and bringing the search
+index up to date (any later search brings a stale index up to date itself: its files' stamps
+differ from the index's manifest). The commit has landed before either. In the warm server the caller need not wait for
 it: the runner gathers such steps while the call runs (`gathering`), answers, and runs them on
 a thread of their own (`finish_later`, started once the answer is sent: `until_answered`)
 before the call's open parts are given back. A read that
