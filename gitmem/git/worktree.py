@@ -63,27 +63,36 @@ def current_index(repo: pygit2.Repository) -> Iterator[pygit2.Index]:
         raise
 
 
+@contextlib.contextmanager
+def changing_index(repo: pygit2.Repository, *, write: bool = True) -> Iterator[pygit2.Index]:
+    """The index as the file holds it, for a block that changes it while git's index lock is
+    held (only for that), then written: a plain `git add` running at the same moment is neither
+    overwritten nor kept waiting long (git does not wait for the lock). `write=False` leaves
+    the change in memory (the caller writes it: git/indexlater.py)."""
+    git_dir = Path(repo.path)
+    with index_writing(git_dir), current_index(repo) as index:
+        with index_held(git_dir):
+            index.read(force=False)  # what another git process wrote while the lock was free
+            yield index
+        if write:
+            index.write()
+
+
 def stage(repo: pygit2.Repository, root: Path, paths: list[str], *, write: bool = True) -> pygit2.Index:
     """Stage exactly these paths as they are in the work tree (a missing file is unstaged).
 
-    Their contents go into the object store first; the index is then read, changed and
-    written while git's index lock is held only for that, so a plain `git add` running at the
-    same moment is neither overwritten nor kept waiting long (git does not wait for the lock).
-    `write=False` leaves the change in memory (the caller writes it: git/indexlater.py)."""
+    Their contents go into the object store first, then the index is changed (changing_index;
+    it stays what is staged, also when no commit follows)."""
     present = [rel for rel in dict.fromkeys(paths)
                if (root / rel).is_file() or (root / rel).is_symlink()]
     for rel in present:
         repo.create_blob_fromworkdir(rel)
-    with index_writing(Path(repo.path)), current_index(repo) as index:
-        with index_held(Path(repo.path)):
-            index.read(force=False)  # what another git process wrote while the lock was free
-            for rel in dict.fromkeys(paths):
-                if rel in present:
-                    index.add(rel)
-                elif rel in index:
-                    index.remove(rel)
-        if write:
-            index.write()  # the index stays what is staged, also when no commit follows
+    with changing_index(repo, write=write) as index:
+        for rel in dict.fromkeys(paths):
+            if rel in present:
+                index.add(rel)
+            elif rel in index:
+                index.remove(rel)
     return index
 
 
@@ -104,28 +113,25 @@ def index_as_committed(repo: pygit2.Repository, root: Path, paths: list[str], tr
 
 
 def _index_as_committed(repo: pygit2.Repository, root: Path, paths: list[str], tree: pygit2.Tree) -> None:
-    with index_writing(Path(repo.path)), current_index(repo) as index:
-        with index_held(Path(repo.path)):
-            index.read(force=False)
-            for rel in paths:
-                try:
-                    entry = tree[rel]
-                except KeyError:
-                    if rel in index:
-                        index.remove(rel)
-                    continue
-                if rel in index and index[rel].id == entry.id and index[rel].mode == entry.filemode:
-                    continue  # staged in memory as committed (the usual case)
-                full = root / rel
-                try:
-                    same = full.is_file() and not full.is_symlink() and pygit2.hashfile(str(full)) == entry.id
-                except OSError:
-                    same = False
-                if same:
-                    index.add(rel)
-                else:
-                    index.add(pygit2.IndexEntry(rel, entry.id, entry.filemode))
-        index.write()
+    with changing_index(repo) as index:
+        for rel in paths:
+            try:
+                entry = tree[rel]
+            except KeyError:
+                if rel in index:
+                    index.remove(rel)
+                continue
+            if rel in index and index[rel].id == entry.id and index[rel].mode == entry.filemode:
+                continue  # staged in memory as committed (the usual case)
+            full = root / rel
+            try:
+                same = full.is_file() and not full.is_symlink() and pygit2.hashfile(str(full)) == entry.id
+            except OSError:
+                same = False
+            if same:
+                index.add(rel)
+            else:
+                index.add(pygit2.IndexEntry(rel, entry.id, entry.filemode))
     _flush(Path(repo.path) / "index")
 
 
@@ -175,23 +181,20 @@ def _rebuilt(repo: pygit2.Repository, tree: pygit2.Tree | None,
 
 def sync_work_tree(repo: pygit2.Repository, root: Path, tree: pygit2.Tree, paths: list[str]) -> None:
     """Make the work tree and index match `tree` at `paths`, keeping other index entries."""
-    with index_writing(Path(repo.path)), current_index(repo) as index:
-        with index_held(Path(repo.path)):
-            index.read(force=False)
-            for path in paths:
-                try:
-                    obj = tree[path]
-                except KeyError:
-                    obj = None
-                if isinstance(obj, pygit2.Blob):
-                    executable = tree[path].filemode == FileMode.BLOB_EXECUTABLE
-                    write_bytes_atomic(root / path, obj.data, mode=0o755 if executable else None)
-                    index.add(path)
-                else:
-                    remove_file(root, path)
-                    if path in index:
-                        index.remove(path)
-        index.write()
+    with changing_index(repo) as index:
+        for path in paths:
+            try:
+                obj = tree[path]
+            except KeyError:
+                obj = None
+            if isinstance(obj, pygit2.Blob):
+                executable = tree[path].filemode == FileMode.BLOB_EXECUTABLE
+                write_bytes_atomic(root / path, obj.data, mode=0o755 if executable else None)
+                index.add(path)
+            else:
+                remove_file(root, path)
+                if path in index:
+                    index.remove(path)
 
 
 def remove_file(root: Path, rel: str) -> None:
