@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from gitmem.caller import by_short_name
 from gitmem.serve import wire
 from gitmem.store.store import Store
 from support import run_gitmem
@@ -44,7 +45,7 @@ def test_a_server_that_does_not_answer_leaves_the_hook_to_answer_itself(
                       "--layer", "semantic").returncode == 0
     path = wire.socket_path(str(store.root))
     mute = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    mute.bind(path)
+    by_short_name(path, mute.bind)
     mute.listen(4)  # connections queue and are never read: a hung server
     try:
         # The guard only stops a hang (every other verb would wait up to 900 s here).

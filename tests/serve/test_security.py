@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from gitmem.caller import by_short_name
 from gitmem.serve import wire
 from gitmem.store.store import Store
 from servers import QUIET, start_server, stop
@@ -49,7 +50,7 @@ def _ping(path: str) -> str:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(10)
     try:
-        sock.connect(path)
+        by_short_name(path, sock.connect)
     except OSError as exc:
         return f"connect: {type(exc).__name__}"
     try:
@@ -120,7 +121,7 @@ def test_status_does_not_call_a_reused_pid_a_server(store: Store) -> None:
     try:
         path = wire.socket_path(str(store.root))
         leftover = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        leftover.bind(path)
+        by_short_name(path, leftover.bind)
         leftover.close()  # a socket file nobody listens on
         (store.root / "state" / "serve.json").write_text(json.dumps(
             {"pid": other.pid, "started": "2026-01-01T00:00:00+0000", "jobs": {}}), encoding="utf-8")
@@ -130,7 +131,7 @@ def test_status_does_not_call_a_reused_pid_a_server(store: Store) -> None:
         # Someone listens, but it is not the process the state file names.
         squatter = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         os.unlink(path)
-        squatter.bind(path)
+        by_short_name(path, squatter.bind)
         squatter.listen(1)
         try:
             status = run_gitmem("--root", str(store.root), "status", env={"GITMEM_SERVE": "manual"})

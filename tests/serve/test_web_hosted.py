@@ -136,16 +136,16 @@ def test_after_the_server_is_killed_web_starts_a_new_one(served: Path) -> None:
 
 def test_page_requests_keep_an_idle_server_up_then_it_leaves(store: Store) -> None:
     store_root = store.root
-    idle_minutes = 0.1  # six seconds without a call or a page request
+    idle_minutes = 0.05  # three seconds without a call or a page request
     proc = start_server(store_root, *QUIET, "--idle-minutes", str(idle_minutes))
     try:
         page = _hosted(store_root)
         page.sign_in()
         until = time.monotonic() + idle_minutes * 60 * 2
-        while time.monotonic() < until:  # well past the idle time, a request a second
+        while time.monotonic() < until:  # well past the idle time, two requests a second
             assert page.get("/").status == 200
             assert proc.poll() is None
-            time.sleep(1.0)
+            time.sleep(0.5)
         proc.wait(timeout=idle_minutes * 60 + 30)  # no request now: it leaves when idle
         assert (read(store_root) or {}).get("reason") == "idle"
         assert _status(store_root)["web"] is None

@@ -169,13 +169,13 @@ def test_the_page_in_a_browser(browser: object, two_machines: tuple[Path, Path, 
 
 def test_an_open_tab_keeps_the_server_that_serves_it_until_it_is_closed(
         browser: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A server that leaves after six seconds without use stays while a tab shows its page and
+    """A server that leaves after three seconds without use stays while a tab shows its page and
     nobody clicks (the page's own keep-alive, fired here by the browser's clock), then leaves
     once the tab is closed."""
     root = tmp_path / "store"
     assert gm(root, "laptop", "init").returncode == 0
     monkeypatch.delenv("GITMEM_SERVE")  # `gitmem web` finds the server and has it serve the page
-    idle_minutes = 0.1  # six seconds: a loaded machine's slow request stays well inside it
+    idle_minutes = 0.05  # three seconds: a loaded machine's slow request stays well inside it
     server = start_server(root, *QUIET, "--idle-minutes", str(idle_minutes))
     try:
         web = subprocess.run([sys.executable, "-m", "gitmem", "--root", str(root), "web", "--no-open"],
@@ -192,7 +192,7 @@ def test_an_open_tab_keeps_the_server_that_serves_it_until_it_is_closed(
                 tab.clock.run_for(61_000)
             assert alive.value.response().status == 204  # type: ignore[union-attr]
             assert server.poll() is None
-            time.sleep(1.0)
+            time.sleep(0.5)
         context.close()
         server.wait(timeout=idle_minutes * 60 + 30)  # no tab, no request: it leaves when idle
         assert (read(root) or {}).get("reason") == "idle"
