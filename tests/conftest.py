@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -75,6 +76,12 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     if option.numprocesses is None and not option.tx and option.dist == "no":
         option.numprocesses = WORKERS
         option.dist = "worksteal"
+
+
+# pytest keeps each test module's rewritten bytecode in __pycache__ unless bytecode writing is off:
+# with PYTHONDONTWRITEBYTECODE=1 every worker rewrote every module's asserts on every run (~12 s
+# of CPU each, before a test ran); git ignores __pycache__.
+sys.dont_write_bytecode = False
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
