@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -144,6 +145,7 @@ def run(root: Path, writers: int, writes: int, commits: int, pause: float) -> di
     wall = time.perf_counter() - start
     records = [r for i in range(writers) for r in json.loads((outs / f"w{i}.json").read_text())]
     plain = json.loads((outs / "plain.json").read_text()) if commits else []
+    shutil.rmtree(outs, ignore_errors=True)
     return {"wall": wall, "writes": records, "plain": plain}
 
 

@@ -50,8 +50,10 @@ def _ram_scratch(config: pytest.Config) -> None:
     # pytest's own folders inside are the user's only.
     folder = RAM_FOLDER / f"gm-{os.getuid()}"
     folder.mkdir(mode=0o711, exist_ok=True)
-    if folder.stat().st_uid != os.getuid() or folder.stat().st_mode & 0o066:
-        return  # someone else's folder, or one others may read or write: not for this user's stores
+    found = folder.lstat()
+    if folder.is_symlink() or found.st_uid != os.getuid() or found.st_mode & 0o066:
+        return  # someone else's folder, a link, or one others may read or write: not for our stores
+    folder.chmod(0o711)
     os.environ["TMPDIR"] = str(folder)
     tempfile.tempdir = None  # read TMPDIR again
 

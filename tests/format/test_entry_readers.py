@@ -10,7 +10,9 @@ same lines, with the same fields, as `parse_topic_file` on files with fences, in
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
@@ -49,11 +51,13 @@ def _read_back(text: str) -> dict[int, dict[str, str]]:
     return {entry.line: dict(entry.fields) for entry in parse_topic_file(text, lenient=True).entries}
 
 
-def _on_disk(text: str) -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="gitmem-readers-"))
-    path = folder / "topic.md"
-    path.write_bytes(text.encode("utf-8"))
-    return path
+@contextlib.contextmanager
+def _on_disk(text: str) -> Iterator[Path]:
+    """The text in a topic file of its own, removed after the example (hypothesis runs many)."""
+    with tempfile.TemporaryDirectory(prefix="gitmem-readers-") as folder:
+        path = Path(folder) / "topic.md"
+        path.write_bytes(text.encode("utf-8"))
+        yield path
 
 
 @CHECKS
@@ -63,15 +67,15 @@ def _on_disk(text: str) -> Path:
 def test_every_entry_reader_agrees_with_the_full_parse(text: str) -> None:
     expected = _read_back(text)
     assert entry_lines(text) == sorted(expected)
-    path = _on_disk(text)
-    for line, fields in expected.items():
-        entry = entry_at(text, line)
-        assert entry is not None and dict(entry.fields) == fields
-        assert entry_fields(path, line) == fields
     others = [n for n in range(1, len(split_lines(text)) + 2) if n not in expected]
-    for line in others:
-        assert entry_at(text, line) is None
-        assert entry_fields(path, line) == {}
+    with _on_disk(text) as path:
+        for line, fields in expected.items():
+            entry = entry_at(text, line)
+            assert entry is not None and dict(entry.fields) == fields
+            assert entry_fields(path, line) == fields
+        for line in others:
+            assert entry_at(text, line) is None
+            assert entry_fields(path, line) == {}
     try:
         parse_topic_file(text)
     except GitmemError:  # frontmatter that does not parse: the hook's check leaves it to `check`
