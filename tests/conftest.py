@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -49,10 +50,13 @@ def _ram_scratch(config: pytest.Config) -> None:
     # Others may pass through (0711, as /tmp lets them) to the few tests' folders made for that;
     # pytest's own folders inside are the user's only.
     folder = RAM_FOLDER / f"gm-{os.getuid()}"
-    folder.mkdir(mode=0o711, exist_ok=True)
-    found = folder.lstat()
-    if folder.is_symlink() or found.st_uid != os.getuid() or found.st_mode & 0o066:
-        return  # someone else's folder, a link, or one others may read or write: not for our stores
+    try:
+        folder.mkdir(mode=0o711, exist_ok=True)
+        found = folder.lstat()
+    except OSError:
+        return  # a file of that name, say: the suite stays on the disk
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid() or found.st_mode & 0o066:
+        return  # a link, someone else's folder, or one others may read or write: not for our stores
     folder.chmod(0o711)
     os.environ["TMPDIR"] = str(folder)
     tempfile.tempdir = None  # read TMPDIR again

@@ -3,12 +3,12 @@
 A write's last steps are derived data: writing git's index file for the paths it committed
 (git/indexlater.py: any other reader in the process writes it first) and bringing the search
 index up to date (any later search brings a stale index up to date itself: its files' stamps
-differ from the index's manifest). The commit has landed before either. In the warm server the caller need not wait for
-it: the runner gathers such steps while the call runs (`gathering`), answers, and runs them on
-a thread of their own (`finish_later`, started once the answer is sent: `until_answered`)
-before the call's open parts are given back. A read that
-arrives meanwhile and finds no spare parts waits for those (`wait_for_parts`), which costs less
-than opening a second set, and a search would wait for the index's lock anyway.
+differ from the index's manifest). The commit has landed before either. In the warm server the
+caller need not wait for them: the runner gathers such steps while the call runs (`gathering`),
+answers, and runs them on a thread of their own (`finish_later`, started once the answer is
+sent: `until_answered`) before the call's open parts are given back. A read that arrives
+meanwhile and finds no spare parts waits for those (`wait_for_parts`), which costs less than
+opening a second set, and a search would wait for the index's lock anyway.
 
 Outside a gathering (the CLI in its own process, the MCP server, tests) `later` refuses and the
 step runs at once, as before.

@@ -50,7 +50,7 @@ def _ping(path: str) -> str:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(10)
     try:
-        by_short_name(path, sock.connect)
+        sock.connect(path)
     except OSError as exc:
         return f"connect: {type(exc).__name__}"
     try:
