@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import socket
 import threading
@@ -78,6 +79,9 @@ class Server:
     last_call: float = field(default_factory=time.monotonic)
     _lock: FileLock | None = None
     _sock: socket.socket | None = None
+    # stop() writes a byte here so the accept loop wakes at once (a signal, a `stop` request)
+    # instead of at its next poll.
+    _wake: tuple[socket.socket, socket.socket] | None = None
 
     @property
     def socket_path(self) -> str:
@@ -103,7 +107,10 @@ class Server:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.socket_path)  # left by a server that was killed: nobody listens there
         self._sock = wire.bind(self.socket_path)
-        self._sock.settimeout(POLL_SECONDS)
+        self._sock.settimeout(POLL_SECONDS)  # a client gone between select and accept
+        self._wake = socket.socketpair()
+        for end in self._wake:
+            end.setblocking(False)
         with contextlib.suppress(OSError):
             os.chmod(self.root / wire.STATE_DIR, 0o700)  # the store's local state: the owner's only
 
@@ -127,6 +134,8 @@ class Server:
                 if self._idle():
                     reason = "idle"
                     break
+                if not self._calling():
+                    continue
                 try:
                     conn, _ = self._sock.accept()
                 except TimeoutError:
@@ -146,6 +155,15 @@ class Server:
 
     def stop(self) -> None:
         self.stopping.set()
+        if self._wake is not None:
+            with contextlib.suppress(OSError):  # full or closed: a wake-up is already due
+                self._wake[1].send(b"x")
+
+    def _calling(self) -> bool:
+        """Wait up to POLL_SECONDS for a caller; False when none came (or stop() woke it)."""
+        assert self._sock is not None and self._wake is not None
+        ready, _, _ = select.select([self._sock, self._wake[0]], [], [], POLL_SECONDS)
+        return self._sock in ready and not self.stopping.is_set()
 
     def stop_on_signals(self) -> None:
         """SIGTERM (systemctl stop, launchctl) and SIGINT stop the server cleanly."""
@@ -189,6 +207,8 @@ class Server:
             self.page.close()
         if self._sock is not None:
             self._sock.close()
+        for end in self._wake or ():
+            end.close()
         with contextlib.suppress(OSError):
             os.unlink(self.socket_path)
         if self._store_present():

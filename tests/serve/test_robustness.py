@@ -135,3 +135,37 @@ def test_stop_ends_the_server(store: Store) -> None:
         assert again.returncode == 0 and "no gitmem server runs" in again.stdout
     finally:
         stop(proc)
+
+
+@pytest.mark.parametrize("how", ["stop", "signal"])
+def test_a_stop_wakes_the_server_without_waiting_for_its_poll(
+        store: Store, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    """A stop request, or SIGTERM, ends the accept loop at once: with the poll made an hour long,
+    the server still leaves (before, it noticed only at its next poll, half a second later)."""
+    import os
+    import signal
+
+    from gitmem.serve import server as served
+
+    monkeypatch.setattr(served, "POLL_SECONDS", 3600.0)
+    server = Server(store.root, make_runner(cli), identity())
+    server.claim()
+    if how == "signal":  # the handler runs on the main thread, so the loop must run there too
+        previous = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+        server.stop_on_signals()
+        timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM))
+        timer.start()
+        try:
+            server.serve_forever()
+        finally:
+            timer.cancel()
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+    else:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        time.sleep(0.3)
+        server.stop()
+        thread.join(timeout=30)
+        assert not thread.is_alive()
+    assert not (store.root / "state" / "serve.sock").exists()
