@@ -209,7 +209,7 @@ class GitRepo(RemoteOps, StatusOps):
                     indexlater.leave(git_dir, self._repo, partial(self._write_index_as, clean, tree))
                 return str(oid)
             except _GIT_ERRORS as exc:  # a lock file another git process took after we looked
-                if not ("locked" in str(exc) or ".lock" in str(exc)) or attempt == _LOCK_RETRIES - 1:
+                if not _locked(exc) or attempt == _LOCK_RETRIES - 1:
                     if index is not None:
                         with contextlib.suppress(*_GIT_ERRORS):
                             self._write_staged(index, later)
@@ -236,20 +236,20 @@ class GitRepo(RemoteOps, StatusOps):
 
     def stage_paths(self, paths: Iterable[str]) -> None:
         """Stage exactly `paths` as they are in the work tree (conflicts on them are settled in the
-        index), without committing: a plain git merge in progress is finished by `git commit`."""
+        index), without committing: a plain git merge in progress is finished by `git commit`.
+        Staged as a commit stages (worktree.stage, under git's index lock), and a lock another
+        git process holds is waited for as a commit waits."""
         self._status_seen = None
         indexlater.settle(str(self.git_dir))
-        try:
-            with worktree.current_index(self._repo) as index:
-                for rel in dict.fromkeys(_clean_path(p) for p in paths):
-                    if (self._root / rel).is_file():
-                        index.add(rel)
-                    elif rel in index:
-                        index.remove(rel)
-                with worktree.index_writing(self.git_dir):
-                    index.write()
-        except _GIT_ERRORS as exc:
-            raise map_local_error(exc, "stage") from exc
+        clean = list(dict.fromkeys(_clean_path(p) for p in paths))
+        for attempt in range(_LOCK_RETRIES):
+            try:
+                worktree.stage(self._repo, self._root, clean)
+                return
+            except _GIT_ERRORS as exc:
+                if not _locked(exc) or attempt == _LOCK_RETRIES - 1:
+                    raise map_local_error(exc, "stage") from exc
+                time.sleep(0.01 * (attempt + 1))
 
     def changed_between(self, old: str | None, new: str | None) -> list[str]:
         """Sorted paths that differ between two commits (None stands for the empty tree)."""
@@ -405,3 +405,9 @@ def _in_callers_zone(signature: pygit2.Signature) -> pygit2.Signature:
     offset = moment.utcoffset()
     minutes = int(offset.total_seconds() // 60) if offset is not None else 0
     return pygit2.Signature(signature.name, signature.email, int(moment.timestamp()), minutes)
+
+
+def _locked(exc: BaseException) -> bool:
+    """A lock file another git process took after we looked (libgit2's error, or our own
+    O_EXCL create of .git/index.lock): worth waiting for and trying again."""
+    return "locked" in str(exc) or ".lock" in str(exc)

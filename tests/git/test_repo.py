@@ -574,3 +574,41 @@ def test_the_status_of_one_path_is_what_libgit2_says_in_every_state(repo: GitRep
     check("global/semantic/b.md")  # a link where a file was
     os.unlink(repo.root / "global/semantic/b.md")
     check("global/semantic/b.md")  # removed
+
+
+def test_staging_waits_for_an_index_lock_another_git_process_holds(repo: GitRepo) -> None:
+    """`stage_paths` (resolve during a plain git merge) stages under git's index lock, as a
+    commit does: while another git process holds .git/index.lock it waits and tries again, and
+    what it stages lands once the lock is gone; nothing is staged while the lock is held."""
+    import threading
+    import time
+
+    commit(repo, "notes/a.md", "first\n")
+    write(repo, "notes/a.md", "second\n")
+    lock = repo.git_dir / "index.lock"
+    lock.write_bytes(b"")  # what a running `git add` holds
+    errors: list[BaseException] = []
+
+    def stage() -> None:
+        try:
+            repo.stage_paths(["notes/a.md"])
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            errors.append(exc)
+
+    worker = threading.Thread(target=stage)
+    worker.start()
+    time.sleep(0.1)
+    assert git(repo.root, "diff", "--cached", "--name-only").strip() == ""  # held: not staged yet
+    lock.unlink()
+    worker.join(timeout=30)
+    assert not worker.is_alive() and errors == []
+    assert git(repo.root, "diff", "--cached", "--name-only").strip() == "notes/a.md"
+
+
+def test_staging_gives_up_on_an_index_lock_that_stays_with_one_line(repo: GitRepo) -> None:
+    commit(repo, "notes/a.md", "first\n")
+    write(repo, "notes/a.md", "second\n")
+    (repo.git_dir / "index.lock").write_bytes(b"")
+    with pytest.raises(GitLayerError, match="lock"):
+        repo.stage_paths(["notes/a.md"])
+    assert git(repo.root, "diff", "--cached", "--name-only").strip() == ""
