@@ -7,7 +7,6 @@ hex oids. Network work goes through the git binary (transport.py).
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
@@ -26,6 +25,7 @@ from gitmem.git import graph, history, indexlater, transport, worktree
 from gitmem.git.credentials import PushRejectedError, map_local_error, redact, strip_credentials
 from gitmem.git.history import CommitInfo
 from gitmem.git.history import clean_path as _clean_path
+from gitmem.git.localconfig import ConfigOps
 from gitmem.git.machine import with_machine
 from gitmem.git.remotes import RemoteOps
 from gitmem.git.status import StatusKeeper, StatusOps
@@ -48,10 +48,11 @@ def check_branch_name(name: str) -> str:
     return name
 
 
-class GitRepo(RemoteOps, StatusOps):
+class GitRepo(RemoteOps, StatusOps, ConfigOps):
     """A non-bare git repository opened exactly at `root` (parent directories are never searched).
 
-    Remote operations (fetch, push, upstream tracking) come from RemoteOps (remotes.py).
+    Remote operations (fetch, push, upstream tracking) come from RemoteOps (remotes.py), git
+    status from StatusOps (status.py), the repository's own settings from ConfigOps (localconfig.py).
     """
 
     def __init__(self, root: Path, *, token_file: Path | None = None) -> None:
@@ -209,7 +210,7 @@ class GitRepo(RemoteOps, StatusOps):
                     indexlater.leave(git_dir, self._repo, partial(self._write_index_as, clean, tree))
                 return str(oid)
             except _GIT_ERRORS as exc:  # a lock file another git process took after we looked
-                if not _locked(exc) or attempt == _LOCK_RETRIES - 1:
+                if not worktree.is_lock_error(exc) or attempt == _LOCK_RETRIES - 1:
                     if index is not None:
                         with contextlib.suppress(*_GIT_ERRORS):
                             self._write_staged(index, later)
@@ -237,17 +238,15 @@ class GitRepo(RemoteOps, StatusOps):
     def stage_paths(self, paths: Iterable[str]) -> None:
         """Stage exactly `paths` as they are in the work tree (conflicts on them are settled in the
         index), without committing: a plain git merge in progress is finished by `git commit`.
-        Staged as a commit stages (worktree.stage, under git's index lock), and a lock another
-        git process holds is waited for as a commit waits."""
-        self._status_seen = None
-        indexlater.settle(str(self.git_dir))
+        Staged as a commit stages, waiting as it does for a lock another git process holds."""
         clean = list(dict.fromkeys(_clean_path(p) for p in paths))
         for attempt in range(_LOCK_RETRIES):
+            self._before_write(False)  # as a commit stages: announced commits, stale locks
             try:
                 worktree.stage(self._repo, self._root, clean)
                 return
             except _GIT_ERRORS as exc:
-                if not _locked(exc) or attempt == _LOCK_RETRIES - 1:
+                if not worktree.is_lock_error(exc) or attempt == _LOCK_RETRIES - 1:
                     raise map_local_error(exc, "stage") from exc
                 time.sleep(0.01 * (attempt + 1))
 
@@ -294,33 +293,6 @@ class GitRepo(RemoteOps, StatusOps):
     def export_tree(self, rev: str, dest: Path, under: tuple[str, ...]) -> int:
         """Write the Markdown files of `rev` below `under` into `dest`; returns how many."""
         return history.export_tree(self._repo, rev, dest, under=under)
-
-    # -- config ------------------------------------------------------------------------------
-
-    def _local_config(self) -> pygit2.Config:
-        """The repository's own .git/config, without global or system levels."""
-        return pygit2.Config(os.path.join(self._repo.path, "config"))
-
-    def set_config(self, key: str, value: str) -> None:
-        """Set a repo-local config value."""
-        try:
-            self._local_config()[key] = value
-        except _GIT_ERRORS as exc:
-            raise map_local_error(exc, f"git config {key}") from exc
-
-    def get_config(self, key: str) -> str | None:
-        """A repo-local config value, or None when unset."""
-        try:
-            return str(self._local_config()[key])
-        except KeyError:
-            return None
-        except _GIT_ERRORS as exc:
-            raise map_local_error(exc, f"git config {key}") from exc
-
-    def unset_config(self, key: str) -> None:
-        """Remove a repo-local config value (no error when unset)."""
-        with contextlib.suppress(KeyError):
-            del self._local_config()[key]
 
     # -- history between two commits ---------------------------------------------------------
 
@@ -405,9 +377,3 @@ def _in_callers_zone(signature: pygit2.Signature) -> pygit2.Signature:
     offset = moment.utcoffset()
     minutes = int(offset.total_seconds() // 60) if offset is not None else 0
     return pygit2.Signature(signature.name, signature.email, int(moment.timestamp()), minutes)
-
-
-def _locked(exc: BaseException) -> bool:
-    """A lock file another git process took after we looked (libgit2's error, or our own
-    O_EXCL create of .git/index.lock): worth waiting for and trying again."""
-    return "locked" in str(exc) or ".lock" in str(exc)

@@ -28,6 +28,12 @@ def index_writing(git_dir: Path) -> Iterator[None]:
             os.unlink(owner)
 
 
+def is_lock_error(exc: BaseException) -> bool:
+    """A lock file another git process took after we looked (libgit2's "locked" error, or the
+    O_EXCL create of .git/index.lock in index_held): worth waiting for and trying again."""
+    return "locked" in str(exc) or ".lock" in str(exc)
+
+
 @contextlib.contextmanager
 def index_held(git_dir: Path) -> Iterator[None]:
     """Hold git's index lock (.git/index.lock) while the index is read and changed in memory,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
+import selectors
 import signal
 import socket
 import threading
@@ -82,6 +82,7 @@ class Server:
     # stop() writes a byte here so the accept loop wakes at once (a signal, a `stop` request)
     # instead of at its next poll.
     _wake: tuple[socket.socket, socket.socket] | None = None
+    _waiting: selectors.BaseSelector | None = None  # the socket and the wake-up end (no fd limit)
 
     @property
     def socket_path(self) -> str:
@@ -111,6 +112,9 @@ class Server:
         self._wake = socket.socketpair()
         for end in self._wake:
             end.setblocking(False)
+        self._waiting = selectors.DefaultSelector()
+        self._waiting.register(self._sock, selectors.EVENT_READ)
+        self._waiting.register(self._wake[0], selectors.EVENT_READ)
         with contextlib.suppress(OSError):
             os.chmod(self.root / wire.STATE_DIR, 0o700)  # the store's local state: the owner's only
 
@@ -161,8 +165,8 @@ class Server:
 
     def _calling(self) -> bool:
         """Wait up to POLL_SECONDS for a caller; False when none came (or stop() woke it)."""
-        assert self._sock is not None and self._wake is not None
-        ready, _, _ = select.select([self._sock, self._wake[0]], [], [], POLL_SECONDS)
+        assert self._waiting is not None
+        ready = [key.fileobj for key, _ in self._waiting.select(POLL_SECONDS)]
         return self._sock in ready and not self.stopping.is_set()
 
     def stop_on_signals(self) -> None:
@@ -205,6 +209,8 @@ class Server:
     def _close(self, reason: str, started: float) -> None:
         if self.page is not None:
             self.page.close()
+        if self._waiting is not None:
+            self._waiting.close()
         if self._sock is not None:
             self._sock.close()
         for end in self._wake or ():

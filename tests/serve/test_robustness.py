@@ -169,3 +169,30 @@ def test_a_stop_wakes_the_server_without_waiting_for_its_poll(
         thread.join(timeout=30)
         assert not thread.is_alive()
     assert not (store.root / "state" / "serve.sock").exists()
+
+
+def test_a_server_whose_files_pass_a_thousand_still_answers(store: Store) -> None:
+    """A long-lived server holds many files (index segments, caches, calls' sockets): its socket
+    and wake-up numbers above select()'s limit of 1024 still wait and answer."""
+    import os
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1400:
+        pytest.skip(f"this machine allows {hard} open files, fewer than the test needs")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1400), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    server = Server(store.root, make_runner(cli), identity())
+    try:
+        server.claim()
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        found = run_gitmem("-v", "--root", str(store.root), "search", "nothing-here")
+        assert found.returncode == 1 and ANSWERED in found.stderr, found.stderr
+        server.stop()
+        thread.join(timeout=30)
+        assert not thread.is_alive()
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
