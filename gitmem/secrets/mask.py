@@ -105,10 +105,23 @@ def clip(text: str, limit: int) -> str:
     return hide_secrets(text)[:limit]
 
 
+# What may follow a matched secret within the same token: base64 and base64url letters, the dots
+# of a JWT or of a dotted suffix (GitLab's `glpat-….01.…`), padding. Some detector patterns end
+# lazily (the JWT one stops before the signature); a mask runs to the token's end instead.
+_TOKEN_REST = re.compile(r"[A-Za-z0-9_\-.+/=]*")
+
+
+def _token_end(line: str, end: int) -> int:
+    found = _TOKEN_REST.match(line, end)
+    return found.end() if found else end
+
+
 def _masked(line: str, spans: list[tuple[int, int]]) -> str:
-    """The line with each (merged) span replaced by ***; a *** already there is left alone."""
+    """The line with each (merged) span, carried to the end of the token it ends in, replaced by
+    ***; a *** already there is left alone."""
     merged: list[list[int]] = []
-    for start, end in sorted(s for s in spans if s[1] > s[0]):
+    whole = [(start, _token_end(line, end)) for start, end in spans]
+    for start, end in sorted(s for s in whole if s[1] > s[0]):
         if merged and start <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], end)
         else:

@@ -1,8 +1,8 @@
 """gitmem's own secret rules: the token formats detect-secrets 1.5 does not know, after gitleaks'
 public rule list (GitHub fine-grained tokens, Anthropic, OpenAI project keys, Google API keys,
-AWS secret access keys, npm, Hugging Face, Databricks, DigitalOcean, Shopify, Mailgun, Heroku)
-and the unquoted assignments of a note or an environment file (`password: ...`,
-`DEPLOY_TOKEN=...`).
+AWS secret access keys, npm, Hugging Face, Databricks, DigitalOcean, Shopify, Mailgun, Heroku,
+Discord and Microsoft Teams webhooks) and the unquoted assignments of a note, an environment file
+or an HTTP header (`password: ...`, `DEPLOY_TOKEN=...`, `X-Api-Key: ...`).
 
 Formats detect-secrets knows (Twilio, SendGrid, Telegram, Azure storage, JWTs, private key
 headers, ...) are left to it, except where its pattern is narrower than the format (GitHub
@@ -88,7 +88,10 @@ def random_looking(value: str) -> bool:
         return False
     if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", value):  # a commit hash: the history records them
         return False
-    return entropy(value) >= 3.5
+    # Sixteen symbols give less entropy per character than sixty-four: a random 32-digit hex key
+    # often measures under 3.5, and a hex word (`deadbeefcafebabe`) under 2.8.
+    hexadecimal = re.fullmatch(r"[0-9a-f]+|[0-9A-F]+", value) is not None
+    return entropy(value) >= (2.8 if hexadecimal else 3.5)
 
 
 def mixed_case(value: str) -> bool:
@@ -107,8 +110,10 @@ def _rule(kind: str, source: str, check: Callable[[str], bool] | None = None) ->
     return Rule(kind, source, check)
 
 
-_SECRET_NAME = (r"[A-Za-z0-9_.-]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY"
-                r"|AUTH_?KEY|CLIENT_?KEY|CREDENTIALS?|SIGNING_?KEY)[A-Za-z0-9_.-]*")
+# `API_KEY`, `apikey` and an HTTP header's `X-Api-Key` alike.
+_SECRET_NAME = (r"[A-Za-z0-9_.-]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API[_-]?KEY|ACCESS[_-]?KEY"
+                r"|PRIVATE[_-]?KEY|AUTH[_-]?KEY|CLIENT[_-]?KEY|CREDENTIALS?|SIGNING[_-]?KEY)"
+                r"[A-Za-z0-9_.-]*")
 _ASSIGN = r"""["']?\s*(?::=|=>|[:=])\s*["']?"""
 _AWS_SECRET_NAME = r"(?:aws[_ .-]?)?secret(?:[_ .-]?(?:access[_ .-]?)?key)?"
 
@@ -129,6 +134,11 @@ RULES: tuple[Rule, ...] = (
     _rule("GitLab Token", r"\bgl(?:pat|ptt|rt|dt|ft|soat|cbt|imt|oas)-[A-Za-z0-9_-]{20,}" + _END),
     _rule("Slack Token", r"\bxox[abposer]-[A-Za-z0-9-]{10,}" + _END),
     _rule("Slack Webhook", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}"),
+    _rule("Discord Webhook",
+          r"\bdiscord(?:app)?\.com/api/webhooks/\d{5,30}/(?P<secret>[A-Za-z0-9_-]{40,})" + _END),
+    _rule("Microsoft Teams Webhook",
+          r"(?:\.webhook\.office\.com/webhookb2|\boutlook\.office(?:365)?\.com/webhook)/"
+          r"(?P<secret>[A-Za-z0-9@/_-]{40,})"),
     _rule("Stripe Access Key", r"\b[rs]k_(?:live|test|prod)_[A-Za-z0-9]{16,}" + _END),
     _rule("npm Token", r"\bnpm_[A-Za-z0-9]{30,64}" + _END, random_looking),
     _rule("PyPI Token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}" + _END),

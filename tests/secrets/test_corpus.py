@@ -29,6 +29,22 @@ def test_the_gate_refuses_and_the_mask_hides_each_shape_in_each_form(shape: Shap
     assert shape.secret not in masked and "***" in masked
 
 
+BARE = [shape for shape in SHAPES if shape.bare]
+
+
+@pytest.mark.parametrize("shape", BARE, ids=[s.name for s in BARE])
+def test_a_token_alone_in_a_sentence_is_refused_and_masked_to_its_end(shape: Shape) -> None:
+    """With no word beside it that marks it, a recognisable token is still refused, and the
+    mask runs to the token's last character: a pattern that matches only the start of a token
+    (a JWT's header and payload, a GitLab token before its dotted suffix) leaves no tail."""
+    text = f"Pasted by mistake: {shape.value} (remove it)"
+    assert find_secrets(text), shape.name
+    masked = hide_secrets(text)
+    assert shape.secret not in masked
+    if not any(c in shape.value for c in " \n;:@"):  # one token, not a URL or a block
+        assert masked == "Pasted by mistake: *** (remove it)", masked
+
+
 @pytest.mark.parametrize("text", ORDINARY)
 def test_ordinary_notes_are_neither_refused_nor_masked(text: str) -> None:
     assert find_secrets(text) == []
