@@ -66,7 +66,9 @@ def main() -> None:
         env = {"HOME": str(home), "XDG_CACHE_HOME": str(home / "cache"),
                "GITMEM_ROOT": str(home / "store"), "GIT_AUTHOR_NAME": "bench",
                "GIT_AUTHOR_EMAIL": "bench@localhost", "GIT_COMMITTER_NAME": "bench",
-               "GIT_COMMITTER_EMAIL": "bench@localhost"}
+               "GIT_COMMITTER_EMAIL": "bench@localhost",
+               # each write in its own process, as the table says (a warm server would answer)
+               "GITMEM_SERVE": "off"}
         os.environ.update(env)
         subprocess.run([GITMEM, "init"], capture_output=True, check=True)
         subprocess.run([GITMEM, "remember", NOTE, "--layer", "semantic", "--topic", "bench"],
