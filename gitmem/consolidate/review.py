@@ -181,7 +181,7 @@ def review_accept(store: Store, ident: str, *, text: str | None = None) -> dict[
         return {**done, "remaining": len(read_queue(store).items)}
     with store.batch("review accept") as txn:  # the entry and the queue: one commit
         body = text.strip() if text is not None else str(item["text"])
-        refuse_secrets(body, "accepted text")
+        refuse_secrets(body, "accepted text", overridable=False)
         fact = Fact(str(item["layer"]), str(item.get("scope") or "global"), str(item.get("topic") or "general"),
                     body, str(item.get("importance") or "normal"), _opt(item.get("volatility")),
                     f"digest:{item.get('digest')}" if item.get("digest") else None)
@@ -212,7 +212,7 @@ def review_reject(store: Store, ident: str, *, reason: str = "") -> dict[str, An
     """Remove the item and remember its fingerprint, so the same fact is not proposed again."""
     reason = " ".join(reason.split())
     if reason:
-        refuse_secrets(reason, "reason")  # the whole reason: a cut could hide a secret from the gate
+        refuse_secrets(reason, "reason", overridable=False)  # the whole reason: a cut could hide a secret from the gate
     reason = reason[:200]
     store.require()
     with store.writing("review reject") as txn:

@@ -102,6 +102,27 @@ def post_hook(root: Path, name: str, args: list[str], stdin_text: str = "") -> i
     return 0
 
 
+# -- commit-msg ------------------------------------------------------------------------------
+def commit_msg(args: list[str]) -> int:
+    """Refuse a commit whose message (the file git names) holds a likely secret."""
+    from gitmem.githooks.secretcheck import message_secret_problems
+
+    if not args:
+        say("commit-msg: git named no message file")
+        return 1
+    try:
+        message = Path(caller.absolute(args[0])).read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        say(f"commit-msg: cannot read the commit message ({exc.strerror or exc})")
+        return 1
+    problems = message_secret_problems(message)
+    for problem in problems:
+        say(f"commit-msg: {problem}")
+    if problems:
+        say("commit refused; `git commit --no-verify` skips the check")
+    return 1 if problems else 0
+
+
 # -- entry point ----------------------------------------------------------------------------
 def run_hook(name: str, args: list[str], root: Path | None = None) -> int:
     """Run one hook in `root` (default: the current folder, where git runs hooks)."""
@@ -110,6 +131,8 @@ def run_hook(name: str, args: list[str], root: Path | None = None) -> int:
     if caller.env("GITMEM_HOOKS") == "0":
         return 0
     root = Path(caller.absolute(str(root or '.')))
+    if name == "commit-msg":
+        return _recorded(root, name, commit_msg(args))
     if name != "pre-commit":
         stdin_text = sys.stdin.read() if name == "post-rewrite" else ""
         return _recorded(root, name, post_hook(root, name, args, stdin_text))

@@ -1,6 +1,7 @@
-"""The pre-commit hook's secret check: the lines a commit adds to the store, looked at before git
-records them: memory files, and every other staged text file too (runtime memory, document
-copies, memory.json...). GITMEM_ALLOW_SECRET=1 lets one commit through: hooks take no flags."""
+"""The hooks' secret check: the lines a commit adds to the store, looked at before git records
+them (pre-commit): memory files, and every other staged text file too (runtime memory, document
+copies, memory.json...); and the commit's message (commit-msg). GITMEM_ALLOW_SECRET=1 lets one
+commit through: hooks take no flags."""
 
 from __future__ import annotations
 
@@ -55,3 +56,20 @@ def other_staged_secret_problems(root: Path, changes: list[gitcli.StagedChange],
         except (KeyError, UnicodeDecodeError):
             continue
     return staged_secret_problems(root, staged, others)
+
+
+SCISSORS = "# ------------------------ >8 ------------------------"
+
+
+def message_secret_problems(message: str) -> list[str]:
+    """One line per likely secret in a commit message: every line above the scissors line (below
+    it, `git commit -v` shows the staged diff, which pre-commit has checked). `#` lines are read
+    too: git keeps them in a message given with -m or -F, and the hook cannot tell how git will
+    clean the message up."""
+    from gitmem.secrets.scan import allowed_by_environment, scan_lines
+
+    if allowed_by_environment():
+        return []
+    lines = list(enumerate(message.split(SCISSORS, 1)[0].split("\n"), 1))
+    return [f"the commit message line {finding.line} holds a likely secret ({finding.kind}): {WAY_OUT}"
+            for finding in scan_lines(lines)]

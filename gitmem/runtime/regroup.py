@@ -37,7 +37,7 @@ def replace_group(store: Store, key: str, target: str, sources: list[tuple[str, 
     limits = limits_of(store)
     contents = list(dict.fromkeys(check_content(text, limits.item) for text in texts))
     for content in contents:
-        refuse_secrets(content, "runtime memory text")
+        refuse_secrets(content, "runtime memory text", overridable=False)
     with runtime_writing(store, verb, limits, lambda: [key]) as txn:
         records, imported = load_scope(store, key, limits)
         replaced = _current_sources(records.of(target), sources)

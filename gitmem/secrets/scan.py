@@ -175,14 +175,16 @@ def added_lines(old: str | None, new: str) -> list[tuple[int, str]]:
     return [(n, line) for n, line in enumerate(new.splitlines(), 1) if line not in before]
 
 
-def refuse_secrets(text: str, what: str = "text", *, allow: bool = False) -> None:
+def refuse_secrets(text: str, what: str = "text", *, allow: bool = False,
+                   overridable: bool = True) -> None:
     """InvalidInputError (exit 2) when `text` holds a likely secret, naming the kind and the line;
-    nothing when the write verb was told --allow-secret (the environment does not count here)."""
+    nothing when the write verb was told --allow-secret (the environment does not count here).
+    `overridable=False`: the verb has no --allow-secret, and the message does not offer one."""
     if allow or not text.strip():
         return
     found = find_secrets(text)
     if found:
-        raise refusal(found, what, "pass --allow-secret to record it anyway")
+        raise refusal(found, what, "pass --allow-secret to record it anyway" if overridable else None)
 
 
 def refuse_added_secrets(changes: dict[str, tuple[str | None, str]], *, way_out: str) -> None:
@@ -218,9 +220,11 @@ def refuse_hand_edit_secrets(root: Path, paths: list[str],
     refuse_added_secrets(changes, way_out=HAND_EDIT_WAY_OUT)
 
 
-def refusal(found: list[Finding], what: str, way_out: str) -> InvalidInputError:
-    """The one-line refusal: the first finding, how many more, and the way out."""
+def refusal(found: list[Finding], what: str, way_out: str | None) -> InvalidInputError:
+    """The one-line refusal: the first finding, how many more, and the way out (None: removing
+    it is the only one)."""
     first = found[0]
     where = f"{what} {first}" if what and not first.path else str(first)
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-    return InvalidInputError(f"refused: {where}{more}; nothing was written. Remove it, or {way_out}")
+    out = f"Remove it, or {way_out}" if way_out else "Remove it and try again"
+    return InvalidInputError(f"refused: {where}{more}; nothing was written. {out}")

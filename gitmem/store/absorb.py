@@ -14,7 +14,7 @@ from gitmem.secrets.scan import refuse_hand_edit_secrets
 from gitmem.store import integrity
 from gitmem.store.catalog import Catalog
 from gitmem.store.registry import Registry
-from gitmem.store.txn import WriteTxn
+from gitmem.store.txn import WriteTxn, commit_message
 
 
 class Store(Protocol):
@@ -70,7 +70,7 @@ def absorb_hand_edits(store: Store) -> list[str]:
     store.keep_marks(txn)
     paths = sorted(set(dirty) | set(store.regenerate_layer_indexes(dirty)) | set(txn.touched))
     listing = "\n".join(f"- {p}" for p in paths)
-    oid = store.git.commit_paths(paths, f"hand edit: {len(paths)} file(s)\n\n{listing}\n")
+    oid = store.git.commit_paths(paths, commit_message(f"hand edit: {len(paths)} file(s)\n\n{listing}\n"))
     store.catalog.set_meta("head", store.git.head_oid())
     store._clear_journal()
     store.update_search_index(paths)

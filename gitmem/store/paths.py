@@ -109,6 +109,10 @@ def topic_slug(topic: str) -> str:
     parts = re.split(r"[\\/]+", text)
     if text.startswith(("/", "\\", "~")) or ".." in parts or re.match(r"^[A-Za-z]:", text):
         raise InvalidInputError(f"topic {topic!r} would escape the layer folder")
+    # A topic names a file: a secret in it would be committed in the path, past the text gate.
+    from gitmem.secrets.scan import refuse_secrets
+
+    refuse_secrets(text, "topic", overridable=False)
     slug = L.canonical_slug(text)
     if not slug:
         raise InvalidInputError(f"topic {topic!r} has no usable characters")

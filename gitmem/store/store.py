@@ -24,7 +24,7 @@ from gitmem.store import absorb, catchup, generated, handedits, integrity, journ
 from gitmem.store.aftercall import later as after_the_answer
 from gitmem.store.base import StoreBase
 from gitmem.store.registry import Registry, save_registry
-from gitmem.store.txn import Located, WriteTxn, refuse_subagent
+from gitmem.store.txn import Located, WriteTxn, commit_message, refuse_subagent
 from gitmem.store.warm import enabled as kept_warm
 
 if TYPE_CHECKING:
@@ -139,7 +139,7 @@ class Store(StoreBase):
             txn.note(relpath)
         self.refresh_system_doc(txn)
         self.keep_marks(txn)
-        message = txn.message or f"{txn.verb}"
+        message = commit_message(txn.message or f"{txn.verb}")
         if self.commit_trailer:
             message = f"{message.rstrip()}\n\n{self.commit_trailer}"
         oid = self.git.commit_paths(txn.touched, message)
@@ -346,6 +346,10 @@ class Store(StoreBase):
         record = registry.workspaces.get(key)
         wanted_title = title or (record or {}).get("title") or key
         if record is None or record.get("title") != wanted_title:
+            # A key names a folder and both go into memory.json: the text gate does not see them.
+            from gitmem.secrets.scan import refuse_secrets
+
+            refuse_secrets(f"{key}\n{wanted_title}", "workspace key or title", overridable=False)
             registry.workspaces[key] = {**(record or {}), "title": wanted_title}
             self.save_registry(txn, registry)
         self.ensure_scope(txn, key)

@@ -46,3 +46,12 @@ def refuse_subagent(verb: str) -> None:
         raise SubagentWriteError(
             f"`gitmem {verb}` refused: subagents do not write memory (GITMEM_SUBAGENT=1); report your findings to your caller instead"
         )
+
+
+def commit_message(text: str) -> str:
+    """A commit message as gitmem records it: a likely secret in it (a reason given for a
+    rejection, a title a merge note quotes) masked as printed text is. The write gate keeps
+    secrets out of the files; a message is not a file, and is never refused for one."""
+    from gitmem.secrets.mask import hide_secrets
+
+    return hide_secrets(text)

@@ -24,6 +24,7 @@ from gitmem.merge.common import Labels
 from gitmem.observe.record import record
 from gitmem.redaction import redact
 from gitmem.store.store import refuse_subagent
+from gitmem.store.txn import commit_message
 from gitmem.sync.conflicts import (  # noqa: F401 - list_conflicts, is_record_file: module API
     current_conflicts,
     is_record_file,
@@ -310,7 +311,7 @@ def _merge(store: Store, report: SyncReport, base: str, head: str, theirs: str,
                  *merged.notes[:40]]
         message = f"sync: merge {tracking}\n" + ("\n" + "\n".join(f"- {n}" for n in lines) + "\n"
                                                 if lines else "")
-        new = git.commit_merge(merged.files, message, [head, theirs])
+        new = git.commit_merge(merged.files, commit_message(message), [head, theirs])
     except Exception:
         # The catalog may describe merged files that were not committed: rebuild it next time.
         store.catalog.set_meta("built", None)

@@ -23,7 +23,7 @@ def edit_entry(store: Store, entry_id: str, *, title: str, body: str,
     `expected` is the `entry_version` the editor started from: when the entry changed since, the
     edit is refused (ConflictError) and nothing is written, so no one's change is written over."""
     text = safe_body(check_text(body, "body"))
-    refuse_secrets(title, "title")
+    refuse_secrets(title, "title", overridable=False)
     heading = heading_for(text, title.strip() or None)
     if expected is not None:  # refuse before the write starts, so a refusal commits nothing
         _refuse_changed(entry_id, store.locate(entry_id).entry, expected)

@@ -108,7 +108,7 @@ def resolve_with_text(store: Store, target: str, text: str) -> ResolveResult:
         raise InvalidInputError("the edited text is empty: keep a version, or forget the entry after")
     if conflict_marker_lines(text):
         raise InvalidInputError("the edited text still holds a conflict marker line")
-    refuse_secrets(text, "the edited text")
+    refuse_secrets(text, "the edited text", overridable=False)
     if _git_operation_in_progress(store) or document_target(store, target) is not None:
         raise InvalidInputError(f"{target} cannot be settled with an edited text here: use"
                                 " `gitmem resolve` with --ours, --theirs or --both")

@@ -43,6 +43,9 @@ def _section_name(name: str, allowed: tuple[str, ...] | None) -> str:
     if cleaned.startswith("#") or len(cleaned) > 80:
         raise InvalidInputError(f"invalid section name {name!r}")
     if allowed is None:
+        from gitmem.secrets.scan import refuse_secrets
+
+        refuse_secrets(cleaned, "section name", overridable=False)  # a heading of the file
         return cleaned
     for candidate in allowed:
         if candidate.lower() == cleaned.lower():

@@ -227,3 +227,21 @@ def test_a_secret_typed_into_the_queue_by_hand_is_never_committed_nor_shown(
     assert git(store.root, "rev-parse", "HEAD") == head
     listed = gm("review")
     assert listed.exit_code == 0 and token not in listed.output and "***" in listed.output
+
+
+
+def test_a_reason_holding_a_secret_is_refused_without_offering_a_flag_it_lacks(
+        gm: Cli, store: Store, tmp_path: Path) -> None:
+    """`review reject` has no --allow-secret: its refusal says to remove the secret, and names
+    no flag the command does not take; nothing is written."""
+    token = "ghp_" + "k3J9aB7cD1eF5gH2iJ8kL4mN6oP0qR3sT9uV"
+    gm("config", "set", "consolidate.review", "0.5")
+    use_model(store.root, tmp_path)
+    make_digest(store.root, 1)
+    gm("consolidate")
+    item = gm.json("review")["items"][0]
+    before = commit_count(store.root)
+    refused = gm("review", "reject", item["id"], "--reason", f"it leaked {token}")
+    assert refused.exit_code == 2 and "Remove it and try again" in refused.output
+    assert "--allow-secret" not in refused.output and token not in refused.output
+    assert commit_count(store.root) == before and token not in (store.root / "review.json").read_text()

@@ -150,6 +150,35 @@ def test_plain_git_commit_of_a_secret_is_refused_by_the_hook(store: Store, gm: C
     assert later.returncode == 0, later.stderr
 
 
+def test_a_commit_message_holding_a_secret_is_refused_by_the_hook(store: Store, gm: Cli) -> None:
+    """The commit-msg hook: a token in the message of a plain `git commit` is refused (the kind
+    and the line, never the token), HEAD does not move and the edit stays in the file; so is a
+    token in a `#` line (git keeps those in a message given with -m or -F); an ordinary message,
+    and GITMEM_ALLOW_SECRET=1, pass."""
+    assert gm("remember", "Seed", "--layer", "semantic", "--topic", "ci").exit_code == 0
+    assert gm("hooks", "install").exit_code == 0
+    topic = store.root / "global/semantic/ci.md"
+
+    def commit(message: str, **env: str) -> subprocess.CompletedProcess[str]:
+        with open(topic, "a", encoding="utf-8") as handle:
+            handle.write(f"\n## Note {len(message)}\nAn ordinary note.\n")
+        return subprocess.run(["git", "commit", "-qa", "-F", "-"], cwd=store.root, input=message,
+                              capture_output=True, text=True, env={**os.environ, **env})
+
+    before = git(store.root, "rev-parse", "HEAD")
+    refused = commit(f"Rotate the bot\n\nThe old one was {SLACK}\n")
+    assert refused.returncode != 0
+    assert "commit message line 3" in refused.stderr and "(Slack Token)" in refused.stderr
+    assert SLACK not in refused.stderr and "GITMEM_ALLOW_SECRET=1" in refused.stderr
+    assert git(store.root, "rev-parse", "HEAD") == before
+    assert "global/semantic/ci.md" in git(store.root, "diff", "HEAD", "--name-only")
+    assert commit(f"Rotate the bot\n# the old one was {SLACK}\n").returncode != 0
+    assert commit("Rotate the bot\n").returncode == 0
+    assert SLACK not in git(store.root, "log", "--format=%B")
+    forced = commit(f"Rotate the bot, knowingly: {SLACK}\n", GITMEM_ALLOW_SECRET="1")
+    assert forced.returncode == 0, forced.stderr
+
+
 # -- read verbs never print a stored secret, and never load the detector ---------------------------
 def test_search_and_context_hide_secrets_already_stored(gm: Cli) -> None:
     stored = [KINDS[k] for k in ("GitHub Token", "AWS Access Key", "OpenAI Token", "Slack Token",

@@ -161,3 +161,48 @@ def test_an_error_message_never_prints_a_secret(gm: Cli) -> None:
                  ("remember", "x", "--layer", shape.value)):
         result = gm(*args)
         assert result.exit_code != 0 and shape.secret not in result.stderr + result.stdout, args
+
+
+NAMES = [BY_NAME[name] for name in ("GitHub classic token", "Slack bot token", "OpenRouter API key",
+                                     "DigitalOcean token")]
+
+
+@pytest.mark.parametrize("shape", NAMES, ids=[shape.name for shape in NAMES])
+def test_a_name_that_becomes_a_path_or_a_heading_is_refused(gm: Cli, shape: Shape) -> None:
+    """A topic (a file's name), a state section (a heading) and a workspace key (a folder's
+    name, and memory.json's) are not text the gate reads, yet each is committed: each refuses
+    a likely secret, without an override, and nothing is written. Lowercase tokens fit a
+    workspace key's alphabet and survive a topic's lowercasing, so they are tried here too."""
+    assert gm("remember", "Seed fact for the store", "--layer", "semantic").exit_code == 0
+    before = commit_count(gm.root)
+    token = shape.value
+    for args in (["remember", "An ordinary fact", "--layer", "semantic", "--topic", token],
+                 ["remember", "An ordinary fact", "--layer", "semantic", "--topic", f"ops/{token}"],
+                 ["codebase", token, "An ordinary note on the code", "--workspace", "proj"],
+                 ["mv-topic", "semantic/general", f"semantic/{token}"],
+                 ["state", token, "Deploys go out at noon", "--workspace", "proj"],
+                 ["remember", "An ordinary fact", "--layer", "semantic", "--scope", "workspace",
+                  "--workspace", token.lower()]):
+        result = gm(*args)
+        reasons = ("holds a likely secret", "invalid workspace key")  # no key has `_` or 65 letters
+        assert result.exit_code == 2 and any(r in result.output for r in reasons), (args, result.output)
+        assert token not in result.output and token.lower() not in result.output
+    assert commit_count(gm.root) == before and git(gm.root, "status", "--porcelain") == ""
+    assert token.lower() not in all_text(gm.root).lower()
+    assert token.lower() not in git(gm.root, "ls-files").lower()
+
+
+def test_a_commit_message_gitmem_writes_has_a_secret_masked(store: object) -> None:
+    """Every gitmem commit goes through one place (Store's commit of a write): a likely secret
+    in its message (a merge note quoting a title recorded with --allow-secret, say) is masked
+    there, as printed text is; the write itself is not refused for it."""
+    from gitmem.store.store import Store
+
+    assert isinstance(store, Store)
+    token = BY_NAME["GitHub classic token"].value
+    with store.writing("remember") as txn:
+        store.write_file(txn, "global/semantic/notes.md", "# notes\n")
+        txn.message = f"remember: a note about {token}"
+    message = git(store.root, "log", "-1", "--format=%B")
+    assert message.startswith("remember: a note about ***"), message
+    assert token not in git(store.root, "log", "--format=%B")
