@@ -6,7 +6,8 @@ Builds a store (topic files of 20 entries written directly, one `git commit`), b
 index, installs the hooks, then for each round:
   1. appends an entry without an Id to one topic file, stages it and runs the pre-commit hook
      alone (as git would: in the work tree, with the same environment), wall clock and CPU
-     time (user + system of the hook and the git commands it runs; steady on a busy machine);
+     time (user + system of the hook and the git commands it runs; steady on a busy machine),
+     then the commit-msg hook alone on a two-line message (the secret check of the message);
   2. commits that (hooks off) and runs the post-commit hook alone (search index update);
   3. appends an entry to another topic file and times the whole `git commit -am` with hooks.
 Also times a commit that touches no memory file. Prints median and p95 in milliseconds.
@@ -88,10 +89,10 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_hook(root: Path, name: str, cpu: list[float] | None = None) -> float:
+def run_hook(root: Path, name: str, cpu: list[float] | None = None, *args: str) -> float:
     """Wall-clock ms of one hook run (its CPU ms, children included, appended to `cpu`)."""
     cpu_before, start = cpu_seconds(), time.perf_counter()
-    done = subprocess.run([str(root / ".git" / "hooks" / name)], cwd=root, capture_output=True,
+    done = subprocess.run([str(root / ".git" / "hooks" / name), *args], cwd=root, capture_output=True,
                           env={**os.environ, **ENV})
     elapsed = (time.perf_counter() - start) * 1000
     if cpu is not None:
@@ -133,6 +134,8 @@ def main() -> None:
 
     pre: list[float] = []
     pre_cpu: list[float] = []
+    msg: list[float] = []
+    msg_cpu: list[float] = []
     post: list[float] = []
     whole: list[float] = []
     plain: list[float] = []
@@ -141,6 +144,8 @@ def main() -> None:
         append(root, target, n)
         git(root, "add", target)
         pre.append(run_hook(root, "pre-commit", pre_cpu))
+        (root / ".git" / "BENCH_MSG").write_text(f"bench {n}\n\nAppended an entry to {target}.\n")
+        msg.append(run_hook(root, "commit-msg", msg_cpu, ".git/BENCH_MSG"))
         git(root, "commit", "-q", "-m", f"bench {n}", hooks=False)
         post.append(run_hook(root, "post-commit"))
         append(root, files[(n * 53 + 11) % len(files)], n + 1000)
@@ -157,6 +162,7 @@ def main() -> None:
     result = {
         "entries": args.entries, "topic_files": len(files), "build_seconds": round(built, 1),
         "pre_commit_hook": summary(pre), "pre_commit_hook_cpu": summary(pre_cpu),
+        "commit_msg_hook": summary(msg), "commit_msg_hook_cpu": summary(msg_cpu),
         "post_commit_hook": summary(post),
         "git_commit_with_hooks": summary(whole), "git_commit_no_memory_files": summary(plain),
         "python": sys.version.split()[0], "reference_python_c_pass": summary(bare),
@@ -165,7 +171,8 @@ def main() -> None:
         print(json.dumps(result, indent=2))
         return
     print(f"store: {args.entries} entries in {len(files)} topic files at {root} (built in {built:.1f}s)")
-    for key in ("pre_commit_hook", "pre_commit_hook_cpu", "post_commit_hook", "git_commit_with_hooks",
+    for key in ("pre_commit_hook", "pre_commit_hook_cpu", "commit_msg_hook", "commit_msg_hook_cpu",
+                "post_commit_hook", "git_commit_with_hooks",
                 "git_commit_no_memory_files", "reference_python_c_pass"):
         s = result[key]
         assert isinstance(s, dict)

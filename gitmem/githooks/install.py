@@ -20,9 +20,9 @@ from typing import Any
 from gitmem.errors import InvalidInputError, StoreStateError
 from gitmem.fsio import load_json_object, read_regular_file
 from gitmem.git import binary as gitcli
+from gitmem.githooks import HOOK_NAMES
 from gitmem.githooks.driver import merge_driver_command
 
-HOOK_NAMES = ("pre-commit", "commit-msg", "post-commit", "post-merge", "post-checkout", "post-rewrite")
 MARKER = "# gitmem-managed hook"
 CHAINED_SUFFIX = ".gitmem-chained"
 DRIVER_NAME = "gitmem entry-level merge"

@@ -20,17 +20,11 @@ from gitmem import caller
 from gitmem.errors import GitmemError
 from gitmem.format import layers as L
 from gitmem.git import binary as gitcli
+from gitmem.githooks.output import say
 from gitmem.githooks.renames import follow_renames
 from gitmem.githooks.secretcheck import other_staged_secret_problems, staged_secret_problems
 
 LOCK_SECONDS = 30.0
-
-
-def say(message: str) -> None:
-    """One line on stderr, a likely secret in it masked (a note may quote an imported line)."""
-    from gitmem.secrets.mask import hide_secrets
-
-    print(f"gitmem: {hide_secrets(message)}", file=sys.stderr)
 
 
 def _relevant(path: str) -> bool:

@@ -10,16 +10,18 @@ from pathlib import Path
 
 from gitmem import caller
 from gitmem.errors import GitmemError, InvalidInputError
-from gitmem.eventlog import log_event
-from gitmem.format import layers as L
-from gitmem.git import binary as gitcli
-from gitmem.githooks.install import HOOK_NAMES
-from gitmem.githooks.precommit import changed_between, pre_commit, say
+from gitmem.githooks import HOOK_NAMES
+from gitmem.githooks.output import say
+
+# Each hook imports what it uses: commit-msg, run on every commit, needs the secret check only.
 
 
 # -- post-commit, post-merge, post-checkout, post-rewrite -----------------------------------
 def changed_files(root: Path, name: str, args: list[str], stdin_text: str = "") -> list[str]:
     """The files a commit, merge, checkout or rewrite changed."""
+    from gitmem.git import binary as gitcli
+    from gitmem.githooks.precommit import changed_between
+
     head = gitcli.rev_parse(root, "HEAD")
     if head is None:
         return []
@@ -46,6 +48,8 @@ def settle_after(root: Path, name: str, args: list[str]) -> None:
     merged in, or for a rebase the remote-tracking branch."""
     if not (root / "memory.json").is_file():
         return
+    from gitmem.git import binary as gitcli
+
     other = mine = None
     if name == "post-merge":
         other, mine = gitcli.rev_parse(root, "HEAD^2"), gitcli.rev_parse(root, "HEAD^1")
@@ -75,6 +79,9 @@ def settle_after(root: Path, name: str, args: list[str]) -> None:
 
 def post_hook(root: Path, name: str, args: list[str], stdin_text: str = "") -> int:
     """Update an existing search index for the changed files; never fails the git operation."""
+    from gitmem.eventlog import log_event
+    from gitmem.format import layers as L
+
     if name in ("post-merge", "post-rewrite"):
         try:
             settle_after(root, name, args)
@@ -136,6 +143,9 @@ def run_hook(name: str, args: list[str], root: Path | None = None) -> int:
     if name != "pre-commit":
         stdin_text = sys.stdin.read() if name == "post-rewrite" else ""
         return _recorded(root, name, post_hook(root, name, args, stdin_text))
+    from gitmem.eventlog import log_event
+    from gitmem.githooks.precommit import pre_commit
+
     try:
         return _recorded(root, name, pre_commit(root))
     except GitmemError as exc:

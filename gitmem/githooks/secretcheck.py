@@ -8,10 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.git import binary as gitcli
-
 if TYPE_CHECKING:
     from gitmem.format.normalize import Problem
+    from gitmem.git import binary as gitcli
 
 WAY_OUT = "remove it, or commit it knowingly: GITMEM_ALLOW_SECRET=1 git commit ..."
 
@@ -20,6 +19,7 @@ def staged_secret_problems(root: Path, staged: dict[str, str],
                            changes: list[gitcli.StagedChange]) -> list[Problem]:
     """One problem (path:line, the kind, never the secret) per likely secret a commit adds."""
     from gitmem.format.normalize import Problem
+    from gitmem.git import binary as gitcli
     from gitmem.secrets.scan import added_lines, allowed_by_environment, scan_lines
 
     if allowed_by_environment() or not staged:
@@ -40,6 +40,7 @@ def other_staged_secret_problems(root: Path, changes: list[gitcli.StagedChange],
                                  covered: set[str]) -> list[Problem]:
     """The same for the staged files the memory-file check does not read (`covered`): runtime
     memory, document copies, any text file; a file that is not UTF-8 text is left alone."""
+    from gitmem.git import binary as gitcli
     from gitmem.secrets.scan import allowed_by_environment
 
     if allowed_by_environment():
