@@ -1,6 +1,8 @@
 """What each git hook does when git runs it: `python -P -m gitmem.githooks NAME [ARGS]`.
 
 The pre-commit path speaks to the git binary (gitmem.git.binary), never pygit2, to stay fast.
+Each hook imports what it uses when it runs: commit-msg, run on every commit, needs only the
+secret check.
 """
 
 from __future__ import annotations
@@ -12,8 +14,6 @@ from gitmem import caller
 from gitmem.errors import GitmemError, InvalidInputError
 from gitmem.githooks import HOOK_NAMES
 from gitmem.githooks.output import say
-
-# Each hook imports what it uses: commit-msg, run on every commit, needs the secret check only.
 
 
 # -- post-commit, post-merge, post-checkout, post-rewrite -----------------------------------

@@ -3,8 +3,9 @@ public rule list (GitHub fine-grained tokens, Anthropic, OpenAI project keys, Go
 AWS secret access keys, npm, Hugging Face, Databricks, DigitalOcean, Shopify, Mailgun, Heroku,
 Discord and Microsoft Teams webhooks, and some forty more vendor prefixes: Vault, Terraform Cloud,
 Linear, Postman, age, Doppler, Supabase, New Relic, Grafana, Tailscale, Sentry, Docker Hub, Groq,
-xAI, OpenRouter, Atlassian, Azure AD client secrets, Stripe webhook secrets, ...) and the unquoted assignments of a note, an environment file
-or an HTTP header (`password: ...`, `DEPLOY_TOKEN=...`, `X-Api-Key: ...`).
+xAI, OpenRouter, Atlassian, Azure AD client secrets, Stripe webhook secrets, ...) and the
+unquoted assignments of a note, an environment file or an HTTP header (`password: ...`,
+`DEPLOY_TOKEN=...`, `X-Api-Key: ...`).
 
 Formats detect-secrets knows (Twilio, SendGrid, Telegram, Azure storage, JWTs, private key
 headers, ...) are left to it, except where its pattern is narrower than the format (GitHub
