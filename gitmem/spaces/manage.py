@@ -108,6 +108,16 @@ def choose_provider(location: str, wanted: str | None, create: bool) -> str:
     return wanted
 
 
+def refuse_secret_words(description: str | None, keywords: list[str]) -> None:
+    """A space's description and keywords go into the mount and its memory.json: a likely secret
+    in them is refused before a space is mounted or a folder's mount changed (memory.json itself
+    refuses one at every save)."""
+    from gitmem.secrets.scan import refuse_secrets
+
+    refuse_secrets("\n".join([description or "", *keywords]), "space description or keyword",
+                   overridable=False)
+
+
 def add_space(home: Store, name: str, location: str, *, description: str | None = None,
               keywords: list[str] | None = None, inactive: bool = False,
               branch: str = "main", create: bool = False,
@@ -118,6 +128,7 @@ def add_space(home: Store, name: str, location: str, *, description: str | None 
     refuse_subagent("space add")
     home.require()
     check_name(name)
+    refuse_secret_words(description, keywords or [])
     if name in (HOME, home_name(home)):
         raise InvalidInputError(f"{name!r} names this store itself; choose another name")
     mounts = load_mounts(home.root)
@@ -152,7 +163,7 @@ def add_space(home: Store, name: str, location: str, *, description: str | None 
 def describe_space(space: Store, name: str, description: str | None, keywords: list[str], *,
                    rename: bool = False) -> bool:
     """Set a store's own space description and keywords (and, with rename, its name) in its
-    memory.json; one commit there when anything changed."""
+    memory.json; one commit there when anything changed (save_registry refuses a secret)."""
     with space.writing("space describe") as txn:
         registry = space.registry
         record = registry.data.get("spaces")
@@ -176,6 +187,7 @@ def describe_folder(home: Store, name: str, description: str | None, keywords: l
     if keywords:
         raise InvalidInputError(f"space {name!r} is a read-only Markdown folder: routing keywords"
                                 " send writes to a space, and it takes none")
+    refuse_secret_words(description, [])
     with home.locked():
         mounts = load_mounts(home.root)
         mount = get_mount(home, name)

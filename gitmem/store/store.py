@@ -346,10 +346,6 @@ class Store(StoreBase):
         record = registry.workspaces.get(key)
         wanted_title = title or (record or {}).get("title") or key
         if record is None or record.get("title") != wanted_title:
-            # A key names a folder and both go into memory.json: the text gate does not see them.
-            from gitmem.secrets.scan import refuse_secrets
-
-            refuse_secrets(f"{key}\n{wanted_title}", "workspace key or title", overridable=False)
             registry.workspaces[key] = {**(record or {}), "title": wanted_title}
             self.save_registry(txn, registry)
         self.ensure_scope(txn, key)
@@ -378,11 +374,24 @@ class Store(StoreBase):
         self.refuse_stand_in("memory.json")
         before = self.path("memory.json")
         old = read_text(before) if before.exists() else ""
+        _refuse_new_secrets(old, registry)
         self._journal(txn, ["memory.json"])
         save_registry(self.root, registry)
         if read_text(before) != old:
             txn.note("memory.json")
         self._registry = registry
+
+
+def _refuse_new_secrets(old: str, registry: Registry) -> None:
+    """memory.json is committed, and every verb that records a name, a description, a keyword,
+    a route or a setting there goes through save_registry: a likely secret on a line it adds is
+    refused before anything is written (one already there is not this write's doing)."""
+    from gitmem.secrets.scan import added_lines, refusal, scan_lines
+
+    new = json.dumps(registry.data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    found = scan_lines(added_lines(old, new), path="memory.json")
+    if found:
+        raise refusal(found, "", None)
 
 
 def open_store(root: str | os.PathLike[str] | None = None, **kwargs: Any) -> Store:

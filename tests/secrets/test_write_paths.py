@@ -206,3 +206,28 @@ def test_a_commit_message_gitmem_writes_has_a_secret_masked(store: object) -> No
     message = git(store.root, "log", "-1", "--format=%B")
     assert message.startswith("remember: a note about ***"), message
     assert token not in git(store.root, "log", "--format=%B")
+
+
+def test_a_space_description_keyword_or_route_holding_a_secret_is_refused(gm: Cli, tmp_path: Path) -> None:
+    """A space's description and keywords go into its memory.json, a routing rule into this
+    store's: both are committed, and a likely secret in them is refused, nothing written."""
+    from gitmem.store.store import Store
+
+    other = Store(tmp_path / "team", cwd=tmp_path)
+    other.init()
+    other.close()
+    token = BY_NAME["GitHub classic token"].value
+    assert gm("space", "add", "team", str(tmp_path / "team")).exit_code == 0
+    before = (commit_count(gm.root), commit_count(tmp_path / "team"))
+    for args in (["space", "describe", "team", "-d", f"notes of the team, token {token}"],
+                 ["space", "describe", "team", "-k", token],
+                 ["space", "route", "team", "-k", token],
+                 ["space", "route", "team", "-t", f"{token}*"]):
+        result = gm(*args)
+        assert result.exit_code == 2 and "holds a likely secret" in result.output, (args, result.output)
+        assert token not in result.output
+    assert (commit_count(gm.root), commit_count(tmp_path / "team")) == before
+    for root in (gm.root, tmp_path / "team"):
+        assert token not in (root / "memory.json").read_text(encoding="utf-8")
+        assert git(root, "status", "--porcelain") == ""
+    assert gm("space", "route", "team", "-k", "deploys").exit_code == 0  # an ordinary rule lands
