@@ -226,6 +226,7 @@ def paths_field(paths: str) -> dict[str, str]:
     not a path inside the repository)."""
     from gitmem.format.references import parse_paths
 
+    refuse_secrets(paths, "--paths", overridable=False)  # a path never needs to hold one
     good, bad = parse_paths(paths)
     if bad or not good:
         raise InvalidInputError(f"--paths: {', '.join(bad) or paths!r} is not a path inside the repository")

@@ -169,10 +169,10 @@ NAMES = [BY_NAME[name] for name in ("GitHub classic token", "Slack bot token", "
 
 @pytest.mark.parametrize("shape", NAMES, ids=[shape.name for shape in NAMES])
 def test_a_name_that_becomes_a_path_or_a_heading_is_refused(gm: Cli, shape: Shape) -> None:
-    """A topic (a file's name), a state section (a heading) and a workspace key (a folder's
-    name, and memory.json's) are not text the gate reads, yet each is committed: each refuses
-    a likely secret, without an override, and nothing is written. Lowercase tokens fit a
-    workspace key's alphabet and survive a topic's lowercasing, so they are tried here too."""
+    """A topic (a file's name), a state section (a heading), an entry's Paths and a workspace
+    key (a folder's name, and memory.json's) are not text the gate reads, yet each is committed:
+    each refuses a likely secret, without an override, and nothing is written. Lowercase tokens
+    fit a workspace key's alphabet and survive a topic's lowercasing, so they are tried too."""
     assert gm("remember", "Seed fact for the store", "--layer", "semantic").exit_code == 0
     before = commit_count(gm.root)
     token = shape.value
@@ -181,6 +181,7 @@ def test_a_name_that_becomes_a_path_or_a_heading_is_refused(gm: Cli, shape: Shap
                  ["codebase", token, "An ordinary note on the code", "--workspace", "proj"],
                  ["mv-topic", "semantic/general", f"semantic/{token}"],
                  ["state", token, "Deploys go out at noon", "--workspace", "proj"],
+                 ["remember", "An ordinary fact", "--layer", "semantic", "--paths", f"src/{token}.py"],
                  ["remember", "An ordinary fact", "--layer", "semantic", "--scope", "workspace",
                   "--workspace", token.lower()]):
         result = gm(*args)
