@@ -8,8 +8,7 @@ symbolic link nor leave a temp file where git would commit it. A temp file left 
 process is removed by `sweep_temp`, which every write runs under the store lock.
 
 Files get the mode the umask gives (or keep the mode of the file they replace); secrets pass
-`mode=0o600`.
-"""
+`mode=0o600`. JSON is written one way (`json_text`): sorted keys, two-space indents, UTF-8."""
 
 from __future__ import annotations
 
@@ -198,9 +197,13 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = True, mode: int 
     write_bytes_atomic(path, text.encode("utf-8"), durable=durable, mode=mode)
 
 
+def json_text(data: Any) -> str:
+    """JSON as gitmem writes its files (and compares what it would write), with a final newline."""
+    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+
+
 def write_json_atomic(path: Path, data: Any, *, durable: bool = True, mode: int | None = None) -> None:
-    text = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
-    write_text_atomic(path, text, durable=durable, mode=mode)
+    write_text_atomic(path, json_text(data), durable=durable, mode=mode)
 
 
 def read_text(path: Path) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from gitmem.errors import LockTimeoutError
 from gitmem.eventlog import now_iso
-from gitmem.fsio import file_lock, load_json_object, open_regular
+from gitmem.fsio import file_lock, json_text, load_json_object, open_regular
 
 METRICS_FILE = "state/metrics.json"
 _LOCK_FILE = "state/metrics.lock"
@@ -72,5 +72,5 @@ def _bump_file(fd: int, names: list[str], amount: int) -> None:
     for name in names:
         _add(data, name, amount)
     data["updated"] = now_iso()
-    raw = (json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+    raw = json_text(data).encode("utf-8")
     os.pwrite(fd, raw + b" " * max(0, len(old) - len(raw)), 0)

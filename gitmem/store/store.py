@@ -17,7 +17,7 @@ from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
 from gitmem.format.idmarks import MARKS_PATH
 from gitmem.format.normalize import Outcome, Problem
-from gitmem.fsio import read_regular_text, read_text, sweep_temp
+from gitmem.fsio import json_text, read_regular_text, read_text, sweep_temp
 from gitmem.observe.record import record
 from gitmem.resources import read_text as read_resource
 from gitmem.store import absorb, catchup, generated, handedits, integrity, journal, marks, tree
@@ -388,8 +388,7 @@ def _refuse_new_secrets(old: str, registry: Registry) -> None:
     refused before anything is written (one already there is not this write's doing)."""
     from gitmem.secrets.scan import added_lines, refusal, scan_lines
 
-    new = json.dumps(registry.data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
-    found = scan_lines(added_lines(old, new), path="memory.json")
+    found = scan_lines(added_lines(old, json_text(registry.data)), path="memory.json")
     if found:
         raise refusal(found, "", None)
 
