@@ -124,7 +124,10 @@ class Importer:
         for line, why in source.skipped:
             self._act("skipped", None, "", f"{source.path}:{line}", why)
         for note in source.notes:
-            self._plan(source, note)
+            try:
+                self._plan(source, note)
+            except InvalidInputError as error:  # a topic or layer it cannot take: say whose
+                raise InvalidInputError(f"{source.path}:{note.line}: {error}") from None
         if source.items:
             scope = self._scope_of(source, "global")
             self.hot.add(source, scope)

@@ -130,6 +130,25 @@ def test_a_secret_in_a_source_refuses_the_import(gm: Cli, tmp_path: Path) -> Non
     assert allowed.exit_code == 0 and commit_count(gm.root) == before + 1
 
 
+def test_a_file_name_that_cannot_be_a_topic_stops_the_import_naming_the_file(gm: Cli,
+                                                                             tmp_path: Path) -> None:
+    """A file's name becomes its topic: a token or a control character there is refused, and the
+    refusal says which file (the token masked), --allow-secret or not."""
+    shape = next(s for s in SHAPES if s.name == "GitHub classic token")
+    for name, why in ((f"{shape.secret}.md", "likely secret"), ("tab\there.md", "control characters")):
+        notes = _notes(tmp_path / name.replace("\t", "-")[:8])
+        (notes / "keys").mkdir()
+        (notes / "keys" / name).write_text("# Note\n\nplain words here.\n", encoding="utf-8")
+        before = commit_count(gm.root)
+        for extra in ((), ("--allow-secret",), ("--dry-run",)):
+            result = gm("import", "markdown", str(notes), *extra)
+            assert result.exit_code == 2, result.output
+            assert "keys/" in result.output and why in result.output
+            assert shape.secret not in result.output and "Traceback" not in result.output
+            assert commit_count(gm.root) == before
+        assert git(gm.root, "status", "--porcelain") == ""
+
+
 def test_a_malformed_file_stops_the_import_naming_file_and_line(gm: Cli, tmp_path: Path) -> None:
     copy = stage("markdown", tmp_path)
     for name, where in (("latin1.md", "latin1.md:3: not UTF-8 text"),
