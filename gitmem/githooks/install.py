@@ -164,10 +164,45 @@ def install(root: Path, python: str | None = None) -> HooksReport:
     gitcli.config_set(root, DRIVER_KEYS[1], driver)
     from gitmem.fsio import write_json_atomic
 
-    write_json_atomic(root / STATE_FILE, {"python": python, "previous_config": previous})
+    write_json_atomic(root / STATE_FILE, {"python": python, "previous_config": previous,
+                                          "hooks": list(HOOK_NAMES)})
     report = status(root, python)
     report.notes = notes
     return report
+
+
+# The hooks an install wrote before the install recorded its list (state/hooks.json "hooks").
+FIRST_HOOKS = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite")
+
+
+def add_new_hooks(root: Path) -> list[str]:
+    """Write the hooks this gitmem has and the store's last install did not (commit-msg came
+    later): an upgrade must not leave a store without a check it believes it has. A hook
+    someone removed by hand, or a foreign one in its place, is left alone."""
+    state = _state(root)
+    if not state:
+        return []  # gitmem never installed hooks here
+    listed = state.get("hooks")
+    known = set(listed) if isinstance(listed, list) else set(FIRST_HOOKS)
+    new = [name for name in HOOK_NAMES if name not in known]
+    if not new:
+        return []
+    recorded = state.get("python")
+    python = recorded if isinstance(recorded, str) and recorded else sys.executable
+    folder = _hooks_dir(root)
+    added = []
+    for name in new:
+        target = folder / name
+        if not (target.exists() or target.is_symlink()):
+            tmp = target.with_name(f".{name}.gitmem-tmp")
+            tmp.write_text(render_script(name, python), encoding="utf-8")
+            tmp.chmod(0o755)
+            os.replace(tmp, target)
+            added.append(name)
+    from gitmem.fsio import write_json_atomic
+
+    write_json_atomic(root / STATE_FILE, {**state, "hooks": sorted(known | set(new))})
+    return added
 
 
 def uninstall(root: Path) -> HooksReport:

@@ -146,6 +146,7 @@ def run_hook(name: str, args: list[str], root: Path | None = None) -> int:
     from gitmem.eventlog import log_event
     from gitmem.githooks.precommit import pre_commit
 
+    _add_new_hooks(root)
     try:
         return _recorded(root, name, pre_commit(root))
     except GitmemError as exc:
@@ -155,6 +156,21 @@ def run_hook(name: str, args: list[str], root: Path | None = None) -> int:
         say(f"pre-commit: internal error: {type(exc).__name__}: {exc}")
     say("commit refused; `git commit --no-verify` skips the check")
     return _recorded(root, name, 1)
+
+
+def _add_new_hooks(root: Path) -> None:
+    """Before the commit's later hooks run: install those an upgrade of gitmem brought (git looks
+    a hook up when it runs it, so a commit-msg hook added here checks this very commit)."""
+    from gitmem.githooks.install import add_new_hooks
+
+    try:
+        added = add_new_hooks(root)
+    except (OSError, GitmemError) as exc:  # never fails the commit: `hooks install` says more
+        say(f"pre-commit: could not add gitmem's newer hooks ({exc}); run `gitmem hooks install`")
+        return
+    if added:
+        say(f"pre-commit: installed gitmem's {', '.join(added)} hook (new since `gitmem hooks "
+            "install` ran here)")
 
 
 def _recorded(root: Path, name: str, code: int) -> int:

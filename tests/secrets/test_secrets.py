@@ -179,6 +179,42 @@ def test_a_commit_message_holding_a_secret_is_refused_by_the_hook(store: Store, 
     assert forced.returncode == 0, forced.stderr
 
 
+def test_a_store_whose_hooks_predate_commit_msg_gets_it_at_its_next_commit(store: Store,
+                                                                           gm: Cli) -> None:
+    """Hooks installed by a gitmem without the commit-msg hook (no hook list in state/hooks.json):
+    the next plain commit's pre-commit adds it, and it refuses that very commit's token. A hook
+    a person removed after an install that listed it is not put back."""
+    assert gm("remember", "Seed", "--layer", "semantic", "--topic", "ci").exit_code == 0
+    assert gm("hooks", "install").exit_code == 0
+    hooks = Path(git(store.root, "rev-parse", "--git-path", "hooks").strip())
+    hooks = hooks if hooks.is_absolute() else store.root / hooks
+    state_file = store.root / "state/hooks.json"
+    state = json.loads(state_file.read_text(encoding="utf-8"))
+    assert "commit-msg" in state["hooks"]
+    (hooks / "commit-msg").unlink()  # as an earlier gitmem left it
+    state_file.write_text(json.dumps({k: v for k, v in state.items() if k != "hooks"}), encoding="utf-8")
+    topic = store.root / "global/semantic/ci.md"
+
+    def commit(message: str) -> subprocess.CompletedProcess[str]:
+        with open(topic, "a", encoding="utf-8") as handle:
+            handle.write(f"\n## Note {len(message)}\nAn ordinary note.\n")
+        return subprocess.run(["git", "commit", "-qa", "-F", "-"], cwd=store.root, input=message,
+                              capture_output=True, text=True)
+
+    before = git(store.root, "rev-parse", "HEAD")
+    refused = commit(f"Rotate the bot\n\nThe old one was {SLACK}\n")
+    assert refused.returncode != 0 and "installed gitmem's commit-msg hook" in refused.stderr
+    assert "(Slack Token)" in refused.stderr and SLACK not in refused.stderr
+    assert git(store.root, "rev-parse", "HEAD") == before
+    assert (hooks / "commit-msg").is_file()
+    assert "missing" not in gm("hooks", "status").output
+    assert "commit-msg" in json.loads(state_file.read_text(encoding="utf-8"))["hooks"]
+    (hooks / "commit-msg").unlink()  # removed on purpose now: left so
+    done = commit("An ordinary message\n")
+    assert done.returncode == 0, done.stderr
+    assert not (hooks / "commit-msg").exists() and "installed gitmem" not in done.stderr
+
+
 # -- read verbs never print a stored secret, and never load the detector ---------------------------
 def test_search_and_context_hide_secrets_already_stored(gm: Cli) -> None:
     stored = [KINDS[k] for k in ("GitHub Token", "AWS Access Key", "OpenAI Token", "Slack Token",
