@@ -54,7 +54,7 @@ def writer(root: Path, number: int, writes: int, out: Path) -> None:
             waits.append(time.perf_counter() - start)
             yield
 
-    base.store_lock = timed_lock  # type: ignore[assignment]
+    base.store_lock = timed_lock
     records = []
     for n in range(writes):
         store = Store(root, cwd=root)
