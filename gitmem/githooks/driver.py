@@ -117,7 +117,7 @@ def merge_texts(path: str, base: str | None, ours: str, theirs: str, *, root: Pa
                 rebase: bool = False, labels: Labels | None = None) -> MergeResult:
     """The driver's merge of one file (pure apart from reading the catalog under `root`)."""
     from gitmem.format import layers as L
-    from gitmem.merge.common import PLAIN
+    from gitmem.merge.common import PLAIN, Labels
     from gitmem.merge.entries import MergeResult
     from gitmem.merge.files import is_generated, merge_file
     from gitmem.merge.prep import ConflictBlocks, renumber_local_ids
@@ -137,7 +137,15 @@ def merge_texts(path: str, base: str | None, ours: str, theirs: str, *, root: Pa
                 ours = rewritten[path]
     else:
         renumbered, notes = {}, []
-    merged = merge_file(path, base, ours, theirs, taken_ids=taken, labels=labels or PLAIN)
+    if rebase and L.classify_path(path).kind not in ("topic", "single"):
+        # A rebase's %A is the upstream. The file merges decide "this machine's side" by position
+        # (the review queue keeps the published accept, a document index renumbers the
+        # unpublished record), so they get the sides as a merge or a sync gives them.
+        shown = labels or PLAIN
+        merged = merge_file(path, base, theirs, ours, taken_ids=taken,
+                            labels=Labels(shown.theirs, shown.ours))
+    else:
+        merged = merge_file(path, base, ours, theirs, taken_ids=taken, labels=labels or PLAIN)
     if merged is None:  # git calls the driver only when both sides exist; keep ours
         merged = MergeResult(ours)
     merged.text = blocks.restore(merged.text, base, path)

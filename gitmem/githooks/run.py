@@ -62,8 +62,10 @@ def settle_after(root: Path, name: str, args: list[str]) -> None:
 
     store = Store(root, cwd=root)
     try:
-        settled = settle_collisions(store, other or published_ref(store),
-                                    merged=(mine, other) if mine and other else None)
+        published = other or published_ref(store)
+        settled = settle_collisions(store, published, merged=(mine, other) if mine and other else None)
+        if other is None and published is not None:  # a rebase: this machine's side is its old tip
+            mine, other = gitcli.rev_parse(root, "ORIG_HEAD"), gitcli.rev_parse(root, published)
         if mine and other:  # one review item accepted on both machines: one entry
             from gitmem.githooks.accepts import fold_accepts_after_merge
 

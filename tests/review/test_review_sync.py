@@ -164,3 +164,21 @@ def test_a_runtime_merge_queued_on_one_machine_is_accepted_on_the_other(tmp_path
         assert (gm.root / "global/runtime/USER.md").read_text() == "Prefers tabs over spaces in all Python code\n"
         assert items(gm) == {}
     assert done["items"] and git(a.root, "rev-parse", "HEAD^{tree}") == git(b.root, "rev-parse", "HEAD^{tree}")
+
+
+def test_the_same_item_accepted_on_both_machines_and_pulled_with_rebase_is_one_entry(
+        tmp_path: Path, bare_remote: Path) -> None:
+    """`git pull --rebase` replays this machine's accept on top of the other's: the post-rewrite
+    hook folds the two copies as the post-merge hook does after a merge."""
+    a, b, _item, first, second = accepted_on_both_under_two_ids(tmp_path, bare_remote)
+    install_hooks(b.root)
+    pulled = sh_git(b.root, "pull", "-q", "--rebase", "origin", "main")
+    assert pulled.returncode == 0, pulled.stderr
+    assert f"kept {first['id']}, dropped this machine's copy {second['id']}" in pulled.stderr
+    assert entries_with(b, UNSURE) == [first["id"]]
+    assert [r["entry"] for r in queue_of(b.root)["accepted"]] == [first["id"]]
+    assert b("check").exit_code == 0 and git(b.root, "status", "--porcelain") == ""
+    ok(b, "sync")
+    ok(a, "sync")
+    assert entries_with(a, UNSURE) == [first["id"]]
+    assert git(a.root, "rev-parse", "HEAD^{tree}") == git(b.root, "rev-parse", "HEAD^{tree}")

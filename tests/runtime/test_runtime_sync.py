@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -223,3 +225,22 @@ def test_conflicts_name_each_sides_machine_on_both_machines(named: tuple[Machine
         sides = {listed[0]["ours"], listed[0]["theirs"]}
         assert any(s.startswith(f"{cli.name} (this machine), commit ") for s in sides), sides
         assert any(s.startswith(f"{other}, commit ") for s in sides), sides
+
+
+def test_in_a_pull_with_rebase_ours_is_still_this_machine(named: tuple[Machine, Machine]) -> None:
+    """git swaps its sides in a rebase; a record conflict the merge driver leaves does not: "ours"
+    is the machine that pulled, as after a sync or a merge."""
+    alpha, beta = named
+    record = ident(alpha, "Fact one")
+    assert beta("sync").exit_code == 0 and beta("hooks", "install").exit_code == 0
+    assert alpha("runtime", "replace", "Fact one", "Fact one as alpha says").exit_code == 0
+    assert alpha("sync").exit_code == 0
+    assert beta("runtime", "replace", "Fact one", "Fact one as beta says").exit_code == 0
+    pulled = subprocess.run(["git", "pull", "-q", "--rebase", "origin", "main"], cwd=beta.root,
+                            capture_output=True, text=True, env={**os.environ, "GITMEM_MACHINE": "beta"})
+    assert pulled.returncode == 0, pulled.stderr
+    [listed] = beta.json("conflicts")  # type: ignore[misc]
+    assert str(listed["ours"]).startswith("beta") and str(listed["theirs"]).startswith("alpha")
+    resolved = beta("runtime", "resolve", record, "--keep", "ours")
+    assert resolved.exit_code == 0 and "kept beta's version" in resolved.stdout, resolved.output
+    assert items(beta)[record] == "Fact one as beta says"
