@@ -53,7 +53,7 @@ ALLOWED: dict[str, set[str]] = {
     "runtime": {"store", "format", "search", "observe", "secrets"},
     "documents": {"store", "format", "search", "observe", "secrets"},
     "githooks": {"store", "merge", "git", "format", "observe", "runtime", "secrets"},
-    "sync": {"store", "merge", "git", "githooks", "format", "observe", "runtime", "documents"},
+    "sync": {"store", "merge", "git", "githooks", "format", "observe", "runtime", "documents", "secrets"},
     "spaces": {"store", "sync", "format", "notes", "secrets", "search"},
     "provenance": {"store", "git", "search", "format", "secrets"},
     "verbs": {"store", "sync", "githooks", "format", "capture", "observe", "runtime", "documents",

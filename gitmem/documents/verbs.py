@@ -172,11 +172,13 @@ def add(store: Store, body: str, *, title: str, description: str = "",
     if not heading:
         raise InvalidInputError("--title must not be empty")
     about = _one_line(description, "the description")
+    # Paths and the session are names, committed as given: a token there is refused always.
+    refuse_secrets("\n".join([*source_paths, session]), "source path or session", overridable=False)
     sources = check_source_paths(list(source_paths), cwd or store.cwd, store.root)
     key = _scope_key(store, scope, workspace)
     slug = document_slug(heading)
     restored = _prepare(store, key)
-    with store.writing("doc add") as txn:
+    with store.writing("doc add", allow_secret=allow_secret) as txn:
         index = read_index(store, key)
         now = _now(store)
         digest, size = body_digest(body)
@@ -202,7 +204,7 @@ def update(store: Store, doc_id: str, body: str, *, revision: int | None = None,
     restored = _prepare(store, scope)
     # Checked before the write starts too: a refused update must not even commit the hand edit.
     _checked_revision(with_hand_edit(store, scope, _locate(store, doc_id)[2])[0], revision)
-    with store.writing("doc update") as txn:
+    with store.writing("doc update", allow_secret=allow_secret) as txn:
         scope, index, stored = _locate(store, doc_id)
         record, _old_body = with_hand_edit(store, scope, stored)
         notes = restored + ([f"{record.id}: its copy was edited by hand; recorded as revision "

@@ -338,7 +338,7 @@ def run_import(store: Store, options: ImportOptions, read: Callable[[], Iterable
             first.run(read(), progress)
             first.planned_links()
         return first.report
-    with store.writing("import") as txn, Spool() as spool, PlanIndex() as plan:
+    with store.writing("import", allow_secret=options.allow_secret) as txn, Spool() as spool, PlanIndex() as plan:
         first = Importer(store, options, None, plan, spool=spool)
         first.run(read(), progress)
         del first  # what it decided is in the spool and the plan: memory for the writing pass

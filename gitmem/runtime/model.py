@@ -119,6 +119,10 @@ def check_branches(branches: list[str] | tuple[str, ...], target: str) -> tuple[
     for name in cleaned:
         if not _BRANCH_RE.match(name) or name.startswith("-"):
             raise InvalidInputError(f"invalid branch name {name!r}")
+    if cleaned:  # a name is committed as it is: a token there is refused, --allow-secret or not
+        from gitmem.secrets.scan import refuse_secrets
+
+        refuse_secrets("\n".join(cleaned), "branch", overridable=False)
     return cleaned
 
 

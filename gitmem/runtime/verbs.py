@@ -112,7 +112,7 @@ def add(store: Store, text: str, *, target: str = "memory", importance: str = "n
     check_choice(importance, IMPORTANCE, "importance")
     cleaned = check_branches(list(branches), target)
     key = _scope_key(store, target, scope, workspace)
-    with runtime_writing(store, "runtime add", limits, lambda: [key]) as txn:
+    with runtime_writing(store, "runtime add", limits, lambda: [key], allow_secret=allow_secret) as txn:
         records, imported = load_scope(store, key, limits)
         limit = limits.of(target)
         same = [i for i in records.of(target) if normalize_content(i.content) == content]
@@ -145,7 +145,8 @@ def replace_item(store: Store, old: str, new: str, *, target: str = "memory",
     content = check_content(new, limits.item)
     refuse_secrets(content, "runtime memory text", allow=allow_secret)
     key = _scope_key(store, target, scope, workspace)
-    with runtime_writing(store, "runtime replace", limits, lambda: [key]) as txn:
+    with runtime_writing(store, "runtime replace", limits, lambda: [key],
+                         allow_secret=allow_secret) as txn:
         records, imported = load_scope(store, key, limits)
         found = find_one(records.of(target), old, target)
         limit = limits.of(target)

@@ -26,11 +26,11 @@ if TYPE_CHECKING:
 
 
 @contextlib.contextmanager
-def runtime_writing(store: Store, verb: str, limits: Limits,
-                    scopes: Callable[[], list[str]]) -> Iterator[WriteTxn]:
+def runtime_writing(store: Store, verb: str, limits: Limits, scopes: Callable[[], list[str]],
+                    *, allow_secret: bool | None = None) -> Iterator[WriteTxn]:
     """One runtime write: the runtime files of `scopes()` are checked under the lock before the
     store commits anything (see the module text)."""
-    with store.writing(verb, absorb=False) as txn:
+    with store.writing(verb, absorb=False, allow_secret=allow_secret) as txn:
         keys = scopes()
         for key in keys:
             load_scope(store, key, limits)  # raises before anything changed

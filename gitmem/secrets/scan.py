@@ -21,6 +21,7 @@ a plain `git commit` through the pre-commit hook), never a write verb's text.
 from __future__ import annotations
 
 import functools
+import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -86,6 +87,10 @@ def scan_lines(lines: Iterable[tuple[int, str]], *, path: str = "",
     numbered = [(n, line) for n, line in lines if line.strip()]
     if not numbered:
         return []
+    # A JSON or C string's escapes hide a token from a pattern (`\u0078oxb-...`, `postgres:\/\/`):
+    # such a line is looked at as written and as it reads once its escapes are undone.
+    numbered += [(n, shown) for n, line in numbered if "\\" in line
+                 for shown in (unescaped(line),) if shown != line]
     tokens = sorted({t for t in (*known, *known_tokens()) if len(t) >= _MIN_TOKEN})
     found: dict[tuple[int, str], Finding] = {}
     for number, line in numbered:
@@ -102,6 +107,22 @@ def scan_lines(lines: Iterable[tuple[int, str]], *, path: str = "",
         for number, kind in _detect(numbered, cache=gate is None):
             found.setdefault((number, kind), Finding(kind, number, path))
     return sorted(found.values(), key=lambda f: (f.line, f.kind))
+
+
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([nrtbf])|(.))")
+
+
+def unescaped(line: str) -> str:
+    """A line with its backslash escapes undone: `\\uXXXX` and `\\xXX` as their characters,
+    `\\n` and its kin as a space (a pattern stops there, as at a line's end), any other escaped
+    character as itself."""
+    def undo(match: re.Match[str]) -> str:
+        code = match.group(1) or match.group(2)
+        if code:
+            char = chr(int(code, 16))
+            return char if char.isprintable() and not 0xD800 <= ord(char) <= 0xDFFF else " "
+        return " " if match.group(3) else match.group(4)
+    return _ESCAPE.sub(undo, line)
 
 
 def own_findings(numbered: list[tuple[int, str]], folded: list[str],
@@ -187,7 +208,7 @@ def refuse_secrets(text: str, what: str = "text", *, allow: bool = False,
         raise refusal(found, what, "pass --allow-secret to record it anyway" if overridable else None)
 
 
-def refuse_added_secrets(changes: dict[str, tuple[str | None, str]], *, way_out: str) -> None:
+def refuse_added_secrets(changes: dict[str, tuple[str | None, str]], *, way_out: str | None) -> None:
     """The same for files: only the lines each change adds are looked at (a secret already
     committed is not this change's doing)."""
     if allowed_by_environment():

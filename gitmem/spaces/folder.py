@@ -112,7 +112,8 @@ class FolderSpace(Store):
 
     # -- writing: refused --------------------------------------------------------------------
     @contextlib.contextmanager
-    def writing(self, verb: str, *, absorb: bool = True) -> Iterator[WriteTxn]:
+    def writing(self, verb: str, *, absorb: bool = True,
+                allow_secret: bool | None = None) -> Iterator[WriteTxn]:
         raise read_only_error(self.name)
         yield  # pragma: no cover - a generator for the context manager's shape
 

@@ -20,11 +20,11 @@ from gitmem.format.normalize import Outcome, Problem
 from gitmem.fsio import json_text, read_regular_text, read_text, sweep_temp
 from gitmem.observe.record import record
 from gitmem.resources import read_text as read_resource
-from gitmem.store import absorb, catchup, generated, handedits, integrity, journal, marks, tree
+from gitmem.store import absorb, catchup, generated, handedits, journal, marks, tree
 from gitmem.store.aftercall import later as after_the_answer
 from gitmem.store.base import StoreBase
 from gitmem.store.registry import Registry, save_registry
-from gitmem.store.txn import Located, WriteTxn, commit_message, refuse_subagent
+from gitmem.store.txn import Located, WriteTxn, commit_message, last_look, refuse_subagent
 from gitmem.store.warm import enabled as kept_warm
 
 if TYPE_CHECKING:
@@ -45,13 +45,17 @@ class Store(StoreBase):
 
     # -- the write transaction ---------------------------------------------------------------
     @contextlib.contextmanager
-    def writing(self, verb: str, *, absorb: bool = True) -> Iterator[WriteTxn]:
-        """One logical write: everything changed inside becomes exactly one commit.
+    def writing(self, verb: str, *, absorb: bool = True,
+                allow_secret: bool | None = None) -> Iterator[WriteTxn]:
+        """One logical write: everything changed inside becomes exactly one commit, and none
+        that adds a likely secret to a file unless `allow_secret` (the verb's --allow-secret).
 
         Inside `batch()` it joins the batch's transaction instead: no commit of its own.
         """
         refuse_subagent(verb)
         if self._batch is not None:
+            if allow_secret:
+                self._batch.allow_secret = True
             with self._joined(self._batch):
                 yield self._batch
             return
@@ -64,11 +68,11 @@ class Store(StoreBase):
             self.ignore_temp_files()
             # A tree found clean a moment ago under the lock needs no second status walk.
             clean = absorb and not self.absorb_hand_edits() and self._seen_clean
-            txn = WriteTxn(verb, changed_elsewhere=self.catch_up_catalog(clean=clean))
+            txn = WriteTxn(verb, changed_elsewhere=self.catch_up_catalog(clean=clean),
+                           allow_secret=allow_secret)
             try:
                 yield txn
-                integrity.refuse_unparseable(self.root, txn.touched,  # the last look
-                                             self._committed_text)
+                last_look(self.root, txn, self._committed_text)
             except Exception:
                 self.undo(txn)
                 raise

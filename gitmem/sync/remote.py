@@ -64,6 +64,7 @@ def remote_set(store: Store, url: str, *, branch: str | None = None,
     if branch is not None:
         check_branch_name(branch)
     clean, secret = prepare_url(url, store.cwd)
+    refuse_secret_names(clean, branch)
     if token is not None and token.strip():
         if any(c.isspace() for c in token.strip()):
             raise InvalidInputError("a token is one word: no spaces or line breaks")
@@ -94,6 +95,14 @@ def remote_set(store: Store, url: str, *, branch: str | None = None,
             "token_message": placement.message() if placement else None}
 
 
+def refuse_secret_names(url: str | None, branch: str | None) -> None:
+    """A remote URL (its credentials already taken out) and a branch name go into git's config,
+    memory.json and every push: a token in either is refused before anything changes."""
+    from gitmem.secrets.scan import refuse_secrets
+
+    refuse_secrets("\n".join(n for n in (url, branch) if n), "remote URL or branch", overridable=False)
+
+
 def init_store(store: Store, *, remote: str | None, branch: str) -> bool:
     """`gitmem init [--remote URL]`; returns False when the store already existed."""
     return init_remote_store(store, remote=remote, branch=branch).created
@@ -110,6 +119,7 @@ def init_remote_store(store: Store, *, remote: str | None, branch: str) -> InitR
     from gitmem.git.repo import GitRepo, check_branch_name
 
     check_branch_name(branch)
+    refuse_secret_names(None, branch)
     if remote is None or store.exists():
         created = store.init(branch=branch)
         configure_merge_driver(store.root)

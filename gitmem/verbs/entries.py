@@ -67,7 +67,7 @@ def remember(
     until = check_day(until, "--until date")
     topic_name = (topic or "general").strip()
     slug = topic_slug(topic_name)
-    with store.writing(verb) as txn:
+    with store.writing(verb, allow_secret=allow_secret) as txn:
         key = target_scope(store, txn, layer, scope, workspace)
         relpath = L.topic_path(key, layer, slug)
         for hit in store.catalog.find_text(key, layer, text_hash(body)):
@@ -180,7 +180,7 @@ def codebase(
     body = safe_body(check_text(text, allow_secret=allow_secret))
     check_choice(importance, IMPORTANCE_VALUES, "importance")
     slug = topic_slug(topic)
-    with store.writing("codebase") as txn:
+    with store.writing("codebase", allow_secret=allow_secret) as txn:
         key = target_scope(store, txn, "codebase", "workspace", workspace)
         relpath = L.topic_path(key, "codebase", slug)
         edit = open_held(store, relpath)

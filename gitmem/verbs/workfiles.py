@@ -83,7 +83,7 @@ def record_state(store: Store, section: str, content: str, *, workspace: str | N
     """Replace one section of state.md; re-stating it re-verifies it."""
     name = _section_name(section, None)
     body = safe_body(check_text(content, "content", allow_secret=allow_secret))
-    with store.writing("state") as txn:
+    with store.writing("state", allow_secret=allow_secret) as txn:
         key = target_scope(store, txn, "state", "workspace", workspace)
         relpath = L.single_file_path(key, "state")
         edit = _load(store, relpath, "state", STATE_PREAMBLE.format(key=key))
@@ -132,7 +132,7 @@ def record_working(store: Store, update: WorkingUpdate, *, workspace: str | None
     note = (check_text(update.activity, "activity note", allow_secret=allow)
             if update.activity is not None else None)
     limits = working_limits(store.registry)
-    with store.writing("working") as txn:
+    with store.writing("working", allow_secret=allow) as txn:
         key = target_scope(store, txn, "working", "workspace", workspace)
         relpath = L.single_file_path(key, "working")
         edit = _load(store, relpath, "working", WORKING_PREAMBLE.format(key=key))

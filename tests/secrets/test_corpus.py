@@ -3,6 +3,8 @@ the gate and masked by the output, and ordinary notes pass both untouched."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from fixtures.tokens import ORDINARY, SHAPES, Shape
@@ -43,6 +45,27 @@ def test_a_token_alone_in_a_sentence_is_refused_and_masked_to_its_end(shape: Sha
     assert shape.secret not in masked
     if not any(c in shape.value for c in " \n;:@"):  # one token, not a URL or a block
         assert masked == "Pasted by mistake: *** (remove it)", masked
+
+
+SINGLE = [shape for shape in BARE if not any(c in shape.value for c in " \n;:@")]
+WRAPS = ("_{v}_", "__{v}__", "*{v}*", "**{v}**", "`{v}`", "({v})", "\"{v}\"", "<{v}>", "[{v}](#x)")
+
+
+@pytest.mark.parametrize("shape", SINGLE, ids=[s.name for s in SINGLE])
+def test_a_token_in_markdown_emphasis_or_a_json_string_is_refused_and_masked(shape: Shape) -> None:
+    """What touches a token's edges does not hide it: Markdown's emphasis and links, quotes, and
+    a JSON string's escapes (a line break written `\\n` just before it, its first character
+    written `\\u....`), as pasted from an editor, a log or an API answer."""
+    for wrap in WRAPS:
+        text = "Pasted: " + wrap.format(v=shape.value) + " here"
+        assert find_secrets(text), (shape.name, wrap)
+        assert shape.secret not in hide_secrets(text), (shape.name, wrap)
+    after_break = json.dumps({"note": "the key:\n" + shape.value})
+    assert find_secrets(after_break) and shape.secret not in hide_secrets(after_break), shape.name
+    first = "\\u%04x" % ord(shape.value[0])
+    escaped = '{"note": "' + first + shape.value[1:].replace("/", "\\/") + '"}'
+    assert json.loads(escaped)["note"] == shape.value
+    assert find_secrets(escaped), shape.name
 
 
 @pytest.mark.parametrize("text", ORDINARY)
