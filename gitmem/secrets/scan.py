@@ -227,6 +227,14 @@ def refuse_hand_edit_secrets(root: Path, paths: list[str],
     """Files edited by hand, about to be committed by gitmem: refuse what their edits add."""
     if allowed_by_environment() or not paths:
         return
+    found = hand_edit_findings(root, paths, read_head)
+    if found:
+        raise refusal(found, "", HAND_EDIT_WAY_OUT)
+
+
+def hand_edit_findings(root: Path, paths: list[str],
+                       read_head: Callable[[str], bytes | None]) -> list[Finding]:
+    """Likely secrets in the lines hand edits of these files add to what HEAD holds."""
     changes: dict[str, tuple[str | None, str]] = {}
     for path in paths:
         try:
@@ -238,7 +246,8 @@ def refuse_hand_edit_secrets(root: Path, paths: list[str],
         except GitmemError:
             old = None  # no committed version to compare with: every line is new
         changes[path] = (None if old is None else old.decode("utf-8", errors="replace"), new)
-    refuse_added_secrets(changes, way_out=HAND_EDIT_WAY_OUT)
+    return [f for path, (old, new) in sorted(changes.items())
+            for f in scan_lines(added_lines(old, new), path=path)]
 
 
 def refusal(found: list[Finding], what: str, way_out: str | None) -> InvalidInputError:

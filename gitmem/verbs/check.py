@@ -105,6 +105,7 @@ def find_problems(store: Store, *, fix: bool = False) -> Findings:
                                 "legacy layer file holds entries: they belong in topic files",
                                 fixable=True))
     problems.extend(_runtime_problems(store))
+    problems.extend(_hand_edit_secrets(store))
     retired = global_working_problem(store)
     if retired is not None:
         problems.append(retired)
@@ -113,6 +114,20 @@ def find_problems(store: Store, *, fix: bool = False) -> Findings:
     errors, hints = relation_report(store)
     problems.extend(errors + hints)
     return Findings(integrity.with_stand_ins(store.git, _unique(problems)), outcomes, legacy)
+
+
+def _hand_edit_secrets(store: Store) -> list[Problem]:
+    """Likely secrets in lines uncommitted hand edits add: what the next write, `--fix` or a
+    plain commit would refuse to commit (none with GITMEM_ALLOW_SECRET=1, which commits them)."""
+    from gitmem.fsio import is_temp_name
+    from gitmem.secrets.scan import allowed_by_environment, hand_edit_findings
+
+    if allowed_by_environment():
+        return []
+    dirty = [p for p in store.git.dirty_paths() if not is_temp_name(p)]
+    found = hand_edit_findings(store.root, dirty, lambda path: store.git.read_file_at("HEAD", path))
+    return [Problem(f.path, f.line, f"holds a likely secret ({f.kind}); remove it, or commit it "
+                    "knowingly with GITMEM_ALLOW_SECRET=1") for f in found]
 
 
 def _runtime_problems(store: Store) -> list[Problem]:
@@ -148,10 +163,11 @@ def check_tree(store: Store, *, fix: bool = False) -> CheckReport:
         report.problems.extend(findings.problems)
         if not fix:
             return report
+        secret = {p.path for p in findings.problems if "likely secret" in p.reason}
         with store.writing("check --fix", absorb=False) as txn:
             for outcome in findings.outcomes:
                 # A file with an error is never committed, its fixable entries neither.
-                if outcome.changed and not outcome.blocking and \
+                if outcome.changed and not outcome.blocking and outcome.path not in secret and \
                         store.write_file(txn, outcome.path, outcome.text):
                     report.fixed.append(outcome.path)
                     report.assigned.extend(outcome.assigned)

@@ -95,3 +95,23 @@ def test_an_import_of_json_cannot_hide_a_token_in_an_escape(gm: Cli, tmp_path: P
     assert result.exit_code == 2 and "holds a likely secret" in result.output, result.output
     assert "(and 1 more)" in result.output and TOKEN not in result.output
     _unchanged(gm.root, before)
+
+
+def test_check_lists_a_hand_edited_secret_and_fix_leaves_that_file_uncommitted(gm: Cli) -> None:
+    """`check` names the line (exit 2); `check --fix` normalizes the other files and leaves the
+    one holding the secret as it is, uncommitted, as every other write does."""
+    assert gm("remember", "Some fact", "--layer", "semantic", "--topic", "creds").exit_code == 0
+    assert gm("remember", "Other fact", "--layer", "semantic", "--topic", "notes").exit_code == 0
+    creds, notes = gm.root / "global/semantic/creds.md", gm.root / "global/semantic/notes.md"
+    with creds.open("a") as handle:
+        handle.write(f"\n## Deploy token\nCI pushes with {TOKEN}\n")
+    with notes.open("a") as handle:
+        handle.write("\n## Appended by hand\nNo Id yet.\n")
+    checked = gm("check")
+    assert checked.exit_code == 2 and "global/semantic/creds.md:" in checked.output
+    assert "holds a likely secret (GitHub Token)" in checked.output and TOKEN not in checked.output
+    fixed = gm("check", "--fix")
+    assert fixed.exit_code == 2 and TOKEN not in fixed.output
+    assert "global/semantic/creds.md" in git(gm.root, "status", "--porcelain")
+    assert TOKEN not in git(gm.root, "log", "-p", "--all")
+    assert "No Id yet.\n\n**Id:** global-sem-" in git(gm.root, "show", "HEAD:global/semantic/notes.md")
