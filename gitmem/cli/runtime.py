@@ -108,9 +108,8 @@ def remove_cmd(ctx: click.Context, old: str, target: str, scope: str, as_json: b
 def resolve_cmd(ctx: click.Context, item_id: str, keep: str, as_json: bool) -> None:
     """Settle an item two machines changed differently."""
     from gitmem.runtime.verbs import resolve_item
-    from gitmem.sync.conflicts import this_machine
 
-    result = resolve_item(get_store(ctx), item_id, keep, here=this_machine())
+    result = resolve_item(get_store(ctx), item_id, keep)
     emit(result.as_json(), as_json, result.text)
 
 

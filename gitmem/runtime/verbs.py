@@ -212,10 +212,13 @@ def archive_item(store: Store, old: str, *, target: str = "memory", scope: str =
                              size=size_of(records.of(target)), limit=limits.of(target))
 
 
-def resolve_item(store: Store, item_id: str, keep: str, *, here: str = "") -> RuntimeResult:
+def resolve_item(store: Store, item_id: str, keep: str, *, here: str | None = None) -> RuntimeResult:
     """Settle a record two machines changed differently: keep `ours`, the version machine `here`
-    wrote, or `theirs`, the other machine's (settle.py tells which is which)."""
+    (default: this one) wrote, or `theirs`, the other machine's (settle.py tells which is which)."""
+    from gitmem.store.review import this_machine
+
     check_choice(keep, ("ours", "theirs"), "version")
+    here = this_machine() if here is None else here
     limits = limits_of(store)
     with runtime_writing(store, "runtime resolve", limits, lambda: _scopes_holding(store, item_id)) as txn:
         for key in scopes_with_runtime(store):

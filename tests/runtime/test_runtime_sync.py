@@ -215,6 +215,23 @@ def test_ours_is_the_version_of_the_machine_that_resolves(named: tuple[Machine, 
     assert items(alpha)[record] == items(beta)[record] == text
 
 
+@pytest.mark.parametrize(("who", "keep", "text"), [
+    ("alpha", "ours", "Fact one as alpha says"), ("alpha", "theirs", "Fact one as beta says"),
+    ("beta", "ours", "Fact one as beta says"),
+])
+def test_the_top_level_resolve_keeps_the_same_version_as_runtime_resolve(
+        named: tuple[Machine, Machine], who: str, keep: str, text: str) -> None:
+    """`gitmem resolve ID --ours`, which the sync's message names, on either machine (alpha
+    fast-forwarded to beta's merge) keeps what `gitmem runtime resolve --keep ours` keeps."""
+    alpha, beta = named
+    record = _conflict(alpha, beta)
+    here = alpha if who == "alpha" else beta
+    resolved = here("resolve", record, f"--{keep}")
+    assert resolved.exit_code == 0, resolved.output
+    assert items(here)[record] == text
+    assert text.split()[3] + "'s version" in git(here.root, "log", "-1", "--format=%s")
+
+
 def test_conflicts_name_each_sides_machine_on_both_machines(named: tuple[Machine, Machine]) -> None:
     alpha, beta = named
     record = _conflict(alpha, beta)
