@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gitmem.errors import InvalidInputError
+from gitmem.errors import ConflictError, InvalidInputError
 from gitmem.format import layers as L
 from gitmem.store.store import Store
 from gitmem.web.html import markdown, shown, url
@@ -162,10 +162,20 @@ def _review_reject(store: Store, form: dict[str, str]) -> tuple[str, str]:
 # -- settings -----------------------------------------------------------------------------------
 def _shared_settings(store: Store, form: dict[str, str]) -> tuple[str, str]:
     from gitmem.verbs.config import settings_set
-    from gitmem.web.settings_view import form_value, page_settings
+    from gitmem.web.settings_view import SHOWN, form_value, page_settings
 
     now = {s.key: form_value(s.value) for s in page_settings(store)}
-    changes = {k: v.strip() for k, v in form.items() if k != "csrf" and now.get(k) != v.strip()}
+    changes = {}
+    for key, value in form.items():
+        if key == "csrf" or key.startswith(SHOWN):
+            continue
+        was = form.get(SHOWN + key, now.get(key))
+        if value.strip() == (was or "").strip():
+            continue  # not changed on the page: what another writer set since stays
+        if was is not None and now.get(key) != was:
+            raise ConflictError(f"{key} was changed to {now.get(key)!r} since the page was shown; "
+                                "nothing was saved: reload the page and save again")
+        changes[key] = value.strip()
     if not changes:
         return "/settings", "settings: nothing changed"
     done = [s for s in settings_set(store, changes) if s.changed]

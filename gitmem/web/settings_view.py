@@ -21,6 +21,9 @@ def form_value(value: object) -> str:
     return value if isinstance(value, str) else "" if value is None else json.dumps(value)
 
 
+SHOWN = "shown:"  # a form field carrying the value a setting had when the page showed it
+
+
 def page_settings(store: Store) -> list[SettingValue]:
     """The shared settings the page edits: all of memory.json's but the remote and branch,
     which have their own form."""
@@ -32,9 +35,13 @@ def _shared(store: Store, csrf: str) -> str:
     for setting in page_settings(store):
         ident = "set-" + setting.key.replace(".", "-")
         problem = f' <strong class="problem">{shown(setting.problem)}</strong>' if setting.problem else ""
+        # Not `required`: an unset setting (its default in force) is shown empty. The value
+        # shown goes back with the form, so a save writes only what was changed on the page.
+        value = attr(form_value(setting.value))
         rows.append(f'<dt><label for="{ident}">{escape(setting.help)}</label></dt>'
-                    f'<dd><input id="{ident}" name="{attr(setting.key)}" value="{attr(form_value(setting.value))}"'
-                    f' required> <small>{escape(setting.key)}: {escape(setting.allowed)},'
+                    f'<dd><input id="{ident}" name="{attr(setting.key)}" value="{value}">'
+                    f'<input type="hidden" name="{attr(SHOWN + setting.key)}" value="{value}">'
+                    f' <small>{escape(setting.key)}: {escape(setting.allowed)},'
                     f" default {escape(form_value(setting.default))}</small>{problem}</dd>")
     return ('<h2>Shared settings (memory.json, committed)</h2>'
             f'<form method="post" action="/settings/shared" class="edit">{csrf_field(csrf)}'

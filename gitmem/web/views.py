@@ -141,7 +141,7 @@ def overview(store: Store, csrf: str) -> str:
         ("Branch", escape(str(data["branch"]))),
         ("Remote", shown(data.get("remote") or "none")),
         ("Last sync", shown(sync.get("lastSuccess") or sync.get("lastAttempt") or "never")),
-        ("Sync outcome", shown(sync.get("outcome") or sync.get("error") or "—")),
+        ("Sync outcome", shown(sync.get("result") or sync.get("error") or "—")),
         ("Ahead / behind", _tracking(data.get("tracking"))),
         ("Conflicts", f'<a href="/conflicts">{counted["conflicts"] if counted else counting}</a>'),
         ("Problems", problems),

@@ -36,9 +36,11 @@ def test_ahead_behind_follows_local_commits_and_a_sync(web_store: Path, tmp_path
         assert fact(overview, "Ahead / behind").startswith("— (no remote-tracking branch yet)")
         assert fact(overview, "Models").startswith("none")
         assert fact(overview, "Review queue") == "0"
+        assert fact(overview, "Sync outcome") == "—"
         assert run_gitmem("--root", str(web_store), "remote", "set", str(remote), env=OFF).returncode == 0
         assert run_gitmem("--root", str(web_store), "sync", env=OFF).returncode == 0
         assert fact(page.get("/").text, "Ahead / behind") == "0 to push / 0 fetched, not merged"
+        assert fact(page.get("/").text, "Sync outcome") == "pushed"  # as `gitmem status` says
         run_gitmem("--root", str(web_store), "remember", "The gateway is vpn3", "-l", "semantic", env=OFF)
         assert fact(page.get("/").text, "Ahead / behind") == "1 to push / 0 fetched, not merged"
     finally:

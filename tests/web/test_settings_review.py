@@ -42,6 +42,25 @@ def test_shared_settings_are_saved_in_one_commit_and_read_back(web: WebPage) -> 
     assert git(web.root, "status", "--porcelain").strip() == ""
 
 
+def test_a_save_writes_what_the_page_changed_and_never_undoes_another_writer(web: WebPage) -> None:
+    """The whole form goes back, with the values it showed: a setting changed meanwhile by the
+    CLI stays as the CLI set it, and the same setting changed on both is refused (409). An unset
+    setting is an empty field the browser does not hold the form for."""
+    page = web.get("/settings").text
+    assert not re.search(r'<input id="set-[^"]+"[^>]* required', page)
+    form = dict(re.findall(r'<input (?:id="set-[^"]+" |type="hidden" )name="([^"]+)" value="([^"]*)"', page))
+    assert form["shown:freshness.normal"] == form["freshness.normal"]
+    _cli(web, "config", "set", "freshness.normal", "120")
+    done = web.post("/settings/shared", {**form, "freshness.stable": "400"})
+    assert done.status == 303 and commits(web.root)[0] == "config set freshness.stable=400"
+    settings = json.loads((web.root / "memory.json").read_text())["settings"]["freshness"]
+    assert settings["normal"] == 120 and settings["stable"] == 400
+    before = commits(web.root)
+    clash = web.post("/settings/shared", {**form, "freshness.normal": "45"})
+    assert clash.status == 409 and "changed to" in clash.text and commits(web.root) == before
+    assert json.loads((web.root / "memory.json").read_text())["settings"]["freshness"]["normal"] == 120
+
+
 def test_a_value_a_reader_would_refuse_is_refused_and_nothing_written(web: WebPage) -> None:
     before, text = commits(web.root), (web.root / "memory.json").read_text()
     for key, value, says in (("freshness.volatile", "0", "from 1 to"), ("runtime.itemLimitBytes", "12", "&gt;= 64"),
