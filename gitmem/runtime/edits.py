@@ -18,8 +18,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, replace
 
-from gitmem.errors import InvalidInputError
-from gitmem.runtime.model import Item, RuntimeFile, new_id, normalize_content
+from gitmem.errors import ConflictError, InvalidInputError
+from gitmem.runtime.model import Item, RuntimeFile, content_stamp, new_id, normalize_content
 
 CANDIDATES_SHOWN = 8
 SIMILAR = 0.5  # a changed line is a replace of the line it resembles this much (else add + remove)
@@ -43,8 +43,18 @@ def _refuse(reason: str, candidates: list[Item]) -> InvalidInputError:
     return InvalidInputError(f"{reason}; {listing}; nothing changed (pass an item's id to choose)")
 
 
-def find_one(items: list[Item], needle: str, target: str) -> Item:
-    """The one item `needle` designates among `items` (all of one target)."""
+def find_one(items: list[Item], needle: str, target: str, seen: str | None = None) -> Item:
+    """The one item `needle` designates among `items` (all of one target); when the caller
+    passes the `content_stamp` of the text it showed (a page shown a while ago), the item must
+    still hold that text."""
+    item = _designated(items, needle, target)
+    if seen is not None and content_stamp(item.content) != seen:
+        raise ConflictError(f"{item.id} was changed since it was shown; nothing changed: look "
+                            "again and retry")
+    return item
+
+
+def _designated(items: list[Item], needle: str, target: str) -> Item:
     wanted = normalize_content(needle)
     if not wanted:
         raise InvalidInputError("the text to match must not be empty")

@@ -13,6 +13,7 @@ a person can edit them like any text file (see edits.py for how such edits come 
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 import unicodedata
@@ -124,6 +125,12 @@ def check_branches(branches: list[str] | tuple[str, ...], target: str) -> tuple[
 
         refuse_secrets("\n".join(cleaned), "branch", overridable=False)
     return cleaned
+
+
+def content_stamp(content: str) -> str:
+    """A short fingerprint of an item's text, for a caller to say which text it acted on
+    without carrying the text itself (it may hold a secret let through)."""
+    return hashlib.sha256(normalize_content(content).encode("utf-8")).hexdigest()[:16]
 
 
 def new_id(taken: set[str]) -> str:

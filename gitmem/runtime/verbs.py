@@ -137,8 +137,9 @@ def add(store: Store, text: str, *, target: str = "memory", importance: str = "n
 
 def replace_item(store: Store, old: str, new: str, *, target: str = "memory",
                  scope: str = "global", workspace: str | None = None,
-                 allow_secret: bool = False, make_room: bool = False) -> RuntimeResult:
-    """Replace the whole item OLD designates. A replace that would overflow is refused, naming
+                 allow_secret: bool = False, make_room: bool = False,
+                 seen: str | None = None) -> RuntimeResult:
+    """Replace the whole item OLD designates (still holding `seen`, when given). A replace that would overflow is refused, naming
     the items an add would move out; `make_room` moves them into the layers (archive.py), as an
     add does, in the same commit."""
     limits = limits_of(store)
@@ -148,7 +149,7 @@ def replace_item(store: Store, old: str, new: str, *, target: str = "memory",
     with runtime_writing(store, "runtime replace", limits, lambda: [key],
                          allow_secret=allow_secret) as txn:
         records, imported = load_scope(store, key, limits)
-        found = find_one(records.of(target), old, target)
+        found = find_one(records.of(target), old, target, seen)
         limit = limits.of(target)
         if found.content == content and found.conflict is None:
             return RuntimeResult("unchanged", key, target, found, note="already so",
@@ -182,13 +183,13 @@ def replace_item(store: Store, old: str, new: str, *, target: str = "memory",
 
 
 def remove_item(store: Store, old: str, *, target: str = "memory", scope: str = "global",
-                workspace: str | None = None) -> RuntimeResult:
-    """Remove the whole item OLD designates."""
+                workspace: str | None = None, seen: str | None = None) -> RuntimeResult:
+    """Remove the whole item OLD designates (still holding `seen`, when given)."""
     limits = limits_of(store)
     key = _scope_key(store, target, scope, workspace)
     with runtime_writing(store, "runtime remove", limits, lambda: [key]) as txn:
         records, imported = load_scope(store, key, limits)
-        found = find_one(records.of(target), old, target)
+        found = find_one(records.of(target), old, target, seen)
         records = RuntimeFile([i for i in records.items if i.id != found.id], records.extra)
         commit_scope(store, txn, key, records, f"runtime remove: {found.id} ({target}, {key})", imported)
         return RuntimeResult("removed", key, target, found, True, imported=imported,
@@ -196,14 +197,14 @@ def remove_item(store: Store, old: str, *, target: str = "memory", scope: str = 
 
 
 def archive_item(store: Store, old: str, *, target: str = "memory", scope: str = "global",
-                 workspace: str | None = None) -> RuntimeResult:
+                 workspace: str | None = None, seen: str | None = None) -> RuntimeResult:
     """Move the item OLD designates out of the hot file now, where an overflow would move it
     (archive.py: a memory item into its scope's layers, a user item to USER.archive.md)."""
     limits = limits_of(store)
     key = _scope_key(store, target, scope, workspace)
     with runtime_writing(store, "runtime archive", limits, lambda: [key]) as txn:
         records, imported = load_scope(store, key, limits)
-        found = find_one(records.of(target), old, target)
+        found = find_one(records.of(target), old, target, seen)
         moved = move_out(store, txn, key, [found], now_stamp(store))
         records = RuntimeFile([i for i in records.items if i.id != found.id], records.extra)
         commit_scope(store, txn, key, records, f"runtime archive: {found.id} ({target}, {key})\n"

@@ -123,11 +123,13 @@ def _runtime(verb: str) -> Handler:
                           **where)  # type: ignore[arg-type]
         elif verb == "replace":
             done = rt.replace_item(store, _required(form, "item"), _required(form, "text"),
-                                   **where)  # type: ignore[arg-type]
+                                   seen=form.get("seen"), **where)  # type: ignore[arg-type]
         elif verb == "remove":
-            done = rt.remove_item(store, _required(form, "item"), **where)  # type: ignore[arg-type]
+            done = rt.remove_item(store, _required(form, "item"), seen=form.get("seen"),
+                                  **where)  # type: ignore[arg-type]
         else:
-            done = rt.archive_item(store, _required(form, "item"), **where)  # type: ignore[arg-type]
+            done = rt.archive_item(store, _required(form, "item"), seen=form.get("seen"),
+                                   **where)  # type: ignore[arg-type]
         return "/hot", done.text().replace("\n", "; ")
     return run
 

@@ -12,7 +12,16 @@ from gitmem.format.conflicts import ConflictBlock, conflict_blocks
 from gitmem.store.store import Store
 from gitmem.sync.state import ConflictRecord
 from gitmem.web.diffs import word_diff
-from gitmem.web.html import attr, button_form, csrf_field, markdown, notice, shown
+from gitmem.web.html import (
+    attr,
+    button_form,
+    csrf_field,
+    holds_secret,
+    markdown,
+    not_editable,
+    notice,
+    shown,
+)
 
 
 def versions_side_by_side(versions: list[dict[str, Any]], base: str | None = None) -> str:
@@ -32,6 +41,8 @@ def resolve_buttons(ref: str, csrf: str, ways: tuple[str, ...] = ("ours", "their
 
 
 def _edit_form(ref: str, text: str, csrf: str, n: int) -> str:
+    if holds_secret(text):
+        return not_editable("This version")
     return (f'<details class="editkeep"><summary>Edit and keep</summary>'
             f'<form method="post" action="/resolve/edit" class="edit">{csrf_field(csrf)}'
             f'<input type="hidden" name="target" value="{attr(ref)}">'

@@ -13,7 +13,17 @@ from gitmem.format.layers import TOPIC_LAYERS
 from gitmem.format.references import RELATION_TYPES
 from gitmem.store.store import Store
 from gitmem.web.diffs import line_diff
-from gitmem.web.html import attr, button_form, csrf_field, entry_card, markdown, notice, shown
+from gitmem.web.html import (
+    attr,
+    button_form,
+    csrf_field,
+    entry_card,
+    holds_secret,
+    markdown,
+    not_editable,
+    notice,
+    shown,
+)
 
 
 def entry(store: Store, csrf: str, entry_id: str, as_of: str = "") -> str:
@@ -52,13 +62,10 @@ def _actions(store: Store, record: dict[str, Any], csrf: str) -> str:
     home = record.get("space") in (None, "", "home")
     found = store.locate(record["id"]) if home else None
     version = entry_version(found.entry) if found is not None else ""
-    parts.append(_form(
-        "/entry/edit", "Edit title and body", csrf, ref,
-        f'<input type="hidden" name="version" value="{attr(version)}">'
-        f'<label for="edit-title">Title</label><input id="edit-title" name="title"'
-        f' value="{attr(record["title"])}" required maxlength="200">'
-        f'<label for="edit-body">Body</label><textarea id="edit-body" name="body" rows="8"'
-        f' required>{escape(record["body"])}</textarea>', "Save"))
+    if holds_secret(record["title"], record["body"]):
+        parts.append(not_editable("This entry"))
+    else:
+        parts.append(_edit_form(csrf, ref, version, record))
     if not home:
         return "".join(parts)
     layers = "".join(f'<option value="{attr(lay)}"{" selected" if lay == record["layer"] else ""}>'
@@ -161,3 +168,13 @@ def _history(store: Store, record: dict[str, Any]) -> str:
             f' · {escape(str(version["kind"]))}: {shown(version["message"])}{summary}</summary>'
             f'{line_diff(older, version["text"])}</details></li>')
     return f'<h2>History</h2><ol class="history">{"".join(items)}</ol>'
+
+
+def _edit_form(csrf: str, ref: str, version: str, record: dict[str, Any]) -> str:
+    return _form(
+        "/entry/edit", "Edit title and body", csrf, ref,
+        f'<input type="hidden" name="version" value="{attr(version)}">'
+        f'<label for="edit-title">Title</label><input id="edit-title" name="title"'
+        f' value="{attr(record["title"])}" required maxlength="200">'
+        f'<label for="edit-body">Body</label><textarea id="edit-body" name="body" rows="8"'
+        f' required>{escape(record["body"])}</textarea>', "Save")

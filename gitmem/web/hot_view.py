@@ -7,9 +7,20 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from gitmem.runtime.model import IMPORTANCE
+from gitmem.runtime.model import IMPORTANCE, content_stamp
 from gitmem.store.store import Store
-from gitmem.web.html import attr, button_form, csrf_field, markdown, notice, shown, table, url
+from gitmem.web.html import (
+    attr,
+    button_form,
+    csrf_field,
+    holds_secret,
+    markdown,
+    not_editable,
+    notice,
+    shown,
+    table,
+    url,
+)
 
 
 def _scope_fields(block: dict[str, Any]) -> dict[str, str]:
@@ -28,7 +39,8 @@ def budget_bar(used: int, limit: int) -> str:
 
 
 def _item(block: dict[str, Any], item: dict[str, Any], csrf: str, n: str) -> str:
-    fields = {**_scope_fields(block), "item": str(item["id"])}
+    # The text shown goes back with every form: an item changed since is not acted on blindly.
+    fields = {**_scope_fields(block), "item": str(item["id"]), "seen": content_stamp(str(item["content"]))}
     hidden = "".join(f'<input type="hidden" name="{k}" value="{attr(v)}">' for k, v in fields.items())
     conflict = ' <span class="badge status">conflict</span>' if item.get("conflict") else ""
     return (
@@ -36,10 +48,12 @@ def _item(block: dict[str, Any], item: dict[str, Any], csrf: str, n: str) -> str
         f' {shown(item["content"])}<div class="actions">'
         + button_form("/runtime/archive", "Archive into layers", csrf, fields=fields)
         + button_form("/runtime/remove", "Remove", csrf, fields=fields, kind="danger")
-        + f'<details><summary>Replace</summary><form method="post" action="/runtime/replace"'
-        f' class="edit">{csrf_field(csrf)}{hidden}<label for="rep-{n}">New text</label>'
-        f'<textarea id="rep-{n}" name="text" rows="3" required>{escape(item["content"])}</textarea>'
-        '<button type="submit">Replace</button></form></details></div></li>'
+        + (not_editable("This item") if holds_secret(str(item["content"])) else
+           f'<details><summary>Replace</summary><form method="post" action="/runtime/replace"'
+           f' class="edit">{csrf_field(csrf)}{hidden}<label for="rep-{n}">New text</label>'
+           f'<textarea id="rep-{n}" name="text" rows="3" required>{escape(item["content"])}</textarea>'
+           '<button type="submit">Replace</button></form></details>')
+        + "</div></li>"
     )
 
 

@@ -30,6 +30,18 @@ def shown_all(texts: Iterable[object]) -> list[str]:
     return [escape(text) for text in hide_all([str(text) for text in texts])]
 
 
+def holds_secret(*texts: str) -> bool:
+    """Whether the page would mask any of these texts."""
+    return any(hide_secrets(text) != text for text in texts)
+
+
+def not_editable(what: str) -> str:
+    """In place of a form prefilled with text that holds a likely secret: the page never shows
+    one, and a masked text saved back would lose it."""
+    return (f'<p class="notice">{escape(what)} holds what looks like a secret: the page shows it '
+            "masked and does not edit it here; change it in the file or with the CLI.</p>")
+
+
 def attr(text: object) -> str:
     return escape(str(text), quote=True)
 

@@ -11,7 +11,17 @@ from typing import Any
 
 from gitmem.errors import GitmemError
 from gitmem.store.store import Store
-from gitmem.web.html import attr, button_form, csrf_field, notice, shown, table, url
+from gitmem.web.html import (
+    attr,
+    button_form,
+    csrf_field,
+    holds_secret,
+    not_editable,
+    notice,
+    shown,
+    table,
+    url,
+)
 
 PASSES_SHOWN = 5
 LOG_DEPTH = 300  # commits looked through for consolidation passes
@@ -103,11 +113,13 @@ def _queued(item: dict[str, Any], csrf: str, n: int) -> str:
         '<div class="actions">'
         + button_form("/review/accept", "Accept", csrf, fields=fields)
         + button_form("/review/reject", "Reject", csrf, fields=fields, kind="danger")
-        + f'<details><summary>Edit and accept</summary><form method="post" action="/review/accept"'
-        f' class="edit">{csrf_field(csrf)}<input type="hidden" name="item" value="{attr(str(item["id"]))}">'
-        f'<label for="rev-{n}">Text</label><textarea id="rev-{n}" name="text" rows="3" required>'
-        f'{escape(str(item["text"]))}</textarea><button type="submit">Accept edited</button></form></details>'
-        "</div></article>"
+        + (not_editable("This proposal") if holds_secret(str(item["text"])) else
+           f'<details><summary>Edit and accept</summary><form method="post" action="/review/accept"'
+           f' class="edit">{csrf_field(csrf)}<input type="hidden" name="item" value="{attr(str(item["id"]))}">'
+           f'<label for="rev-{n}">Text</label><textarea id="rev-{n}" name="text" rows="3" required>'
+           f'{escape(str(item["text"]))}</textarea><button type="submit">Accept edited</button>'
+           "</form></details>")
+        + "</div></article>"
     )
 
 

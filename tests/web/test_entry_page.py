@@ -109,3 +109,16 @@ def test_bad_changes_are_refused_and_write_nothing(web: WebPage) -> None:
     assert "AKIA" + "QWERTYUIOPASDFGH" not in cases[-1].text
     assert commits(web.root) == before
     assert git(web.root, "status", "--porcelain").strip() == ""
+
+
+def test_an_entry_holding_a_secret_is_shown_masked_everywhere_and_offers_no_edit_form(
+        web: WebPage) -> None:
+    """The page never shows a secret let through with --allow-secret: not in the card, the
+    history, nor a form prefilled with it (saving the masked text back would lose it)."""
+    key = "AKIA" + "QWERTYUIOPASDFGH"
+    made = _cli(web, "remember", f"The backup job uses {key}", "-l", "semantic", "-t", "infra",
+                "--allow-secret").strip()
+    page = web.get(f"/entry?id={made}").text
+    assert key not in page and "The backup job uses ***" in page
+    assert "does not edit it here" in page and 'action="/entry/edit"' not in page
+    assert 'action="/entry/edit"' in web.get(f"/entry?id={ENTRY}").text  # an ordinary entry has it

@@ -47,6 +47,39 @@ def test_add_replace_remove_with_budget_bars(web: WebPage) -> None:
     assert git(web.root, "status", "--porcelain").strip() == ""
 
 
+def test_an_item_changed_since_the_page_showed_it_is_not_replaced_removed_or_archived(
+        web: WebPage) -> None:
+    """Each form carries a fingerprint of the text it showed (never the text: it may hold a
+    secret let through): an item an agent changed meanwhile is refused (409), nothing written."""
+    web.post("/runtime/add", {"scope": "global", "target": "memory", "text": "Project uses uv"})
+    item = _items(web)["Project uses uv"]
+    page = web.get("/hot").text
+    seen = _hidden(page, "seen", "Project uses uv")
+    assert "Project uses uv" not in seen
+    changed = run_gitmem("--root", str(web.root), "runtime", "replace", item,
+                         "Project uses uv; CI runs ruff and mypy", env={"GITMEM_SERVE": "off"})
+    assert changed.returncode == 0, changed.stderr
+    before = commits(web.root)
+    form = {"scope": "global", "target": "memory", "item": item, "seen": seen}
+    for action, extra in (("replace", {"text": "Project uses uv and pytest"}), ("remove", {}), ("archive", {})):
+        refused = web.post(f"/runtime/{action}", {**form, **extra})
+        assert refused.status == 409 and "changed since it was shown" in refused.text, action
+    assert commits(web.root) == before
+    assert _items(web) == {"Project uses uv; CI runs ruff and mypy": item}
+    fresh = _hidden(web.get("/hot").text, "seen", "ruff and mypy")
+    done = web.post("/runtime/replace", {**form, "seen": fresh, "text": "Project uses uv and pytest"})
+    assert done.status == 303 and _items(web) == {"Project uses uv and pytest": item}
+
+
+def test_an_item_holding_a_secret_is_shown_masked_and_offers_no_replace_form(web: WebPage) -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    done = run_gitmem("--root", str(web.root), "runtime", "add", f"CI pushes with {token}", "--allow-secret",
+                      env={"GITMEM_SERVE": "off"})
+    assert done.returncode == 0, done.stderr
+    page = web.get("/hot").text
+    assert token not in page and "CI pushes with ***" in page and "does not edit it here" in page
+
+
 def test_archive_moves_an_item_into_the_layers(web: WebPage) -> None:
     web.post("/runtime/add", {"scope": "global", "target": "memory",
                               "text": "Lesson learned: never deploy on Fridays"})
