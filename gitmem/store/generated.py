@@ -8,11 +8,13 @@ from pathlib import Path
 from gitmem.format import layers as L
 from gitmem.fsio import read_regular_file, write_text_atomic
 from gitmem.store.catalog import Catalog
-from gitmem.store.paths import DERIVED_DIRS
+from gitmem.store.paths import DERIVED_DIRS, EDITOR_FILES
 
 # Derived folders, and the temp files of atomic writes (`.name.<random hex>.tmp`) should one ever be
 # left beside its target (gitmem writes them into state/tmp/, ignored with state/).
-GITIGNORE = "".join(f"/{name}/\n" for name in DERIVED_DIRS) + ".*.tmp\n"
+# Editors' swap, backup and lock files (store/paths.py) too: a `#` that starts a line is escaped.
+GITIGNORE = ("".join(f"/{name}/\n" for name in DERIVED_DIRS) + ".*.tmp\n"
+             + "".join(("\\" if pattern.startswith("#") else "") + f"{pattern}\n" for pattern in EDITOR_FILES))
 GITATTRIBUTES = (
     "# Entry-level merges for memory files (driver registered by `gitmem hooks install`).\n"
     "*.md merge=gitmem\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import unicodedata
@@ -97,6 +98,19 @@ def key_from_remote_url(url: str) -> str:
     parts = [p for p in text.split("/") if p]
     tail = parts[-2:] if len(parts) >= 3 else parts[-1:]
     return sanitize_workspace_key("-".join(tail))
+
+
+# Editors' swap, backup and lock files are never memory: committed, they would be pushed to every
+# machine; scanned, one holding an unsaved secret would stop every write; a lock (Emacs' `.#name`
+# is a dangling link) would stop them as a link (vim, Emacs, Kate, JetBrains, macOS Finder).
+EDITOR_FILES = (".*.sw[a-p]", "*~", "4913", "#*#", ".#*", ".*.kate-swp", "*___jb_tmp___",
+                "*___jb_old___", ".DS_Store")
+
+
+def is_editor_file(relpath: str) -> bool:
+    """Whether a file's name is an editor's swap, backup or lock file (EDITOR_FILES)."""
+    name = relpath.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in EDITOR_FILES)
 
 
 def topic_slug(topic: str) -> str:

@@ -14,6 +14,7 @@ from gitmem.errors import StoreStateError
 from gitmem.format.normalize import Problem, hint
 from gitmem.fsio import is_temp_name, leftover_temp_files
 from gitmem.store import gitgate, journal
+from gitmem.store.paths import is_editor_file
 from gitmem.store.registry import load_registry
 
 if TYPE_CHECKING:
@@ -75,7 +76,8 @@ def _walk(store: StoreBase) -> tuple[list[str], list[str]]:
             except OSError:
                 continue
             if stat.S_ISLNK(mode):
-                links.append(prefix + name)
+                if not is_editor_file(name):  # an editor's lock (Emacs' `.#name`): git ignores it
+                    links.append(prefix + name)
             elif name in files and is_temp_name(name) and not prefix.startswith("state/"):
                 temps.append(prefix + name)
         dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
