@@ -12,18 +12,19 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.errors import InvalidInputError, ParseError, StoreStateError
 from gitmem.format import layers as L
-from gitmem.format.document import FRONT_MATTER_SCAN_LINES
+from gitmem.format.document import FRONT_MATTER_SCAN_LINES, split_copy
 from gitmem.format.idmarks import MARKS_PATH
 from gitmem.format.normalize import Outcome, Problem
 from gitmem.format.records import load_record_list
 from gitmem.format.reviewqueue import REVIEW_PATH, parse_queue
-from gitmem.fsio import read_regular_file
+from gitmem.fsio import read_regular_file, read_text
 from gitmem.store import tree
 
 if TYPE_CHECKING:
@@ -154,6 +155,18 @@ def _copy_problem(root: Path, relpath: str, text: str) -> Problem | None:
     return None
 
 
+def _moved_within_shelf(root: Path, scope_dir: str, doc_id: str) -> bool:
+    """Whether another copy on the scope's shelf names document `doc_id` in its front matter."""
+    for path in sorted((root / scope_dir / "documents").glob("*/*.md")):
+        try:
+            values, _body, _start = split_copy(read_regular_file(path).decode("utf-8", "replace"))
+        except OSError:
+            continue
+        if doc_id and str(values.get("id", "")) == doc_id:
+            return True
+    return False
+
+
 def read_files(root: Path) -> list[str]:
     """Every file on disk that parse_problem judges: the JSON files and the document copies."""
     found = [p for p in (REGISTRY_PATH, MARKS_PATH, REVIEW_PATH) if (root / p).exists()]
@@ -217,14 +230,38 @@ def held_back(root: Path, relpaths: list[str], outcomes: list[Outcome]) -> dict[
     cannot parse. Each comes with its first problem."""
     held = {o.path: o.blocking[0] for o in outcomes if o.blocking}
     for relpath in relpaths:
-        if relpath not in held and (problem := parse_problem(root, relpath)) is not None:
+        if relpath in held:
+            continue
+        problem = parse_problem(root, relpath) or listed_copy_deleted(root, relpath)
+        if problem is not None:
             held[relpath] = problem
     return held
+
+
+def listed_copy_deleted(root: Path, relpath: str) -> Problem | None:
+    """A document copy deleted by hand while its scope's index.json still lists it: the deletion
+    is not committed (it would lose the text on every machine); the next `gitmem doc` write puts
+    the copy back from git (documents/repair.py)."""
+    if not is_document_copy(relpath) or os.path.lexists(root / relpath):
+        return None
+    scope_dir, _, rest = _split_scope(relpath)
+    _, status, filename = rest.split("/")
+    try:
+        records, _extra = load_record_list(read_text(root / f"{scope_dir}/documents/index.json"),
+                                           relpath, "documents")
+    except (OSError, UnicodeDecodeError, InvalidInputError):
+        return None
+    listed = [r for r in records if isinstance(r, dict) and r.get("filename") == filename
+              and r.get("status") == status]
+    if not listed or _moved_within_shelf(root, str(scope_dir), str(listed[0].get("id", ""))):
+        return None  # not gitmem's, or renamed by hand: the next document write moves it back
+    return Problem(relpath, 1, "deleted by hand while documents/index.json lists it; the next "
+                   "`gitmem doc` write puts it back (`gitmem doc archive ID` retires a document)")
 
 
 def held_note(held: dict[str, Problem]) -> str:
     """The one line a write prints about the hand edits it left uncommitted."""
     listed = ", ".join(f"{p.path}:{p.line} ({p.reason.split('; ')[0]})"
                        for p in sorted(held.values(), key=lambda p: (p.path, p.line)))
-    return (f"left uncommitted, as gitmem commits no file it cannot parse: {listed}; everything "
-            "else was committed (`gitmem check` lists every problem)")
+    return (f"left uncommitted, as gitmem commits no file it cannot parse and no loss: {listed}; "
+            "everything else was committed (`gitmem check` lists every problem)")

@@ -1,4 +1,4 @@
-"""A copy deleted by hand whose deletion a sync committed comes back on both machines (each
+"""A copy deleted by hand whose deletion was committed (with plain git) comes back on both machines (each
 machine's next document write restores it from git); one machine archives it meanwhile. After
 both sync, the document lives once, on the shelf its record names: no second copy in git, no
 search hit under the path it left. The same for a copy renamed by hand on one machine and
@@ -34,6 +34,14 @@ def _add(gm: Cli, tmp_path: Path, title: str, text: str) -> str:
     return str(json.loads(added.stdout)["id"])
 
 
+def _delete_and_commit(gm: Cli, copy: str) -> None:
+    """A copy deleted by hand and the deletion committed with plain git (gitmem's own writes
+    leave such a deletion uncommitted: test_deleted_by_hand.py), as a person or an earlier
+    gitmem could."""
+    git(gm.root, "rm", "-q", f"{SHELF}/{copy}")
+    git(gm.root, "commit", "-qm", f"delete {copy} by hand")
+
+
 def _paths(gm: Cli) -> set[str]:
     listed = gm.json("doc", "list", "--all")
     assert isinstance(listed, list)
@@ -54,8 +62,8 @@ def test_a_copy_restored_on_both_machines_and_archived_on_one_lives_once(
         tmp_path: Path, bare_remote: Path) -> None:
     a, b = _machines(tmp_path, bare_remote)
     doc = _add(a, tmp_path, "Doc 0", "drain the queue")
-    (a.root / SHELF / "active/doc-0.md").unlink()
-    for gm in (a, b):  # a's sync commits the deletion; b takes it
+    _delete_and_commit(a, "active/doc-0.md")
+    for gm in (a, b):  # a's sync pushes the deletion; b takes it
         assert gm("sync").exit_code == 0, gm("sync").output
     assert a("doc", "archive", doc).exit_code == 0  # restores the copy from git, then archives it
     other = b("doc", "archive", "global-doc-0001")  # restores the copy from git too
@@ -71,7 +79,7 @@ def test_an_edit_of_the_copy_restored_on_the_other_machine_joins_the_archived_co
         tmp_path: Path, bare_remote: Path) -> None:
     a, b = _machines(tmp_path, bare_remote)
     doc = _add(a, tmp_path, "Doc 0", "drain the queue")
-    (a.root / SHELF / "active/doc-0.md").unlink()
+    _delete_and_commit(a, "active/doc-0.md")
     for gm in (a, b):
         assert gm("sync").exit_code == 0
     assert a("doc", "archive", doc).exit_code == 0

@@ -62,7 +62,7 @@ def test_a_token_in_markdown_emphasis_or_a_json_string_is_refused_and_masked(sha
         assert shape.secret not in hide_secrets(text), (shape.name, wrap)
     after_break = json.dumps({"note": "the key:\n" + shape.value})
     assert find_secrets(after_break) and shape.secret not in hide_secrets(after_break), shape.name
-    first = "\\u%04x" % ord(shape.value[0])
+    first = f"\\u{ord(shape.value[0]):04x}"
     escaped = '{"note": "' + first + shape.value[1:].replace("/", "\\/") + '"}'
     assert json.loads(escaped)["note"] == shape.value
     assert find_secrets(escaped), shape.name

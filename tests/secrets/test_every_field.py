@@ -8,12 +8,13 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import Result
+from importfixtures import stage
 
 from fixtures.tokens import SHAPES
 from gitmem.errors import InvalidInputError
 from gitmem.store.store import Store
 from gitmem.verbs.entries import codebase as record_codebase
-from importfixtures import stage
 from support import Cli, commit_count, git
 
 TOKEN = next(s for s in SHAPES if s.name == "GitHub classic token").secret
@@ -25,9 +26,9 @@ def _unchanged(root: Path, commits: int) -> None:
     assert TOKEN not in git(root, "log", "-p", "--all") and SLACK not in git(root, "log", "-p", "--all")
 
 
-def _refused(result: object, root: Path, commits: int, *, way_out: str = "Remove it and try again") -> None:
-    output = str(getattr(result, "output"))
-    assert getattr(result, "exit_code") == 2, output
+def _refused(result: Result, root: Path, commits: int, *, way_out: str = "Remove it and try again") -> None:
+    output = result.output
+    assert result.exit_code == 2, output
     assert "holds a likely secret" in output and way_out in output, output
     assert TOKEN not in output and SLACK not in output
     _unchanged(root, commits)
