@@ -202,8 +202,34 @@ class _EntryMerge:
             else:
                 self.note("frontmatter/preamble edited on both sides; combined line by line")
                 return merged.text, False
-        self.note("frontmatter/preamble edited differently on both sides; kept ours")
-        return ours, True
+        return self.header_apart(), False
+
+    def header_apart(self) -> str:
+        """Front matter and preamble edited in overlapping lines on both sides: the front matter
+        (gitmem's topic, layer and scope) is ours; the preamble, a person's free text, keeps the
+        lines of both sides (ours, then theirs), so that neither side's words are lost."""
+        sides = (self.base, self.ours, self.theirs)
+        base_fm, ours_fm, theirs_fm = (t.frontmatter_raw for t in sides)
+        front = ours_fm
+        if lf(ours_fm) == lf(base_fm):
+            front = self.theirs_text(theirs_fm)
+        elif lf(theirs_fm) != lf(base_fm) and lf(ours_fm) != lf(theirs_fm):
+            merged_fm = merge_lines(self.path, base_fm, ours_fm, self.theirs_text(theirs_fm))
+            if merged_fm.conflicts:
+                self.note("front matter edited differently on both sides; kept ours")
+            else:
+                front = merged_fm.text
+        base_pre, ours_pre, theirs_pre = (t.preamble for t in sides)
+        preamble = merge_lines(self.path, base_pre, ours_pre, self.theirs_text(theirs_pre), union=True)
+        if preamble.conflicts:
+            self.note("text above the first entry edited differently on both sides; kept both")
+        text = front + preamble.text
+        try:
+            parse_topic_file(text, self.path)
+        except ParseError:
+            self.note("frontmatter/preamble edited differently on both sides; kept ours")
+            return self.ours.frontmatter_raw + self.ours.preamble
+        return text
 
     def decide(self, key: str) -> None:
         """Settle one matched entry: keep a side, both, drop it, or write a conflict block."""

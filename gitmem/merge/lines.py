@@ -81,9 +81,11 @@ def _side_range(hunks: list[_Hunk], lo: int, hi: int, pos: int, base_pos: int) -
 
 
 def merge_lines(
-    path: str, base: str | None, ours: str, theirs: str, *, labels: Labels = PLAIN
+    path: str, base: str | None, ours: str, theirs: str, *, labels: Labels = PLAIN,
+    union: bool = False,
 ) -> MergeResult:
-    """diff3-style merge: non-overlapping edits combine, overlapping ones get git-style markers."""
+    """diff3-style merge: non-overlapping edits combine, overlapping ones get git-style markers
+    (with `union`: ours' lines then theirs', as git's union merge; still listed in conflicts)."""
     fast = fast_path(base, ours, theirs)
     if fast is not None:
         return MergeResult(fast)
@@ -107,7 +109,8 @@ def merge_lines(
             out.append(theirs_text)
         else:
             line = sum(chunk.count("\n") for chunk in out) + 1
-            out.append(conflict_block(ours_text, theirs_text, newline, labels))
+            out.append(ours_text + theirs_text if union else
+                       conflict_block(ours_text, theirs_text, newline, labels))
             result.conflicts.append(
                 MergeConflict(path, None, f"line {line}", "lines", ours_text, theirs_text)
             )

@@ -278,8 +278,19 @@ def test_header_changed_on_one_side_is_taken_and_on_both_combined_or_ours() -> N
         topic(A, B, C, head=HEAD + "ours line\n\n"),
         topic(A, B, head=HEAD + "theirs line\n\n"),
     )
-    assert clash.text.startswith(HEAD + "ours line\n\n") and "theirs line" not in clash.text
-    assert any("kept ours" in n for n in clash.notes) and not clash.conflicts
+    # Free text above the first entry, edited differently on both sides: neither side's words
+    # are lost (ours, then theirs, as git's union merge), and no marker breaks the file.
+    assert clash.text.startswith(HEAD + "ours line\n\ntheirs line\n\n")
+    assert any("kept both" in n for n in clash.notes) and not clash.conflicts
+    fronts = merge_topic_text(
+        PATH,
+        BASE,
+        topic(A, B, head=HEAD.replace("topic: tools", "topic: ours") + "ours line\n\n"),
+        topic(A, B, head=HEAD.replace("topic: tools", "topic: theirs") + "theirs line\n\n"),
+    )
+    assert fronts.text.startswith(HEAD.replace("topic: tools", "topic: ours"))
+    assert "ours line" in fronts.text and "theirs line" in fronts.text
+    assert any("front matter edited differently" in n for n in fronts.notes)
 
 
 def test_unreadable_frontmatter_falls_back_to_a_line_merge() -> None:
