@@ -26,7 +26,13 @@ from gitmem import caller
 from gitmem.errors import InvalidInputError, ParseError
 from gitmem.format.document import render_front_matter
 from gitmem.format.layers import WINDOWS_RESERVED, canonical_slug
-from gitmem.format.records import conflict_of, dump_record_list, load_record_list
+from gitmem.format.records import (
+    conflict_of,
+    dump_record_list,
+    invalid_record,
+    load_record_list,
+    record_line,
+)
 
 SCHEMA_VERSION = 1
 STATUSES: tuple[str, ...] = ("active", "archived")
@@ -162,14 +168,9 @@ def load_index(text: str, path: str) -> DocIndex:
         return DocIndex()
     documents = []
     for number, raw in enumerate(raws, 1):
-        if not isinstance(raw, dict) or not isinstance(raw.get("id"), str) \
-                or not isinstance(raw.get("filename"), str):
-            raise ParseError(path, _record_line(text, number),
-                             f"document {number} lacks an `id` or a `filename`")
-        if not _safe_filename(raw["filename"]):
-            raise ParseError(path, _record_line(text, number),
-                             f"document {number} has the file name {raw['filename']!r}: one "
-                             "`<name>.md` inside its status folder")
+        problem = invalid_record("documents", number, raw)
+        if problem is not None:
+            raise ParseError(path, record_line(text, number), problem)
         paths = raw.get("sourcePaths") or []
         documents.append(DocRecord(
             id=raw["id"], title=str(raw.get("title") or raw["id"]), filename=raw["filename"],
@@ -182,25 +183,6 @@ def load_index(text: str, path: str) -> DocIndex:
             extra={k: v for k, v in raw.items() if k not in _KNOWN},
         ))
     return DocIndex(documents, extra)
-
-
-def _record_line(text: str, number: int) -> int:
-    """The line where the `number`-th record of the documents list starts (best effort: the line
-    before its `"id"` key), else 1."""
-    seen, indent = 0, -1
-    for line_number, line in enumerate(text.split("\n"), 1):
-        stripped = line.lstrip()
-        if stripped.startswith('"id"') and indent in (-1, len(line) - len(stripped)):
-            indent = len(line) - len(stripped)  # nested records (a conflict's) sit deeper
-            seen += 1
-            if seen == number:
-                return max(1, line_number - 1)
-    return 1
-
-
-def _safe_filename(name: str) -> bool:
-    return name.endswith(".md") and "/" not in name and "\\" not in name and \
-        name not in (".md",) and not name.startswith(".") and "\0" not in name
 
 
 def _int(value: Any, default: int) -> int:

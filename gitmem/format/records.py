@@ -13,6 +13,29 @@ from typing import Any
 from gitmem.errors import InvalidInputError
 
 
+def safe_copy_name(name: str) -> bool:
+    """A document copy's file name: one `<name>.md` inside its status folder."""
+    return name.endswith(".md") and "/" not in name and "\\" not in name and \
+        name not in (".md",) and not name.startswith(".") and "\0" not in name
+
+
+def invalid_record(key: str, number: int, raw: Any) -> str | None:
+    """Why the `number`-th record of a record file (under `key`: runtime `items`, document
+    `documents`) cannot be read, or None: the one rule its loader, `check` and every commit of
+    a hand edit apply."""
+    if key == "items":
+        if not isinstance(raw, dict) or not isinstance(raw.get("content"), str):
+            return f"item {number} has no text `content`"
+    elif key == "documents":
+        if not isinstance(raw, dict) or not isinstance(raw.get("id"), str) \
+                or not isinstance(raw.get("filename"), str):
+            return f"document {number} lacks an `id` or a `filename`"
+        if not safe_copy_name(raw["filename"]):
+            return (f"document {number} has the file name {raw['filename']!r}: one `<name>.md` "
+                    "inside its status folder")
+    return None
+
+
 def load_record_list(text: str, path: str, key: str) -> tuple[list[Any], dict[str, Any]]:
     """(the raw records under `key`, the other top-level keys); empty text holds no records."""
     if not text.strip():
@@ -52,3 +75,17 @@ def conflict_of(extra: dict[str, Any]) -> dict[str, Any] | None:
     """The other machine's version when a merge found two different edits of this record."""
     value = extra.get("conflict")
     return value if isinstance(value, dict) else None
+
+
+def record_line(text: str, number: int) -> int:
+    """The line where the `number`-th record of a record list starts (best effort: the line
+    before its `"id"` key), else 1."""
+    seen, indent = 0, -1
+    for line_number, line in enumerate(text.split("\n"), 1):
+        stripped = line.lstrip()
+        if stripped.startswith('"id"') and indent in (-1, len(line) - len(stripped)):
+            indent = len(line) - len(stripped)  # nested records (a conflict's) sit deeper
+            seen += 1
+            if seen == number:
+                return max(1, line_number - 1)
+    return 1

@@ -23,7 +23,7 @@ from typing import Any
 
 from gitmem import caller
 from gitmem.errors import InvalidInputError
-from gitmem.format.records import conflict_of, dump_record_list, load_record_list
+from gitmem.format.records import conflict_of, dump_record_list, invalid_record, load_record_list
 
 SCHEMA_VERSION = 1
 TARGETS: tuple[str, ...] = ("user", "memory")
@@ -165,8 +165,9 @@ def load_records(text: str, path: str = RECORDS_FILE) -> RuntimeFile:
         return RuntimeFile()
     items = []
     for number, raw in enumerate(raws, 1):
-        if not isinstance(raw, dict) or not isinstance(raw.get("content"), str):
-            raise InvalidInputError(f"{path}: item {number} has no text `content`")
+        problem = invalid_record("items", number, raw)
+        if problem is not None:
+            raise InvalidInputError(f"{path}: {problem}")
         target = raw.get("target", "memory")
         branches = raw.get("branches") or []
         importance = raw.get("importance")

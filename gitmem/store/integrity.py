@@ -22,7 +22,7 @@ from gitmem.format import layers as L
 from gitmem.format.document import FRONT_MATTER_SCAN_LINES, split_copy
 from gitmem.format.idmarks import MARKS_PATH
 from gitmem.format.normalize import Outcome, Problem
-from gitmem.format.records import load_record_list
+from gitmem.format.records import invalid_record, load_record_list, record_line
 from gitmem.format.reviewqueue import REVIEW_PATH, parse_queue
 from gitmem.fsio import read_regular_file, read_text
 from gitmem.store import tree
@@ -112,9 +112,12 @@ def _json_problem(relpath: str, kind: str, text: str) -> Problem | None:
     if kind == "records":
         key = _RECORD_KEYS[_split_scope(relpath)[2]]
         try:
-            load_record_list(text, relpath, key)
+            records, _extra = load_record_list(text, relpath, key)
         except InvalidInputError as exc:
             return _problem_from_message(relpath, str(exc))
+        for number, raw in enumerate(records, 1):  # each record as its reader reads it
+            if (problem := invalid_record(key, number, raw)) is not None:
+                return Problem(relpath, record_line(text, number), problem)
         return None
     if kind == "marks" and not text.strip():
         return None
