@@ -3,13 +3,17 @@
 The fetch updates only refs/remotes/origin/* (as `git fetch` does). The work tree, the index and
 the branch stay as they are; no commit is made, state/sync.json is not touched. When both sides
 have commits, the entry-by-entry merge runs in memory on the two commits, so the conflicts and
-renumberings it reports are the ones a sync would produce from the committed state; files not yet
-committed are listed apart (a sync commits them first).
+renumberings it reports are the ones a sync would produce. Files not yet committed are listed
+apart, and since a sync commits them first, the prediction starts from a commit of HEAD with the
+pending files as the work tree holds them (made with a separate index and referenced by nothing:
+git's object store gains objects no ref names, which git's own gc removes).
 """
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import GitmemError, SyncError
@@ -99,13 +103,37 @@ def dry_run(store: Store) -> DryRunReport:
         theirs = git.fetch(remote=REMOTE, branch=report.branch)
         report.head, report.remote_head = head, theirs
         report.pending = git.dirty_paths()
-        _compare(store, report, head, theirs)
+        pending = _pending_commit(store, head, report.pending, report.notes)
+        _compare(store, report, pending or head, theirs)
     if report.pending and report.action == "up-to-date":
         report.action = "push"
     log_event(store.root, {"event": "sync-dry-run", "remote": report.remote, "branch": report.branch,
                            "action": report.action, "ahead": report.ahead, "behind": report.behind,
                            "conflicts": len(report.conflicts)})
     return report
+
+
+def _pending_commit(store: Store, head: str | None, pending: list[str], notes: list[str]) -> str | None:
+    """A commit of HEAD with the pending files as they are now: what a sync's first commit would
+    be (normalized by it, and without a file it cannot commit). None without pending files."""
+    from gitmem import caller
+    from gitmem.fsio import is_temp_name
+    from gitmem.git import binary as gitcli
+
+    paths = [p for p in pending if not is_temp_name(p)]
+    if head is None or not paths:
+        return None
+    try:
+        with tempfile.TemporaryDirectory(prefix="gitmem-dry-run-") as tmp:
+            env = {**caller.environ(), "GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            gitcli.run(store.root, ["read-tree", head], env=env)
+            gitcli.run(store.root, ["add", "-A", "--", *paths], env=env)
+            tree = gitcli.run(store.root, ["write-tree"], env=env).decode().strip()
+        return gitcli.run(store.root, ["commit-tree", tree, "-p", head, "-m", "pending files"],
+                          env=caller.child_env()).decode().strip()
+    except GitmemError as exc:
+        notes.append(f"predicted from the committed state only ({exc})")
+        return None
 
 
 def _commits(items: list[CommitInfo]) -> list[Commit]:

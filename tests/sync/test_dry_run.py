@@ -154,3 +154,23 @@ def test_first_push_and_failures(tmp_path: Path, store: Store, bare_remote: Path
     assert report.action == "first-push" and report.ahead == len(git(store.root, "log", "--format=%H").split())
     assert "memory.json" in report.outgoing_files
     assert git(bare_remote, "for-each-ref") == ""  # nothing pushed
+
+
+def test_a_pending_hand_edit_is_predicted_as_the_merge_the_sync_will_make(pair: tuple[Store, Store]) -> None:
+    """An uncommitted edit of an entry the remote changed: the sync commits it first and then
+    merges, so the dry run says merge (not fast-forward) and names the conflict, leaving the
+    store as it was; the real sync then stops on that very conflict."""
+    a, b = pair
+    entry = remember(a, "The build takes five minutes", "semantic", topic="build").id or ""
+    sync(a)
+    sync(b)
+    relpath = set_body(a, entry, "The build takes three minutes (a)")
+    sync(a)
+    set_body(b, entry, "The build takes eight minutes (b)")  # typed, not committed
+    before = snapshot(b)
+    report = dry_run(b)
+    assert report.pending == [relpath] and report.action == "merge", report.text()
+    assert [(c["path"], c["entry_id"]) for c in report.conflicts] == [(relpath, entry)]
+    assert snapshot(b) == before
+    real = sync(b)
+    assert [(c.path, c.entry_id) for c in real.conflicts] == [(relpath, entry)]
