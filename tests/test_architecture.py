@@ -61,7 +61,7 @@ ALLOWED: dict[str, set[str]] = {
     "models": {"observe"},
     "capture": {"store", "format", "models", "observe", "secrets"},
     "consolidate": {"store", "verbs", "format", "capture", "models", "observe", "secrets", "runtime"},
-    "history": {"store", "verbs", "format", "git", "observe"},
+    "history": {"store", "verbs", "format", "git", "observe", "secrets"},
     # imports/: other tools' memory read in (`gitmem import`), and gitmem's own export.
     "imports": {"store", "verbs", "format", "runtime", "documents", "secrets", "spaces", "notes"},
     # serve/: the warm server, its thin client and its schedule (the client imports wire only).

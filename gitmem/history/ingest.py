@@ -31,6 +31,7 @@ from gitmem.fsio import load_json_object, write_json_atomic
 from gitmem.git.gitlog import Commit, read_commits, rev_list
 from gitmem.git.workrepo import head, is_ancestor, repository_top
 from gitmem.observe.record import record
+from gitmem.secrets.mask import hide_secrets
 from gitmem.store.tree import read_memory_text
 from gitmem.store.txn import refuse_subagent
 from gitmem.verbs.base import safe_body, target_scope
@@ -105,14 +106,17 @@ def _plan(repo: Path, tip: str, mark: str | None, limit: int, report: HistoryRep
 
 def commit_entry(commit: Commit, entry_id: str) -> Entry:
     """The entry of one commit; its text is made safe for the entry format."""
-    subject = " ".join(commit.subject.split())[:120] or "(no subject)"
-    body = commit.body[:MAX_BODY] + ("\n…" if len(commit.body) > MAX_BODY else "")
+    # A code repository's commit message may hold a token: the store records it masked (a
+    # secret is never committed here, and a refusal would stop every later commit's record).
+    subject = hide_secrets(" ".join(commit.subject.split()))[:120] or "(no subject)"
+    body = hide_secrets(commit.body)
+    body = body[:MAX_BODY] + ("\n…" if len(body) > MAX_BODY else "")
     body = _FIELD_LINE.sub(r"\\\1", safe_body(body)) if body else ""
     fence = unclosed_fence(body)
     if fence is not None:
         body += "\n" + fence
     shown = commit.files[:MAX_FILES]
-    files = ", ".join(shown) if shown else "(none)"
+    files = hide_secrets(", ".join(shown)) if shown else "(none)"
     if len(commit.files) > MAX_FILES:
         files += f" … and {len(commit.files) - MAX_FILES} more"
     text = f"{body}\n\nFiles: {files}" if body else f"Files: {files}"

@@ -252,7 +252,7 @@ def restore(store: Store, path: Path, shown: str, *, dry_run: bool = False,
             job.plan()
         job.report.dry_run = True
         return job.report
-    with store.writing("import") as txn:
+    with store.writing("import", allow_secret=allow_secret) as txn:
         job.plan()
         job.write(txn)
         counts = job.report.counts()

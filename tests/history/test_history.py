@@ -119,6 +119,19 @@ def test_hostile_commit_messages_stay_inside_their_entry(store: Store, repo: Pat
     assert check_tree(store).remaining == []
 
 
+def test_a_token_in_a_commit_message_is_recorded_masked_and_stops_nothing(store: Store, repo: Path) -> None:
+    """A code repository's commit message may hold a token: its record masks it (subject, body,
+    file names), the pass goes on, and the store's history never holds it."""
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    commit(repo, "ci.yml", f"Use {token} in CI", "2026-11-20", f"The bot pushes with {token}.")
+    commit(repo, "z.py", "Plain message", "2026-11-20")
+    report = ingest(store, repo)
+    assert (report.result, report.recorded) == ("recorded", 2)
+    entry = show(store, "acme-shop-his-0001")
+    assert entry["title"].startswith("Use *** in CI") and "The bot pushes with ***" in entry["body"]
+    assert token not in git(store.root, "log", "-p", "--all")
+
+
 def test_the_cli_refuses_what_is_not_a_code_repository(gm: Cli, tmp_path: Path, repo: Path) -> None:
     (tmp_path / "plain").mkdir()
     assert gm("history", "--repo", str(tmp_path / "plain")).exit_code == 2

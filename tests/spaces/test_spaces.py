@@ -358,3 +358,21 @@ def test_the_store_itself_can_be_left_out_of_reads(two: tuple[Cli, Cli]) -> None
     assert written.exit_code == 0 and (personal.root / "global/semantic/general.md").is_file()
     assert personal("space", "activate", "home").exit_code == 0
     assert {h["space"] for h in personal.json("search", "postgres")} == {"home", "team"}
+
+
+def test_a_merge_that_would_copy_a_let_through_secret_asks_for_it_knowingly(two: tuple[Cli, Cli]) -> None:
+    """The team store holds a token let through with --allow-secret; copying it into this store
+    is a new commit of it, refused like a hand edit (one line, nothing written) until asked
+    for with GITMEM_ALLOW_SECRET=1."""
+    personal, team = two
+    key = "AKIA" + "QWERTYUIOPASDFGH"
+    assert team("remember", f"The backup job uses {key}", "-l", "semantic", "-t", "backup",
+                "--allow-secret").exit_code == 0
+    mount(personal, team)
+    before = git(personal.root, "rev-parse", "HEAD")
+    refused = personal("space", "merge", "team", "home")
+    assert refused.exit_code == 2 and "GITMEM_ALLOW_SECRET=1" in refused.output and key not in refused.output
+    assert git(personal.root, "rev-parse", "HEAD") == before and git(personal.root, "status", "--porcelain") == ""
+    done = personal("space", "merge", "team", "home", env={"GITMEM_ALLOW_SECRET": "1"})
+    assert done.exit_code == 0, done.output
+    assert key in (personal.root / "global/semantic/backup.md").read_text()
