@@ -165,3 +165,9 @@ class TopicFile:
             if normalize_text(entry.title) == wanted:
                 return index
         return None
+
+
+def one_line(value: str) -> str:
+    """A heading or field value as one line: a line break in it would start a line the parser
+    reads as another field, another entry or a conflict marker."""
+    return value.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")

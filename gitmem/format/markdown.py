@@ -21,7 +21,7 @@ from typing import Any
 
 from gitmem.errors import ParseError
 from gitmem.format.blocks import KNOWN_FIELDS, closes, field_match, open_fence_at_end, scan
-from gitmem.format.entry import CANONICAL, Entry, Shape, TopicFile
+from gitmem.format.entry import CANONICAL, Entry, Shape, TopicFile, one_line
 
 BOM = "\ufeff"
 _LINE_RE = re.compile(r"[^\n]*\n|[^\n]+$")
@@ -307,7 +307,7 @@ def render_entry(entry: Entry, newline: str = "\n") -> str:
     """The entry's original text when unmodified, else its canonical rendering."""
     if entry.raw is not None:
         return entry.raw
-    lines = [f"## {entry.title.strip()}"]
+    lines = [f"## {one_line(entry.title).strip()}"]
     body = entry.body.strip("\n")
     if body.strip():
         body_lines = body.split("\n")
@@ -318,8 +318,9 @@ def render_entry(entry: Entry, newline: str = "\n") -> str:
     fields = entry.ordered_fields() + list(entry.extra_fields)
     if fields:
         lines.append("")
-        lines.extend(f"**{name}:** {value}".rstrip() for name, value in fields)
+        lines.extend(f"**{name}:** {one_line(value)}".rstrip() for name, value in fields)
     return newline.join(lines) + newline
+
 
 
 def _separator(before: str, newline: str) -> str:
@@ -407,4 +408,3 @@ def conflict_marker_lines(text: str) -> list[int]:
     if "<<<<<<<" not in text and "=======" not in text and ">>>>>>>" not in text:
         return []  # the common case, found without walking every line
     return [text.count("\n", 0, match.start()) + 1 for match in CONFLICT_MARKER_RE.finditer(text)]
-

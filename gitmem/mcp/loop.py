@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from mcp_types import CallToolResult
 from pydantic import Field
 
+from gitmem.errors import InvalidInputError
 from gitmem.mcp import rules
 from gitmem.mcp.reply import reply
 
@@ -58,6 +59,8 @@ def _workspace_tools(server: MCPServer, session: Session) -> None:
         from gitmem.verbs.workspaces import associate as do_associate
 
         def work(store: Store) -> dict[str, Any]:
+            if path and "\x00" in path:  # Path.resolve() would raise on it
+                raise InvalidInputError("--path and --title must not hold a NUL character")
             folder = (session.cwd / Path(path).expanduser() if path else session.cwd).resolve()
             return {"key": do_associate(store, key, title, folder), "path": str(folder)}
 

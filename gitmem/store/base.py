@@ -242,6 +242,9 @@ class StoreBase:
     def _differs(self, relpath: str, text: str, *, settling: bool = False) -> bool:
         """Whether `text` changes the file (refused as write_file says when it may not)."""
         self.refuse_held(relpath)
+        if "\x00" in text:  # from any field of any verb: a file holding one is no text file
+            raise InvalidInputError(f"refused: a NUL character would be written into {relpath}: "
+                                    "memory files are text; nothing was written")
         try:
             old = read_text(self.path(relpath))
         except FileNotFoundError:

@@ -23,6 +23,8 @@ class WorkspaceInfo:
 def associate(store: Store, key: str, title: str | None, folder: Path) -> str:
     """Register a workspace and associate a local folder with it (the folder stays machine-local)."""
     key = validate_workspace_key(key)
+    if "\x00" in str(folder) or "\x00" in (title or ""):
+        raise InvalidInputError("--path and --title must not hold a NUL character")
     if not folder.is_dir():
         raise InvalidInputError(f"--path {folder} is not a folder")
     with store.writing("associate") as txn:
