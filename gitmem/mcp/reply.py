@@ -12,10 +12,14 @@ from gitmem.secrets.mask import hide_secrets, masked_data
 
 
 def reply(outcome: Outcome) -> CallToolResult:
-    """The result, with every likely secret in its text and its data masked."""
-    content: list[ContentBlock] = [TextContent(type="text", text=hide_secrets(outcome.shown()))]
+    """The result, with every likely secret in its text and its data masked. Text that is the
+    data as JSON is written from the masked data: masking the JSON text would miss a secret
+    whose marks JSON escapes (`password = \\"...\\"`)."""
     if outcome.error is not None:
-        return CallToolResult(content=content, is_error=True)
+        error: list[ContentBlock] = [TextContent(type="text", text=hide_secrets(outcome.shown()))]
+        return CallToolResult(content=error, is_error=True)
     data = masked_data(json.loads(to_text(outcome.data)))  # dates and paths as JSON prints them
+    text = outcome.shown(to_text(data)) if outcome.as_json else outcome.shown()
+    content: list[ContentBlock] = [TextContent(type="text", text=hide_secrets(text))]
     structured = data if isinstance(data, dict) else {"results": data}
     return CallToolResult(content=content, structured_content=structured)

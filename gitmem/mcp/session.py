@@ -41,9 +41,11 @@ class Outcome:
     text: str = ""
     error: str | None = None
     notes: list[str] = field(default_factory=list)
+    as_json: bool = False  # the text is the data as JSON (reply() renders it from masked data)
 
-    def shown(self) -> str:
-        lines = [self.error or self.text, *(f"gitmem: note: {note}" for note in self.notes)]
+    def shown(self, text: str | None = None) -> str:
+        lines = [self.error or (self.text if text is None else text),
+                 *(f"gitmem: note: {note}" for note in self.notes)]
         return "\n".join(line for line in lines if line)
 
 
@@ -102,7 +104,9 @@ class Session:
             store = self.store()
             data = work(store)
             notes = list(dict.fromkeys(store.notes))
-            return Outcome(data, text(data) if text else to_text(data), notes=notes)
+            if text is None:
+                return Outcome(data, to_text(data), notes=notes, as_json=True)
+            return Outcome(data, text(data), notes=notes)
         except GitmemError as exc:
             return Outcome(error=f"gitmem: error: {exc}")
         except Exception as exc:  # noqa: BLE001 - an agent gets one line, never a traceback

@@ -23,9 +23,13 @@ from gitmem.secrets.rules import RULES, rule_needles
 from gitmem.secrets.scan import all_needles, detector_gate
 
 MASK = "***"
+# A block to its END line; one without (cut short, or only the header quoted) to the end of its
+# key material: the header's line and the base64 and `Name: value` lines after it, not the rest
+# of the output (a list, a card) that follows.
 _PRIVATE_KEY = re.compile(
     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-    r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*\Z)", re.DOTALL)
+    r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+    r"|[^\n]*(?:\n(?:[A-Za-z0-9+/=]{16,}[ \t]*|[A-Za-z][A-Za-z-]*: [^\n]*|[ \t]*(?=\n)))*)", re.DOTALL)
 _PUTTY = re.compile(r"PuTTY-User-Key-File-\d.*?(?:Private-MAC: \S+|\Z)", re.DOTALL)
 SEEN_LIMIT = 20_000  # texts whose masked form is kept (snippets, titles, card lines)...
 SEEN_CHARS = 8_000_000  # ...and their characters: whole outputs are kept too (hide_output)

@@ -127,7 +127,7 @@ _AWS_SECRET_NAME = r"(?:aws[_ .-]?)?secret(?:[_ .-]?(?:access[_ .-]?)?key)?"
 RULES: tuple[Rule, ...] = (
     _rule("GitHub Fine-Grained Token", _START + r"github_pat_[A-Za-z0-9_]{30,255}" + _END, random_looking),
     _rule("GitHub Token", _START + r"gh[pousr]_[A-Za-z0-9]{36,255}" + _END),
-    _rule("Anthropic API Key", _START + r"sk-ant-(?:api|admin|sid)\d{2}-[A-Za-z0-9_-]{80,}" + _END),
+    _rule("Anthropic API Key", _START + r"sk-ant-(?:api|admin|sid)\d{2}-[A-Za-z0-9_-]{32,}" + _END),
     _rule("OpenAI Token", _START + r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}" + _END,
           random_looking),
     _rule("Google API Key", _START + r"AIza[0-9A-Za-z_-]{30,64}" + _END, random_looking),

@@ -51,8 +51,13 @@ def safe_body(text: str) -> str:
 
 
 def derive_title(text: str) -> str:
-    """First line, without Markdown heading marks, cut at a word boundary."""
+    """First line, without Markdown heading marks, cut at a word boundary. A secret in it (let
+    through with --allow-secret) is masked first: a cut through a token would leave a part no
+    mask recognises, shown wherever the title is."""
+    from gitmem.secrets.mask import hide_secrets
+
     first = text.strip().split("\n", 1)[0].lstrip("#").strip() or text.strip()[:TITLE_MAX]
+    first = hide_secrets(first)
     if len(first) <= TITLE_MAX:
         return first
     cut = first[:TITLE_MAX].rsplit(" ", 1)[0]

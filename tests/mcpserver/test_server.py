@@ -314,3 +314,26 @@ def test_search_rerank_without_a_model_keeps_the_lexical_order_with_a_note(world
     assert not result.is_error
     assert result.structured_content["results"] == plain
     assert "rerank skipped, lexical order kept" in _text(result)
+
+
+def test_the_text_an_agent_reads_masks_what_the_data_masks(world) -> None:
+    """The tool's text is written from the masked data: masking the JSON text missed a secret
+    whose marks JSON escapes (`password = \\"...\\"`). A private key header with no END line masks
+    its own line, not every entry after it; a title derived from a long token is masked, not cut
+    into a part no mask knows."""
+    client = world.client
+    password, key = "Sup3rS3cretHunter2x", "Zq8Lm3Np6Rt9Vw2Xy5Ab"
+    token = "sk-ant-api03-" + "Xq3vB8nL2mK9pR4tW7yZ1cF6hJ0dG5sA8eQ2uI4oP7lM3nB9vC6xZ1kJ4hG8fD2sA5-qW3eR7tYAA"
+    quoted = client.ok("remember", {"text": f'Connect with password = "{password}" and "api_key": "{key}"',
+                                    "layer": "semantic", "topic": "creds", "allow_secret": True})
+    header = client.ok("remember", {"text": "Deploy keys start with -----BEGIN OPENSSH PRIVATE KEY-----",
+                                    "layer": "semantic", "topic": "creds", "allow_secret": True})
+    long = client.ok("remember", {"text": f"The eval job uses {token} for the judge model",
+                                  "layer": "semantic", "topic": "creds", "allow_secret": True})
+    after = client.ok("remember", {"text": "Staging runs three replicas", "layer": "semantic",
+                                   "topic": "creds"})
+    shown = _text(client.call("show", {"entry_id": quoted["id"]}))
+    assert password not in shown and key not in shown and '\\"***\\"' in shown
+    listed = _text(client.call("list", {}))
+    assert after["id"] in listed and header["id"] in listed and password not in listed
+    assert token[:30] not in listed and token[:30] not in _text(client.call("show", {"entry_id": long["id"]}))
