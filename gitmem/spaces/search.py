@@ -27,6 +27,8 @@ Run = Callable[["Store", int], list[dict[str, Any]]]  # one store's ranked hits,
 def ranked(stores: list[tuple[str, bool, Store]], run: Run, limit: int,
            method: str = DEFAULT_METHOD) -> list[dict[str, Any]]:
     """Fused hits of these stores; with rank fusion, each is asked for only what can count."""
+    if not stores:
+        return []  # every space switched off, the store itself too: nothing is read
     first = limit if method != "rrf" or len(stores) == 1 else math.ceil(limit / len(stores))
     hits = [run(store, first) for _name, _home, store in stores]
     if first < limit and any(len(h) < first for h in hits):  # one ran out: the rest may reach deeper

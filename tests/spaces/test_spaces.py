@@ -376,3 +376,11 @@ def test_a_merge_that_would_copy_a_let_through_secret_asks_for_it_knowingly(two:
     done = personal("space", "merge", "team", "home", env={"GITMEM_ALLOW_SECRET": "1"})
     assert done.exit_code == 0, done.output
     assert key in (personal.root / "global/semantic/backup.md").read_text()
+
+
+def test_search_with_every_space_switched_off_finds_nothing_cleanly(two: tuple[Cli, Cli]) -> None:
+    personal, _team = two
+    assert personal("space", "deactivate", "home").exit_code == 0
+    found = personal("search", "staging")
+    assert found.exit_code == 1 and "Traceback" not in found.output and "internal error" not in found.output
+    assert personal("search", "staging", "--json").exit_code == 1
