@@ -72,12 +72,18 @@ def read_note(path: Path, project: Path, context: ReadContext) -> SourceFile:
     shown = display_path(path, project, context.home, resolved)
     text = read_source_text(path, shown)
     meta, rest, start = split_front_matter(text, shown)
-    relative = resolved.relative_to(real_folder(project)).with_suffix("").as_posix()
+    try:
+        relative = resolved.relative_to(real_folder(project)).with_suffix("").as_posix()
+    except ValueError:
+        raise malformed(shown, 1, "a link to a file outside the folder") from None
     folder = relative.rpartition("/")[0] or project.name  # a folder of notes is one topic
     title = str(meta.get("title") or path.stem).strip() or path.stem
     permalink = str(meta.get("permalink") or "").strip()
     tags = meta.get("tags") or []
-    tags = [t.strip() for t in tags.split(",")] if isinstance(tags, str) else [str(t) for t in tags]
+    if isinstance(tags, str):
+        tags = [t.strip() for t in tags.split(",")]
+    else:  # a list as the format says; a lone number or a mapping as one tag
+        tags = [str(t) for t in tags] if isinstance(tags, list) else [str(tags)]
     prose: list[str] = []
     observations: list[Note] = []
     links: list[tuple[str, str]] = []

@@ -195,6 +195,9 @@ def _project(folder: Path, cache: Path, relpath: str, stamp: Stamp, flavour: str
     except InvalidInputError as exc:
         record.error = unreadable_reason(str(exc), relpath)
         source = None
+    except (OSError, ValueError, TypeError, AttributeError) as exc:  # a note no reader foresaw:
+        record.error = f"{relpath}:1: cannot be read ({type(exc).__name__}: {exc})"  # left out,
+        source = None  # as an unreadable one is; the other notes are read
     texts = render_note(relpath, source, stamp) if source is not None else {}
     for target, text in texts.items():
         write_text_atomic(cache / target, text, durable=False)

@@ -219,3 +219,26 @@ def test_the_real_cli_searches_a_mounted_folder(home: Cli, vault: Path, tmp_path
     assert hits.returncode == 0 and "vault:Release checklist.md:1" in hits.stdout
     refused = run_gitmem("--root", str(home.root), "remember", "x", "--space", "vault", env=env)
     assert refused.returncode != 0 and len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_an_odd_basic_memory_note_is_left_out_and_the_rest_is_read(home: Cli, tmp_path: Path) -> None:
+    """A number for `tags`, or a note that is a link to a file outside the folder: that note is
+    skipped and named by `space list`; every read of the store goes on (it stopped them all)."""
+    project = tmp_path / "bm"
+    (project / "people").mkdir(parents=True)
+    (project / "people" / "ana.md").write_text(
+        "---\ntitle: Ana\npermalink: people/ana\n---\n# Ana\n\n## Observations\n- [fact] Runs the data team\n")
+    (project / "people" / "odd.md").write_text(
+        "---\ntitle: Odd\npermalink: people/odd\ntags: 5\n---\n# Odd\n\n## Observations\n- [fact] Tagged oddly\n")
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\ntitle: Out\npermalink: out\n---\n# Out\n\n## Observations\n- [fact] Lives elsewhere\n")
+    (project / "people" / "link.md").symlink_to(outside)
+    assert home("space", "add", "bm", str(project)).exit_code == 0
+    assert home.json("search", "data team")[0]["space"] == "bm"
+    assert home.json("search", "tagged oddly")[0]["space"] == "bm"  # a number is one tag
+    listed = home.json("space", "list")
+    skipped = json.dumps(listed)
+    assert "link.md" in skipped and "outside the folder" in skipped
+    assert home("list").exit_code == 0
+    imported = home("import", "basic-memory", str(project), "--dry-run")
+    assert "Traceback" not in imported.output and "internal error" not in imported.output
