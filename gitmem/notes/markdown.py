@@ -28,12 +28,19 @@ SUFFIXES = (".md", ".markdown")
 
 
 def markdown_files(folder: Path) -> Iterator[Path]:
-    """Markdown files below `folder`, hidden folders skipped, in a stable order (streamed)."""
+    """Markdown files below `folder`, in a stable order (streamed). Hidden folders are skipped,
+    and so is a gitmem store inside it (its topic files are entries already, and its state/
+    holds the cache a folder space is read into: reading that back would feed on itself)."""
     for here, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not is_store_folder(Path(here) / d))
         for name in sorted(files):
             if name.lower().endswith(SUFFIXES) and not name.startswith("."):
                 yield Path(here) / name
+
+
+def is_store_folder(path: Path) -> bool:
+    """A gitmem store's folder (a Markdown walk leaves it out)."""
+    return (path / "memory.json").is_file() and (path / ".git").exists()
 
 
 def read_note_file(path: Path, folder: Path, context: ReadContext, *, scope: str = "workspace",

@@ -36,7 +36,7 @@ from gitmem.format.markdown import new_topic_file, render_topic_file
 from gitmem.format.wording import guess_layer
 from gitmem.fsio import read_regular_text, write_json_atomic, write_text_atomic
 from gitmem.notes.basic_memory import read_note
-from gitmem.notes.markdown import SUFFIXES, markdown_files, read_note_file
+from gitmem.notes.markdown import SUFFIXES, is_store_folder, markdown_files, read_note_file
 from gitmem.notes.model import Note, ReadContext, SourceFile
 from gitmem.secrets.mask import hide_secrets
 from gitmem.stamps import Stamp, file_stamp, settled, stamp_of
@@ -83,7 +83,7 @@ def topic_path(relpath: str, layer: str) -> str:
 
 def scan(folder: Path) -> dict[str, Stamp]:
     """Every note below the folder (as gitmem/notes/markdown.py finds them: hidden folders and
-    files skipped, links to folders not followed) with the stamp of what it points at (of the
+    files and gitmem stores skipped, links to folders not followed) with the stamp of what it points at (of the
     link itself when that cannot be followed). Plain scandir: a read of the space pays for it."""
     found: dict[str, Stamp] = {}
     pending = [("", os.fspath(folder))]
@@ -100,7 +100,8 @@ def scan(folder: Path) -> dict[str, Stamp]:
                 continue
             try:
                 if item.is_dir(follow_symlinks=False):
-                    pending.append((f"{prefix}{name}/", item.path))
+                    if not is_store_folder(Path(item.path)):
+                        pending.append((f"{prefix}{name}/", item.path))
                 elif name.lower().endswith(SUFFIXES):
                     found[prefix + name] = _stamp(item)
             except OSError:

@@ -242,3 +242,19 @@ def test_an_odd_basic_memory_note_is_left_out_and_the_rest_is_read(home: Cli, tm
     assert home("list").exit_code == 0
     imported = home("import", "basic-memory", str(project), "--dry-run")
     assert "Traceback" not in imported.output and "internal error" not in imported.output
+
+
+def test_a_folder_holding_the_store_itself_never_reads_the_store_or_its_cache(tmp_path: Path) -> None:
+    """The store lives inside the folder mounted as a Markdown space: the walk leaves every
+    gitmem store out (its cache of the folder is inside it), so the space does not feed on
+    itself and grow with each read."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "note.md").write_text("# Note\n\nThe shared drive is mounted at /mnt/team.\n")
+    home = Cli(work / "memory", CliRunner())
+    assert home("init").exit_code == 0
+    home("remember", "Staging Postgres listens on port 5433", "-l", "semantic", "-t", "staging")
+    assert home("space", "add", "work", str(work), "--provider", "markdown").exit_code == 0
+    counts = [len(home.json("list", "--space", "work")) for _ in range(3)]  # type: ignore[arg-type]
+    assert counts == [1, 1, 1]
+    assert home.json("search", "shared drive")[0]["space"] == "work"  # type: ignore[index]
