@@ -33,6 +33,7 @@ from gitmem.errors import InvalidInputError
 from gitmem.format.entry import IMPORTANCE_RANK, Entry
 from gitmem.format.layers import LAYERS, canonical_slug
 from gitmem.format.markdown import new_topic_file, render_topic_file
+from gitmem.format.safetext import safe_text
 from gitmem.format.wording import guess_layer
 from gitmem.fsio import read_regular_text, write_json_atomic, write_text_atomic
 from gitmem.notes.basic_memory import read_note
@@ -41,7 +42,7 @@ from gitmem.notes.model import Note, ReadContext, SourceFile
 from gitmem.secrets.mask import hide_secrets
 from gitmem.stamps import Stamp, file_stamp, settled, stamp_of
 
-FORMAT = 1
+FORMAT = 2  # 2: note bodies escaped as a write escapes them; a cache of 1 is read anew
 MANIFEST = "state/notes.json"
 FLAVOURS = ("markdown", "obsidian", "basic-memory")  # the providers that read a Markdown folder
 _LAYERS = tuple(name for name, spec in LAYERS.items() if spec.shape == "topics" and spec.global_ok)
@@ -262,7 +263,9 @@ def _entry(relpath: str, note: Note, day: str, mask: Callable[[str], str]) -> En
     fields.update({k: mask(v) for k, v in note.fields.items() if k not in fields})
     if fields.get("Importance", "normal").lower() not in IMPORTANCE_RANK:
         del fields["Importance"]  # a word gitmem does not grade by: left out, not guessed
-    body = mask(note.body.strip()) or note.title
+    # A note's `**Id:**` or `**Forgotten:**` line is its text, not this entry's field: escaped
+    # as a write escapes it (the Id is the one derived from the note's path and heading).
+    body = safe_text(mask(note.body.strip())) or note.title
     return Entry(title=mask(" ".join(note.title.split())) or "note", body=body, fields=fields)
 
 

@@ -258,3 +258,19 @@ def test_a_folder_holding_the_store_itself_never_reads_the_store_or_its_cache(tm
     counts = [len(home.json("list", "--space", "work")) for _ in range(3)]  # type: ignore[arg-type]
     assert counts == [1, 1, 1]
     assert home.json("search", "shared drive")[0]["space"] == "work"  # type: ignore[index]
+
+
+def test_field_lines_in_a_note_are_its_text_not_its_id_or_status(home: Cli, tmp_path: Path) -> None:
+    """Notes that quote an entry (`**Id:** global-sem-0001`, `**Forgotten:** ...`): each keeps
+    the Id derived from its path and heading, and none is forgotten by its own text."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for name, extra in (("a", "**Id:** global-sem-0001"), ("b", "**Id:** global-sem-0001"),
+                        ("c", "**Forgotten:** 2026-01-01")):
+        (notes / f"{name}.md").write_text(f"# Note {name}\n\nhippo text {name}\n\n{extra}\n")
+    assert home("space", "add", "notes", str(notes)).exit_code == 0
+    hits = found(home, "hippo")
+    ids = [f'{h["space"]}/{h["id"]}' for h in hits]
+    assert len(ids) == len(set(ids)) == 3 and not any("global-sem-0001" in i for i in ids)
+    for entry_id in ids:
+        assert home.json("show", entry_id)["status"] == "live"  # type: ignore[index]
