@@ -10,6 +10,7 @@ from gitmem.provenance.asof import resolve_when
 from gitmem.provenance.trace import EntryTrace, Version
 from gitmem.store.store import Store
 from gitmem.verbs.base import WriteResult
+from gitmem.verbs.blocks import open_held
 
 
 def _target(store: Store, entry_id: str, to: str | None) -> tuple[Version, str]:
@@ -49,6 +50,10 @@ def revert(store: Store, entry_id: str, *, to: str | None = None) -> WriteResult
         role = L.classify_path(relpath)
         if role.kind != "topic":
             raise InvalidInputError(f"{relpath} is not a topic file: restore {entry_id} by hand")
+        edit = open_held(store, relpath)  # an entry left in conflict is settled first, not reverted
+        index = edit.document.find(entry_id) if edit is not None else None
+        if edit is not None and index is not None:
+            edit.refuse_if_held(edit.document.entries[index], "revert")
         document = store.read_file(relpath)
         if document is None:
             document = new_topic_file({"topic": role.slug, "layer": role.layer, "scope": role.scope},

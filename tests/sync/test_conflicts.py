@@ -224,7 +224,7 @@ def test_markers_without_machine_names_are_described_from_the_merge_in_progress(
 def test_writes_into_a_conflicted_entry_are_refused_and_change_nothing(conflicted: tuple[Path, Path]) -> None:
     _a, b = conflicted
     before, commit = read(b), head(b)
-    for args in (("forget", "global-sem-0001"), ("verify", "global-sem-0001"),
+    for args in (("forget", "global-sem-0001"), ("verify", "global-sem-0001"), ("revert", "global-sem-0001"),
                  ("remember", "The host moved", "--layer", "semantic", "--topic", "staging",
                   "--supersedes", "global-sem-0001")):
         refused = gm(b, "laptop-b", *args)
