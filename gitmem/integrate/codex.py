@@ -21,7 +21,15 @@ from pathlib import Path
 
 from gitmem import caller
 from gitmem.errors import InvalidInputError
-from gitmem.integrate.files import SERVER_NAME, Change, current, rules_change, schedule_change
+from gitmem.integrate.files import (
+    SERVER_NAME,
+    Change,
+    current,
+    joined,
+    rules_change,
+    schedule_change,
+    unjoined,
+)
 
 BEGIN = "# >>> gitmem: the MCP server (`gitmem integrate codex --remove` takes it out) >>>"
 END = "# <<< gitmem <<<"
@@ -81,10 +89,7 @@ def _without_block(path: Path, text: str) -> str:
     end += len(END)
     if text[end:end + 1] == "\n":
         end += 1
-    head = text[:start]
-    if head.endswith("\n\n"):
-        head = head[:-1]
-    return head + text[end:]
+    return unjoined(text[:start]) + text[end:]
 
 
 def config_change(home: Path, gitmem: list[str], *, remove: bool) -> Change:
@@ -102,8 +107,7 @@ def config_change(home: Path, gitmem: list[str], *, remove: bool) -> Change:
     if remove:
         after = rest if rest.strip() else None
     else:
-        joint = "" if not rest else ("\n" if rest.endswith("\n") else "\n\n")
-        after = f"{rest}{joint}{server_block(gitmem)}" if rest else server_block(gitmem)
+        after = joined(rest, server_block(gitmem))
         _parse(path, after)
     if before is None and after is None:
         return Change(path, None, None)

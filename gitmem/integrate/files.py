@@ -5,6 +5,7 @@ be is refused, never overwritten."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import sys
@@ -67,22 +68,53 @@ def current(path: Path) -> str | None:
         raise InvalidInputError(f"cannot read {path} ({exc}); fix or move it, then run again") from None
 
 
+class _Unkept(ValueError):
+    """What a JSON file holds that writing it back would change: a repeated key, a number out
+    of a float's range, NaN or Infinity."""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _value in pairs]
+    if len(set(keys)) != len(keys):
+        raise _Unkept(f"the key {next(k for k in keys if keys.count(k) > 1)!r} twice in one object")
+    return dict(pairs)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _Unkept(f"the number {text}, past what JSON tools read back")
+    return value
+
+
+def _constant(name: str) -> Any:
+    raise _Unkept(f"{name}, which JSON does not allow")
+
+
 def load_json(path: Path, text: str | None) -> dict[str, Any]:
-    """The JSON object a settings file holds ({} when absent or empty)."""
+    """The JSON object a settings file holds ({} when absent or empty). One that writing back
+    would change in more than its layout is refused, never rewritten."""
     if text is None or not text.strip():
         return {}
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_pairs, parse_float=_finite,
+                          parse_constant=_constant)
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"{path} is not valid JSON ({exc.msg}, line {exc.lineno}); fix it "
                                 "by hand first: gitmem does not overwrite it") from None
+    except _Unkept as exc:
+        raise InvalidInputError(f"{path} holds {exc}: writing it back would change it; fix it by "
+                                "hand first: gitmem does not overwrite it") from None
     if not isinstance(data, dict):
         raise InvalidInputError(f"{path} does not hold a JSON object; gitmem does not overwrite it")
     return data
 
 
-def dump_json(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+def dump_json(data: dict[str, Any], like: str | None = None) -> str:
+    """The object as JSON, indented as the file it came from was (two spaces for a new one)."""
+    found = re.search(r"^([ \t]+)\"", like or "", re.MULTILINE)
+    indent: str | int = found.group(1) if found else 2
+    return json.dumps(data, indent=indent, ensure_ascii=False) + "\n"
 
 
 def json_change(path: Path, edit: Any) -> Change:
@@ -94,7 +126,7 @@ def json_change(path: Path, edit: Any) -> Change:
     edit(data)
     if data == original:
         return Change(path, before, before)
-    return Change(path, before, dump_json(data) if data else None)
+    return Change(path, before, dump_json(data, before) if data else None)
 
 
 # -- the gitmem command as the agent will run it ---------------------------------------------------
@@ -164,13 +196,23 @@ def rules_change(path: Path, begin: str, end: str, section: str, *, remove: bool
                                     "back or delete the section by hand")
         head, tail = text[:start], text[stop + len(end):].removeprefix("\n")
         if remove:
-            rest = (head[:-1] if head.endswith("\n\n") else head) + tail
+            rest = unjoined(head) + tail
             return Change(path, before, rest if rest.strip() else None)
         return Change(path, before, head + block + tail)
     if remove:
         return Change(path, before, before)
-    joint = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
-    return Change(path, before, f"{text}{joint}{block}")
+    return Change(path, before, joined(text, block))
+
+
+def joined(text: str, block: str) -> str:
+    """gitmem's block added after a person's text: one line break joins them, after a blank line
+    when the text ended its last line, so that `unjoined` gives the text back byte for byte."""
+    return f"{text}\n{block}" if text else block
+
+
+def unjoined(head: str) -> str:
+    """The person's text before gitmem's block, as it was before `joined`."""
+    return head[:-1] if head.endswith("\n") else head
 
 
 # -- a session folder the warm server captures on its schedule -------------------------------------

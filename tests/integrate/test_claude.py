@@ -126,6 +126,29 @@ def test_a_broken_settings_file_is_refused_not_overwritten(gm: Cli, project: Pat
     assert read(project / ".mcp.json") == USER_SERVERS
 
 
+@pytest.mark.parametrize(("text", "says"), [
+    ('{"env": {"HUGE": 1e400}}', "1e400"),
+    ('{"model": "sonnet", "model": "opus"}', "'model' twice"),
+    ('{"ratio": NaN}', "NaN"),
+])
+def test_a_settings_file_writing_back_would_change_is_refused(gm: Cli, project: Path, text: str,
+                                                              says: str) -> None:
+    """A number JSON tools cannot read back, or a key given twice: rewriting the file would lose
+    or corrupt it, so nothing is written (the other files neither)."""
+    settings = project / ".claude" / "settings.json"
+    settings.write_text(text)
+    servers = (project / ".mcp.json").read_bytes()
+    refused = gm("integrate", "claude-code", "--project", str(project))
+    assert refused.exit_code == 2 and says in refused.output and "does not overwrite" in refused.output
+    assert settings.read_text() == text and (project / ".mcp.json").read_bytes() == servers
+
+
+def test_the_persons_indentation_is_kept(gm: Cli, project: Path) -> None:
+    assert gm("integrate", "claude-code", "--project", str(project)).exit_code == 0
+    text = (project / ".claude" / "settings.json").read_text()
+    assert '\n    "permissions": {' in text and '\n  "permissions"' not in text
+
+
 def test_the_written_hook_commands_answer(gm: Cli, store: Store, project: Path) -> None:
     """Run the SessionStart and SubagentStart commands as Claude Code would: a shell line with the
     payload on stdin."""

@@ -57,6 +57,19 @@ def test_twice_changes_nothing_and_remove_restores_every_byte(gm: Cli, codex_hom
     assert (project / "AGENTS.md").read_text() == AGENTS
 
 
+@pytest.mark.parametrize("ending", ["", "\n\n"], ids=["no-final-newline", "blank-lines-at-end"])
+def test_remove_restores_every_byte_whatever_the_files_end_with(gm: Cli, codex_home: Path, project: Path,
+                                                                 ending: str) -> None:
+    config, agents = CONFIG.rstrip("\n") + ending, AGENTS.rstrip("\n") + ending
+    (codex_home / "config.toml").write_text(config)
+    (project / "AGENTS.md").write_text(agents)
+    assert gm("integrate", "codex", "--project", str(project)).exit_code == 0
+    assert tomllib.loads((codex_home / "config.toml").read_text())["mcp_servers"]["gitmem"]
+    assert gm("integrate", "codex", "--project", str(project), "--remove").exit_code == 0
+    assert (codex_home / "config.toml").read_text() == config
+    assert (project / "AGENTS.md").read_text() == agents
+
+
 def test_an_edited_section_is_updated_in_place(gm: Cli, codex_home: Path, project: Path) -> None:
     gm("integrate", "codex", "--project", str(project))
     agents = project / "AGENTS.md"
