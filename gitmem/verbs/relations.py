@@ -51,6 +51,10 @@ def relate(home: Store, ref: str, kind: str, other: str, *, space: str | None = 
             target, target_found = resolve_ref(home, other, writing=True)
     else:
         target, target_found = resolve_ref(home, other, writing=True)
+    if L.parse_id(target.id) is None:  # a folder space's note: its id is not an entry Id
+        raise InvalidInputError(
+            f"{target.qualified} is a note of the read-only folder space {target.space}: a link "
+            "records entry Ids only (`gitmem space merge` copies the note into a store first)")
     same_store = target.store.root == source.store.root
     if same_store and target.id == source.id:
         raise InvalidInputError(f"{source.id} cannot be related to itself")

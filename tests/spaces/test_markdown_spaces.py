@@ -274,3 +274,13 @@ def test_field_lines_in_a_note_are_its_text_not_its_id_or_status(home: Cli, tmp_
     assert len(ids) == len(set(ids)) == 3 and not any("global-sem-0001" in i for i in ids)
     for entry_id in ids:
         assert home.json("show", entry_id)["status"] == "live"  # type: ignore[index]
+
+
+def test_a_link_to_a_folder_note_is_refused_not_recorded_as_text(home: Cli, vault: Path) -> None:
+    mount(home, vault)
+    note = found(home, "canary dashboards")[0]
+    before = (home.root / "global/semantic/staging.md").read_text()
+    refused = home("relate", "global-sem-0001", "semantic", f'vault/{note["id"]}')
+    assert refused.exit_code == 2 and "read-only folder space vault" in refused.output
+    assert (home.root / "global/semantic/staging.md").read_text() == before
+    assert home("check").exit_code == 0
