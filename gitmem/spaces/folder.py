@@ -13,9 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from gitmem.errors import InvalidInputError, StoreStateError
+from gitmem.errors import InvalidInputError, NotFoundError, StoreStateError
 from gitmem.store.registry import Registry, default_registry
 from gitmem.store.store import Store
+from gitmem.store.txn import Located
 
 if TYPE_CHECKING:
     from gitmem.search.index import SearchIndex
@@ -86,7 +87,17 @@ class FolderSpace(Store):
 
     @property
     def git(self) -> NoReturn:
-        raise read_only_error(self.name)
+        # Writes are refused before they reach git (writing()); what asks for git here reads
+        # history: why, log, as-of.
+        raise InvalidInputError(f"space {self.name!r} is a Markdown folder: it has no git history "
+                                "(why, log and as-of read the history of a gitmem store)")
+
+    def locate(self, entry_id: str) -> Located:
+        """A note by its id; an id of another shape is no note here (not a malformed Id)."""
+        try:
+            return super().locate(entry_id)
+        except InvalidInputError:
+            raise NotFoundError(f"no note with Id {entry_id} in space {self.name}") from None
 
     # -- reading -----------------------------------------------------------------------------
     def catch_up_catalog(self, *, clean: bool = False) -> list[str]:

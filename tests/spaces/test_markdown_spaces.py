@@ -284,3 +284,12 @@ def test_a_link_to_a_folder_note_is_refused_not_recorded_as_text(home: Cli, vaul
     assert refused.exit_code == 2 and "read-only folder space vault" in refused.output
     assert (home.root / "global/semantic/staging.md").read_text() == before
     assert home("check").exit_code == 0
+
+
+def test_an_unknown_folder_id_is_not_found_and_history_verbs_say_there_is_none(home: Cli, vault: Path) -> None:
+    mount(home, vault)
+    missing = home("show", "vault/no-such.note-12345678")
+    assert missing.exit_code == 1 and "no note with Id no-such.note-12345678 in space vault" in missing.output
+    note = found(home, "canary dashboards")[0]
+    why = home("why", f'vault/{note["id"]}')
+    assert why.exit_code == 2 and "has no git history" in why.output and "never writes" not in why.output
