@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from gitmem.format import layers as L
 from gitmem.format.entry import TopicFile
 from gitmem.format.normalize import Outcome, Problem
-from gitmem.fsio import is_temp_name, refuse_link
+from gitmem.fsio import is_temp_name, refuse_link, write_bytes_atomic
 from gitmem.secrets.scan import refuse_hand_edit_secrets
 from gitmem.store import integrity
 from gitmem.store.catalog import Catalog
@@ -48,6 +48,8 @@ def absorb_hand_edits(store: Store) -> list[str]:
     found = store.git.dirty_paths()
     store._seen_clean = not found
     dirty = [p for p in found if not is_temp_name(p)]
+    put_back = restore_deleted_copies(store, dirty)
+    dirty = [p for p in dirty if p not in put_back]
     if not dirty:
         return []
     for relpath in dirty:  # a link made by hand is neither followed nor committed
@@ -76,6 +78,24 @@ def absorb_hand_edits(store: Store) -> list[str]:
     store.update_search_index(paths)
     store.record_write("hand edit", oid, paths, f"hand edit: {len(paths)} file(s)")
     return paths
+
+
+def restore_deleted_copies(store: Store, relpaths: list[str]) -> list[str]:
+    """Document copies deleted by hand while their index lists them (integrity.py), put back as
+    HEAD holds them: the deletion would lose the text on every machine once pushed, and left
+    uncommitted it would stop the next sync that brings a change of that document."""
+    restored = []
+    for relpath in relpaths:
+        if integrity.listed_copy_deleted(store.root, relpath) is None:
+            continue
+        data = store.git.read_file_at("HEAD", relpath)
+        if data is None:
+            continue
+        write_bytes_atomic(store.root / relpath, data)
+        restored.append(relpath)
+        store.notes.append(f"{relpath} was deleted by hand while its document is listed; put it "
+                           "back from git (`gitmem doc archive ID` retires a document)")
+    return restored
 
 
 def hold_back(store: Store, relpaths: list[str], outcomes: list[Outcome] | None = None) -> dict[str, Problem]:

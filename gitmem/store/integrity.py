@@ -243,8 +243,8 @@ def held_back(root: Path, relpaths: list[str], outcomes: list[Outcome]) -> dict[
 
 def listed_copy_deleted(root: Path, relpath: str) -> Problem | None:
     """A document copy deleted by hand while its scope's index.json still lists it: the deletion
-    is not committed (it would lose the text on every machine); the next `gitmem doc` write puts
-    the copy back from git (documents/repair.py)."""
+    is never committed (it would lose the text on every machine); the next write puts the copy
+    back from git (absorb.restore_deleted_copies; a document write, documents/repair.py)."""
     if not is_document_copy(relpath) or os.path.lexists(root / relpath):
         return None
     scope_dir, _, rest = _split_scope(relpath)
@@ -259,7 +259,7 @@ def listed_copy_deleted(root: Path, relpath: str) -> Problem | None:
     if not listed or _moved_within_shelf(root, str(scope_dir), str(listed[0].get("id", ""))):
         return None  # not gitmem's, or renamed by hand: the next document write moves it back
     return Problem(relpath, 1, "deleted by hand while documents/index.json lists it; the next "
-                   "`gitmem doc` write puts it back (`gitmem doc archive ID` retires a document)")
+                   "write puts it back from git (`gitmem doc archive ID` retires a document)")
 
 
 def held_note(held: dict[str, Problem]) -> str:

@@ -93,7 +93,11 @@ def fold_stray_copies(result: TreeMerge, trees: _Trees, changed: set[str]) -> No
         except (UnicodeDecodeError, GitmemError):
             continue
         named = {copy_path(scope, r) for r in records}
-        record = next((r for r in records if r.id == values.get("id")), None)
+        doc_id = values.get("id")
+        if trees.blob("ours", stray) is not None and trees.blob("theirs", stray) is None:
+            # this machine's copy: its document may have been renumbered by this very merge
+            doc_id = result.renumbered.get(str(doc_id), doc_id)
+        record = next((r for r in records if r.id == doc_id), None)
         if stray in named or record is None:
             continue
         kept = copy_path(scope, record)

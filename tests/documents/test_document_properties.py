@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from support import Cli, git
@@ -58,6 +58,14 @@ def _sync(gm: Cli) -> None:
 @settings(max_examples=EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(OPS)
+# Found by this test: a copy renamed by hand on one machine whose document the merge renumbered
+# (both machines had numbered a document alike) was folded into the other machine's document,
+# leaving its own record with no copy.
+@example([("add", 0, 0), ("add", 0, 0), ("delete", 0, 0), ("add", 1, 0), ("sync", 0, 0),
+          ("rename", 1, 0), ("append", 0, 0), ("append", 0, 0), ("archive", 0, 0), ("add", 0, 1),
+          ("sync", 1, 0)])
+# A copy deleted by hand on one machine while the other updated it: the sync stopped on it.
+@example([("update", 0, 0), ("delete", 1, 0), ("sync", 0, 0), ("sync", 1, 0)])
 def test_documents_survive_any_mix_of_hand_changes_verbs_and_syncs(ops: list[tuple[str, int, int]]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
