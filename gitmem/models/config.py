@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -92,8 +93,8 @@ def _timeout_from_env() -> float | None:
         value = float(raw)
     except ValueError:
         raise InvalidInputError(f"{ENV_TIMEOUT}={raw!r} is not a number of seconds") from None
-    if value <= 0:
-        raise InvalidInputError(f"{ENV_TIMEOUT} must be positive")
+    if not 0 < value < math.inf:  # NaN fails both comparisons
+        raise InvalidInputError(f"{ENV_TIMEOUT} must be a positive, finite number of seconds")
     return value
 
 
@@ -121,12 +122,22 @@ def load_saved_ladder(root: Path) -> Ladder:
     rungs = []
     for item in data.get("rungs") or []:
         if isinstance(item, dict) and item.get("name") and item.get("command"):
-            timeout = env_timeout or float(item.get("timeout") or DEFAULT_TIMEOUT)
-            rungs.append(Rung(str(item["name"]), str(item["command"]), timeout))
+            rungs.append(Rung(str(item["name"]), str(item["command"]),
+                              env_timeout or _saved_timeout(item.get("timeout"))))
     benched = data.get("benched") if isinstance(data.get("benched"), dict) else {}
     winner = data.get("lastWinner")
     return Ladder(rungs[:MAX_RUNGS], {str(k): str(v) for k, v in (benched or {}).items()},
                   str(winner) if winner else None)
+
+
+def _saved_timeout(value: object) -> float:
+    """A rung's saved time-out; the default when it is not a positive, finite number (a hand
+    edit, or NaN an earlier gitmem let through)."""
+    try:
+        seconds = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return DEFAULT_TIMEOUT
+    return seconds if 0 < seconds < math.inf else DEFAULT_TIMEOUT
 
 
 def save_ladder(root: Path, ladder: Ladder) -> None:
@@ -155,8 +166,8 @@ def add_rung(root: Path, name: str, command: str, timeout: float | None = None) 
     check_name(name)
     if not command.strip():
         raise InvalidInputError("the model command must not be empty")
-    if timeout is not None and timeout <= 0:
-        raise InvalidInputError("--timeout must be a positive number of seconds")
+    if timeout is not None and not 0 < timeout < math.inf:
+        raise InvalidInputError("--timeout must be a positive, finite number of seconds")
     with editing(root) as ladder:
         existing = ladder.find(name)
         if existing is not None:

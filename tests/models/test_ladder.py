@@ -147,3 +147,26 @@ def test_models_cli_add_list_test_remove(gm: Cli, tmp_path: Path, monkeypatch: p
     assert gm.json("models", "list")["rungs"][1]["benched"] is False  # type: ignore[index]
     # The ladder is machine-local: never committed.
     assert "state/" in (gm.root / ".gitignore").read_text()
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0"])
+def test_a_time_out_that_is_not_a_positive_finite_number_is_refused(gm: Cli, value: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    refused = gm("models", "add", "m", "cat", "--timeout", value)
+    assert refused.exit_code == 2 and "positive, finite" in refused.output
+    assert not (gm.root / config.LADDER_FILE).exists()
+    assert gm("models", "add", "m", "cat").exit_code == 0
+    monkeypatch.setenv("GITMEM_MODEL_TIMEOUT", value)
+    with pytest.raises(InvalidInputError, match="positive, finite"):
+        config.load_saved_ladder(gm.root)
+
+
+def test_a_saved_time_out_that_is_not_a_number_falls_back_to_the_default(store: Store) -> None:
+    """A state/models.json an earlier gitmem wrote with NaN (or edited by hand): the rung keeps
+    working with the default time-out instead of every model call failing."""
+    path = store.root / config.LADDER_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"rungs": [{"name": "m", "command": "cat", "timeout": NaN},'
+                    ' {"name": "n", "command": "cat", "timeout": "soon"}]}')
+    ladder = config.load_saved_ladder(store.root)
+    assert [r.timeout for r in ladder.rungs] == [config.DEFAULT_TIMEOUT, config.DEFAULT_TIMEOUT]
