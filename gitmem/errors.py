@@ -1,15 +1,44 @@
 """The single exception hierarchy of gitmem; each class carries its CLI exit code.
 
 Exit codes: 0 success; 1 not found (an id, a file, no search hit); 2 bad input or a store that
-cannot be used as it is; 3 a conflict, a git or network failure, or a lock held too long;
-4 an internal error (a bug in gitmem: please report it with the line it printed).
+cannot be used as it is; 3 a conflict, a git or network failure, a lock held too long, or a
+disk that refuses a write (full, read-only); 4 an internal error (a bug in gitmem: please
+report it with the line it printed); 141 the reader of the output went away (as a shell reports
+a process a closed pipe ended).
 """
 
 from __future__ import annotations
 
+import errno
+import os
+import sys
 from pathlib import Path
 
 INTERNAL_ERROR_EXIT = 4
+CLOSED_PIPE_EXIT = 141
+# A write the machine refused: no bug of gitmem's, said in one line with exit 3.
+_REFUSED_WRITES = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EACCES, errno.EPERM}
+
+
+def os_failure(exc: BaseException) -> tuple[str | None, int] | None:
+    """How an OSError that reached the top is told: (the one line, or None to say nothing;
+    the exit code), or None when it is no refused write or closed pipe (a bug)."""
+    if isinstance(exc, BrokenPipeError):
+        mute_stdout()
+        return None, CLOSED_PIPE_EXIT
+    if isinstance(exc, OSError) and exc.errno in _REFUSED_WRITES:
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"gitmem: error: {exc.strerror}{where}", 3
+    return None
+
+
+def mute_stdout() -> None:
+    """Point stdout at /dev/null: its flush at exit would fail again on a closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 class GitmemError(Exception):

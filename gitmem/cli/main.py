@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 import click
 
 from gitmem import caller
-from gitmem.errors import INTERNAL_ERROR_EXIT, GitmemError
+from gitmem.errors import INTERNAL_ERROR_EXIT, GitmemError, mute_stdout, os_failure
 
 
 def _wants_json(args: list[str]) -> bool:
@@ -30,9 +30,12 @@ def fail(message: str, code: int, as_json: bool) -> NoReturn:
     from gitmem.secrets.mask import hide_secrets
 
     message = hide_secrets(message)
-    click.echo(message, err=True)
-    if as_json:
-        click.echo(json.dumps({"error": message, "code": code}, ensure_ascii=False))
+    try:
+        click.echo(message, err=True)
+        if as_json:
+            click.echo(json.dumps({"error": message, "code": code}, ensure_ascii=False))
+    except OSError:  # the output that failed is where this would go: the exit code says it
+        mute_stdout()
     sys.exit(code)
 
 
@@ -87,6 +90,11 @@ class GitmemGroup(click.Group):
         except Exception as exc:  # noqa: BLE001 - the promise is one line, never a traceback
             if caller.env("GITMEM_DEBUG"):
                 raise
+            told = os_failure(exc)  # a full disk, a closed pipe: no bug of gitmem's
+            if told is not None:
+                if told[0] is None:
+                    sys.exit(told[1])
+                fail(told[0], told[1], as_json)
             from gitmem.redaction import internal_error
 
             fail(internal_error(exc), INTERNAL_ERROR_EXIT, as_json)

@@ -17,6 +17,15 @@ def write_export(store: Store, out: str, fmt: str, scope: str | None) -> dict[st
     target = Path(caller.expanduser(out))
     if not target.is_absolute():
         target = store.cwd / target
+    if target.is_symlink():
+        target = target.resolve()  # written through, as a shell's `>` writes
+    if target.is_dir():
+        raise InvalidInputError(f"{out} is a folder: name a file to write the export to")
+    if target.exists() and not target.is_file():
+        # A FIFO, a terminal, /dev/stdout: written into as it is (renaming a temp file over it
+        # would replace the device or pipe with a file that nobody reads).
+        with open(target, "w", encoding="utf-8", newline="\n") as stream:
+            return export(store, stream, fmt, scope)
     if not target.parent.is_dir():
         raise InvalidInputError(f"{out}: its folder does not exist")
     handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)

@@ -217,8 +217,18 @@ def _exchange(sock: _socket.socket, argv: list[str], cwd: str, verbose: bool) ->
         other = str(reply.get("reason") or "").startswith("the server runs gitmem")
         return _OTHER_VERSION if other else None
     _note(verbose, f"answered by the gitmem server (pid {reply.get('pid')}, {reply.get('ms')} ms)")
-    sys.stdout.buffer.write(wire.unpack(reply.get("stdout", "")))
-    sys.stdout.flush()
+    try:
+        sys.stdout.buffer.write(wire.unpack(reply.get("stdout", "")))
+        sys.stdout.flush()
+    except OSError as exc:  # a closed pipe, a full disk: told as the command line tells them
+        from gitmem.errors import os_failure  # not before: the client path stays this lean
+
+        told = os_failure(exc)
+        if told is None:
+            raise
+        if told[0] is not None:
+            sys.stderr.write(told[0] + "\n")
+        return told[1]
     sys.stderr.buffer.write(wire.unpack(reply.get("stderr", "")))
     sys.stderr.flush()
     return int(reply.get("code", 0))

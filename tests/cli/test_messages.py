@@ -184,3 +184,23 @@ def test_a_dash_reads_the_text_from_stdin(gm: Cli) -> None:
                        input_text="step 3 of 5")
     assert state.returncode == 0, state.stderr
     assert "step 3 of 5" in (gm.root / "workspaces" / "alpha" / "state.md").read_text()
+
+
+def test_an_output_that_fails_is_one_line_and_no_bug(gm: Cli) -> None:
+    """A reader that closes the pipe early ends gitmem quietly (141, as a shell reports SIGPIPE);
+    a full disk under stdout is one line and exit 3, not an internal error or a traceback,
+    --json or not."""
+    for n in range(60):
+        assert gm("remember", f"Fact number {n} about the staging cluster", "--layer", "semantic").exit_code == 0
+    env = {**os.environ, "GITMEM_SERVE": "off"}
+    piped = subprocess.run(f"{sys.executable} -m gitmem --root {gm.root} export | head -c 100 >/dev/null;"
+                           " echo ${PIPESTATUS[0]}", shell=True, executable="/bin/bash",
+                           capture_output=True, text=True, env=env)
+    assert piped.stdout.strip() == "141" and "Traceback" not in piped.stderr and piped.stderr == ""
+    if Path("/dev/full").exists():
+        for args in (["export"], ["list", "--json"]):
+            with open("/dev/full", "w") as full:
+                done = subprocess.run([sys.executable, "-m", "gitmem", "--root", str(gm.root), *args],
+                                      stdout=full, stderr=subprocess.PIPE, text=True, env=env)
+            assert done.returncode == 3 and "No space left on device" in done.stderr, done.stderr
+            assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr

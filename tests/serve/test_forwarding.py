@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -236,3 +237,15 @@ def test_the_comparison_forgives_a_minute_turning_but_not_a_time_zone() -> None:
     assert not same_but_the_clock("- 2026-12-05 01:25 — Read", "- 2026-12-05 13:25 — Read")
     assert not same_but_the_clock("- 2026-12-05 01:25 — Read", "- 2026-12-05 01:25 — Wrote")
     assert not same_but_the_clock("(2026-12-05)", "(2026-12-04)")
+
+
+def test_an_output_that_fails_is_told_as_the_command_line_tells_it(served: Path) -> None:
+    """The answer of the server written to a full disk: one line, exit 3, no traceback (as a call
+    run in its own process says it: tests/cli/test_messages.py)."""
+    run_gitmem("--root", str(served), "remember", "The staging cluster has three nodes", "-l", "semantic")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "gitmem", "--root", str(served), "-v", "list", "--json"],
+                              stdout=full, stderr=subprocess.PIPE, text=True)
+    assert ANSWERED in done.stderr
+    assert done.returncode == 3 and "No space left on device" in done.stderr
+    assert "Traceback" not in done.stderr
