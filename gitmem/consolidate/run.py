@@ -134,8 +134,11 @@ def _write(store: Store, report: ConsolidateReport, parsed: ParsedReply, digests
 
 def _settle(store: Store, report: ConsolidateReport, batch: list[Digest], parsed: ParsedReply,
             max_attempts: int, stamp: datetime) -> None:
-    """Attributed digests are consolidated; the others count an attempt (needs-review at the max)."""
-    attributed = parsed.attributed - set(report.held) if not report.parse_failed else set()
+    """Attributed digests are consolidated; the others count an attempt (needs-review at the max).
+    A digest one of whose facts could not be written is not attributed: it stays for a retry
+    (what was written from it is found again then, and not written twice)."""
+    unwritten = {str(f["digest"]) for f in report.write_failed if f.get("digest")}
+    attributed = parsed.attributed - set(report.held) - unwritten if not report.parse_failed else set()
     with digests_lock(store.root):
         for digest in batch:
             if digest.id in attributed:

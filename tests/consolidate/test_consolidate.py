@@ -200,3 +200,24 @@ def test_a_file_that_is_not_a_digest_is_left_alone(store: Store, tmp_path: Path)
     (store.root / "digests" / "README.md").write_text("# my notes about digests\n- keep these\n")
     digest = make_digest(store.root, 1)
     assert [d.id for d in list_digests(store.root)] == [digest]
+
+
+def test_a_digest_a_fact_of_which_could_not_be_written_stays_for_a_retry(store: Store, tmp_path: Path) -> None:
+    """The topic file a fact goes to holds a hand edit that cannot be committed (a conflict
+    marker): the other facts are written, the digest stays pending, and once the file is fixed
+    the next pass writes the missing fact, and nothing twice."""
+    config.add_rung(store.root, "good", fake_model(tmp_path, "good"))
+    digest = make_digest(store.root, 1)
+    topic = store.root / "workspaces/acme-api/semantic/queue.md"
+    topic.parent.mkdir(parents=True)
+    topic.write_text("# queue\n\n<<<<<<< mine\n## Half-settled\nText.\n")
+    report = consolidate(store)
+    assert report.write_failed and digest not in report.consolidated
+    assert read_digest(store.root, digest).status == PENDING  # type: ignore[union-attr]
+    written = {e["layer"] for e in report.entries if e["changed"]}
+    assert written == {"learnings", "codebase"}
+    topic.write_text("# queue\n\n## Half-settled\nText.\n")
+    again = consolidate(store)
+    assert again.consolidated == [digest] and not again.write_failed
+    assert [e["layer"] for e in again.entries if e["changed"]] == ["semantic"]
+    assert "acks only after the handler commits" in topic.read_text()
