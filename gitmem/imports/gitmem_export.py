@@ -16,6 +16,7 @@ the import is named by its commit, `import: gitmem ...`):
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.markdown import new_topic_file, render_frontmatter
+from gitmem.format.safetext import clean_text, safe_text, safe_title
 from gitmem.imports.export import FORMAT
 from gitmem.notes.model import Action, ImportReport, malformed, read_source_text
 from gitmem.secrets.scan import find_secrets, refusal
@@ -100,8 +102,21 @@ def _entry(line: int, record: dict[str, Any], shown: str) -> tuple[str, Entry]:
             or not isinstance(record.get("body"), str):
         raise malformed(shown, line, "an entry needs a title, a body and fields")
     extra = tuple((str(a), str(b)) for a, b in record.get("extra_fields") or [])
-    return relpath, Entry(record["title"], record["body"], {str(k): str(v) for k, v in fields.items()},
-                          extra_fields=extra)
+    bad = next((str(k) for k, _v in (*fields.items(), *extra) if not _FIELD_NAME.fullmatch(str(k))), None)
+    if bad is not None:
+        raise malformed(shown, line, f"field name {bad!r} is not a field name (letters, digits, '-')")
+    return relpath, Entry(safe_title(record["title"]), _safe_body(record["body"]),
+                          {str(k): str(v) for k, v in fields.items()}, extra_fields=extra)
+
+
+_FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]*")
+
+
+def _safe_body(body: str) -> str:
+    """An entry's body as exported, unless a line of it would read as an entry heading, a field
+    or a conflict marker (an export edited by hand): then escaped, as every write escapes it."""
+    escaped = safe_text(body)
+    return body if escaped == clean_text(body) else escaped
 
 
 class Restore:

@@ -144,3 +144,33 @@ def test_a_file_that_is_not_text_stops_the_export_in_one_line(gm: Cli, tmp_path:
     assert result.exit_code == 2
     assert result.output.strip().startswith("gitmem: error: cannot export global/runtime/notes.bin")
     assert not (tmp_path / "out.json").exists() and not list(tmp_path.glob(".out.json.*"))
+
+
+def test_an_export_edited_by_hand_cannot_break_the_store(gm: Cli, tmp_path: Path) -> None:
+    """A body line that reads as a heading, a field or a conflict marker is escaped as every
+    write escapes it (one entry, the Id the import reported, `check` clean); a field name that
+    is no field name is refused in one line and nothing is written."""
+    _filled(gm, tmp_path)
+    exported = tmp_path / "export.jsonl"
+    assert gm("export", str(exported), "--format", "jsonl").exit_code == 0
+    lines = exported.read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if '"kind": "entry"' in line)
+    record = json.loads(lines[at])
+    record["body"] += "\n## Not an entry\n<<<<<<< mine\n**Id:** global-sem-0042"
+    lines[at] = json.dumps(record, ensure_ascii=False)
+    exported.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    fresh = _fresh(tmp_path, "fresh")
+    done = fresh("import", "gitmem", str(exported))
+    assert done.exit_code == 0, done.output
+    assert fresh("check").exit_code == 0
+    shown = fresh.json("show", record["id"])
+    assert "Not an entry" in shown["body"] and "global-sem-0042" in shown["body"]  # type: ignore[index]
+    assert fresh("show", "global-sem-0042").exit_code == 1
+    record["fields"]["Bad\n## Name"] = "x"
+    lines[at] = json.dumps(record, ensure_ascii=False)
+    exported.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    other = _fresh(tmp_path, "other")
+    commits = commit_count(other.root)
+    refused = other("import", "gitmem", str(exported))
+    assert refused.exit_code == 2 and "is not a field name" in refused.output
+    assert commit_count(other.root) == commits
