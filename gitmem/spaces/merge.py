@@ -157,7 +157,7 @@ def relinked(entry: Entry, ids: dict[str, str]) -> Entry:
             fields[name] = ids[value]
     if fields.get("Related"):
         fields["Related"] = render_related([_relink(i, ids) for i in parse_related(fields["Related"])])
-    return Entry(entry.title, entry.body, fields)
+    return Entry(entry.title, entry.body, fields, extra_fields=entry.extra_fields)
 
 
 def _relink(item: Relation, ids: dict[str, str]) -> Relation:

@@ -174,3 +174,23 @@ def test_an_export_edited_by_hand_cannot_break_the_store(gm: Cli, tmp_path: Path
     refused = other("import", "gitmem", str(exported))
     assert refused.exit_code == 2 and "is not a field name" in refused.output
     assert commit_count(other.root) == commits
+
+
+def test_a_field_given_twice_comes_back_twice(gm: Cli, tmp_path: Path) -> None:
+    """`**Tags:**` written twice by hand: the export holds the second line apart (extra_fields),
+    and the store it is imported into holds both lines, so a second export is the first."""
+    topic = gm.root / "global/semantic/hand.md"
+    topic.parent.mkdir(parents=True, exist_ok=True)
+    topic.write_text("# hand\n\n## Hand entry\nBody line\n\n**Id:** global-sem-0099\n**Tags:** a, b\n"
+                     "**Tags:** c\n", encoding="utf-8")
+    assert gm("remember", "Another fact", "--layer", "semantic").exit_code == 0  # commits the edit
+    first = tmp_path / "first.json"
+    assert gm("export", str(first)).exit_code == 0
+    fresh = _fresh(tmp_path, "fresh")
+    assert fresh("import", "gitmem", str(first)).exit_code == 0
+    assert "**Tags:** a, b\n**Tags:** c" in (fresh.root / "global/semantic/hand.md").read_text()
+    second = tmp_path / "second.json"
+    assert fresh("export", str(second)).exit_code == 0
+    entries = [[e for t in json.loads(p.read_text())["topics"] for e in t["entries"]] for p in (first, second)]
+    hand = [[e for e in listed if e["id"] == "global-sem-0099"] for listed in entries]
+    assert hand[0] == hand[1] and hand[0][0]["extra_fields"] == [["Tags", "c"]]
