@@ -161,7 +161,7 @@ class Importer:
         layer = self._layer_of(note, scope)
         body = safe_text(clean_text(note.body)).strip("\n")
         title = heading_for(note.body or note.title, note.title or None)
-        origin = " ".join(f"{self.prefix}{source.path}#{note.anchor}".split())
+        origin = self.plan.claim(" ".join(f"{self.prefix}{source.path}#{note.anchor}".split()))
         digest = import_digest(title, body)
         found = self.plan.known(origin)
         if found is not None:

@@ -23,6 +23,7 @@ CREATE TABLE known (origin TEXT PRIMARY KEY, relpath TEXT, id TEXT, recorded TEX
                     forgotten INTEGER, related TEXT, fresh INTEGER);
 CREATE TABLE seen (key TEXT PRIMARY KEY, id TEXT NOT NULL);
 CREATE TABLE links (n INTEGER PRIMARY KEY, id TEXT, kind TEXT, name TEXT, source TEXT);
+CREATE TABLE claimed (origin TEXT PRIMARY KEY);
 """
 
 
@@ -87,6 +88,16 @@ class PlanIndex:
             self.db.executemany("INSERT OR REPLACE INTO known VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                 [(origin, *row) for origin, row in self._known.items()])
             self._known = {}
+
+    def claim(self, origin: str) -> str:
+        """The origin a note of this import is recorded under: `origin`, or, for the second
+        note a source gives one anchor (two memories with one id), `origin-2` and so on, in
+        the order the notes come, so that the next import finds each note again."""
+        candidate, n = origin, 1
+        while self.db.execute("INSERT OR IGNORE INTO claimed VALUES (?)", (candidate,)).rowcount != 1:
+            n += 1
+            candidate = f"{origin}-{n}"
+        return candidate
 
     def seen(self, scope: str, layer: str, digest: str) -> str | None:
         key = f"{scope}\0{layer}\0{digest}"

@@ -3,6 +3,7 @@ written from the tool's documented file format (tests/fixtures/imports/<tool>/).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -137,3 +138,21 @@ def test_malformed_json_sources_name_file_and_line(gm: Cli, tmp_path: Path, tool
     assert result.exit_code == 2
     assert result.output.strip() == f"gitmem: error: cannot import {message}; nothing was written"
     assert commit_count(gm.root) == before
+
+
+def test_two_memories_under_one_id_are_both_kept_and_a_second_import_changes_nothing(
+        gm: Cli, tmp_path: Path) -> None:
+    """A source that gives two notes one anchor (two mem0 memories with one id, or 7 and "7"):
+    each is an entry, in the order they come, and importing the file again finds each."""
+    export = tmp_path / "mem0.json"
+    export.write_text(json.dumps({"results": [
+        {"id": "7", "memory": "Prefers tea in the morning", "user_id": "mira"},
+        {"id": 7, "memory": "Lives in Oslo and cycles to work", "user_id": "mira"},
+        {"id": "7", "memory": "Reads crime novels on the train", "user_id": "mira"},
+    ]}), encoding="utf-8")
+    first = _report(gm, "mem0", export)
+    assert sorted(_added(first)) == ["Lives in Oslo and cycles to work", "Prefers tea in the morning",
+                                     "Reads crime novels on the train"]
+    commits = commit_count(gm.root)
+    again = _report(gm, "mem0", export)
+    assert {a["action"] for a in again["actions"]} == {"unchanged"} and commit_count(gm.root) == commits
