@@ -3,6 +3,7 @@ reader of that format (source.py has the readers' common part)."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,19 @@ def _open_lines(path: Path, found: str, objects: list[dict[str, Any]]) -> Transc
         if first is not None and first.get("isSidechain") is True:
             meta.delegated = True  # a subagent's own transcript: every line is a sidechain
     meta.reset()  # the head was read for metadata; its events are counted when read
-    meta.session = meta.session or (path.parent.name if found == "copilot" else path.stem)
+    meta.session = meta.session or _session_of(path, found)
     if found == "gemini":
         meta.cwd = gemini.project_root(path) or meta.cwd
     return Transcript(path, found, meta)
+
+
+def _session_of(path: Path, found: str) -> str:
+    """A transcript's session when its lines name none: Copilot's folder, another tool's file
+    name; a generic JSONL file's name with a short hash of its folder, since generic logs are
+    often named alike (`session.jsonl`) and a session shares its watermark of what was read."""
+    if found == "copilot":
+        return path.parent.name
+    if found != "jsonl":
+        return path.stem
+    folder = hashlib.sha1(str(path.absolute().parent).encode("utf-8")).hexdigest()[:8]
+    return f"{path.stem}-{folder}"

@@ -121,3 +121,24 @@ def test_past_the_limit_the_watermarks_of_vanished_transcripts_go_first(
         offset=3, path=str(kept), updated="2026-12-02T00:00:00+00:00"))
     assert sessions.load_watermark(store_root, "old-but-present").offset == 3
     assert sessions.load_watermark(store_root, "gone").offset == 0
+
+
+def test_generic_logs_named_alike_in_two_folders_are_two_sessions(store_root: Path, gm: object,
+                                                                  tmp_path: Path) -> None:
+    """`billing/session.jsonl` and `search/session.jsonl` name no session in their lines: each is
+    captured (they shared one watermark, and the older one was never read)."""
+    root = tmp_path / "logs"
+    for name, day in (("billing", "2026-11-30"), ("search", "2026-11-29")):
+        (root / name).mkdir(parents=True)
+        lines = [json.dumps({"role": "user", "ts": f"{day}T10:0{i}:00Z", "content":
+                             f"{name} fact {i}: the {name} service must run on port {6000 + i} and "
+                             "be restarted nightly by the ops rota; keep this for the runbook."})
+                 for i in range(4)]
+        (root / name / "session.jsonl").write_text("\n".join(lines) + "\n")
+    code, report, stderr = capture_json(store_root, str(root))
+    assert code == 0, stderr
+    assert report["results"] == {"notes": 2}
+    digests = "\n".join(p.read_text() for p in (store_root / "digests").glob("*.md"))
+    assert "billing fact" in digests and "search fact" in digests
+    again, report, _ = capture_json(store_root, str(root))
+    assert again in (0, 1) and "notes" not in report["results"]  # type: ignore[operator]
