@@ -179,7 +179,8 @@ class Store(StoreBase):
         verb, paths = found
         dirty = set(self.git.dirty_paths())
         paths = [p for p in paths if p in dirty]
-        paths = [p for p in paths if p not in self.hold_back(paths)]
+        held = self.hold_back(paths)  # once: each call normalizes every path
+        paths = [p for p in paths if p not in held]
         if paths:
             self.catalog.refresh(paths, self._read_lenient)
             paths += self.regenerate_layer_indexes(paths)
