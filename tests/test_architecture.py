@@ -63,7 +63,7 @@ ALLOWED: dict[str, set[str]] = {
     "consolidate": {"store", "verbs", "format", "capture", "models", "observe", "secrets", "runtime"},
     "history": {"store", "verbs", "format", "git", "observe", "secrets"},
     # imports/: other tools' memory read in (`gitmem import`), and gitmem's own export.
-    "imports": {"store", "verbs", "format", "runtime", "documents", "secrets", "spaces", "notes"},
+    "imports": {"store", "verbs", "format", "runtime", "documents", "secrets", "spaces", "notes", "merge"},
     # serve/: the warm server, its thin client and its schedule (the client imports wire only).
     "serve": {"store", "sync", "history", "consolidate", "capture", "models", "observe", "imports"},
     "integrate": {"verbs", "store", "capture", "observe", "imports"},

@@ -8,8 +8,8 @@ Records (the same in JSON and JSONL; JSONL gives each a `kind` and one line):
 - `relation`: every link the entries record (Related, Supersedes), as from/type/to;
 - `runtime`: every runtime-tier item with its scope; `document`: every document's record;
 - `file`: the verbatim text of what is not an entry (runtime records and projections, the
-  document index and copies, state/working/junk, INDEX.md, meta.json), so an import restores
-  them exactly.
+  document index and copies, state/working/junk, INDEX.md, meta.json, and with a whole-store
+  export the review queue), so an import restores them exactly.
 Markdown is for people: each topic file as gitmem writes it, under a heading naming its path.
 """
 
@@ -26,6 +26,7 @@ from gitmem.format import layers as L
 from gitmem.format.entry import Entry
 from gitmem.format.markdown import render_entry
 from gitmem.format.references import parse_related
+from gitmem.format.reviewqueue import REVIEW_PATH
 from gitmem.runtime.tier import read_records
 from gitmem.store.store import Store
 
@@ -72,7 +73,13 @@ def topics(store: Store, scopes: list[str]) -> Iterator[tuple[dict[str, Any], li
 
 
 def files(store: Store, scopes: list[str]) -> Iterator[dict[str, Any]]:
-    for scope in scopes:
+    # The review queue (proposed facts of digests already consolidated) is the store's, not a
+    # scope's: it goes with a whole-store export.
+    top = [REVIEW_PATH] if scopes == store.scope_keys() else []
+    for scope in [None, *scopes]:
+        if scope is None:
+            yield from _texts(store, top)
+            continue
         base = L.scope_dir(scope)
         names = [f"{base}/{name}" for name in _SCOPE_FILES]
         for folder in _FILE_FOLDERS:
@@ -80,15 +87,19 @@ def files(store: Store, scopes: list[str]) -> Iterator[dict[str, Any]]:
             if root.is_dir():
                 names += sorted(p.relative_to(store.root).as_posix() for p in root.rglob("*")
                                 if p.is_file() and not p.is_symlink())
-        for relpath in names:
-            path = store.path(relpath)
-            if path.is_file() and not path.is_symlink():
-                try:
-                    text = path.read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
-                    raise InvalidInputError(f"cannot export {relpath}: not readable UTF-8 text "
-                                            "(`gitmem check` names what is wrong with it)") from None
-                yield {"path": relpath, "text": text}
+        yield from _texts(store, names)
+
+
+def _texts(store: Store, names: list[str]) -> Iterator[dict[str, Any]]:
+    for relpath in names:
+        path = store.path(relpath)
+        if path.is_file() and not path.is_symlink():
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                raise InvalidInputError(f"cannot export {relpath}: not readable UTF-8 text "
+                                        "(`gitmem check` names what is wrong with it)") from None
+            yield {"path": relpath, "text": text}
 
 
 def side_records(store: Store, scopes: list[str]) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -25,8 +25,10 @@ from gitmem.errors import InvalidInputError
 from gitmem.format import layers as L
 from gitmem.format.entry import Entry, TopicFile
 from gitmem.format.markdown import new_topic_file, render_frontmatter
+from gitmem.format.reviewqueue import REVIEW_PATH
 from gitmem.format.safetext import clean_text, safe_text, safe_title
 from gitmem.imports.export import FORMAT
+from gitmem.merge.review import merge_review
 from gitmem.notes.model import Action, ImportReport, malformed, read_source_text
 from gitmem.secrets.scan import find_secrets, refusal
 from gitmem.spaces.merge import relinked
@@ -237,6 +239,11 @@ class Restore:
         if not isinstance(relpath, str) or not isinstance(text, str) or not _restorable(relpath):
             raise malformed(self.shown, line, f"file record {relpath!r} is not a file an export holds")
         target = self.store.path(relpath)
+        if target.exists() and relpath == REVIEW_PATH:  # both queues' items, as a sync merges them
+            merged = merge_review(None, target.read_text(encoding="utf-8"), text).text
+            changed = self.store.write_file(txn, relpath, merged)
+            self._act("updated" if changed else "unchanged", None, relpath, line, "(file)")
+            return
         if target.exists():
             same = target.read_text(encoding="utf-8") == text
             self._act("unchanged" if same else "kept-edit", None, relpath, line, "(file)")
@@ -247,6 +254,8 @@ class Restore:
 
 
 def _restorable(relpath: str) -> bool:
+    if relpath == REVIEW_PATH:
+        return True
     parts = relpath.split("/")
     if ".." in parts or relpath.startswith("/") or "\\" in relpath:
         return False

@@ -194,3 +194,26 @@ def test_a_field_given_twice_comes_back_twice(gm: Cli, tmp_path: Path) -> None:
     entries = [[e for t in json.loads(p.read_text())["topics"] for e in t["entries"]] for p in (first, second)]
     hand = [[e for e in listed if e["id"] == "global-sem-0099"] for listed in entries]
     assert hand[0] == hand[1] and hand[0][0]["extra_fields"] == [["Tags", "c"]]
+
+
+def test_the_review_queue_goes_with_a_whole_store_export(gm: Cli, tmp_path: Path) -> None:
+    """Facts waiting for review come from digests already consolidated: an export without them
+    would lose them. Read into a store with its own queue, both queues' items are kept."""
+    item = {"id": "r0000000001", "layer": "semantic", "scope": "global", "topic": "rabbit",
+            "text": "A prefetch of 50 starved the other consumers.", "importance": "normal",
+            "volatility": "stable", "confidence": 0.4, "digest": "20261205-000000-aaaa0000",
+            "fingerprint": "f1", "at": "2026-12-05T00:00:00+00:00", "machine": "m"}
+    (gm.root / "review.json").write_text(json.dumps({"version": 1, "items": [item]}), encoding="utf-8")
+    assert gm("remember", "A fact", "--layer", "semantic").exit_code == 0  # commits the queue
+    assert gm("remember", "A workspace fact", "--layer", "semantic", "--scope", "workspace",
+              workspace="orbit").exit_code == 0
+    exported = tmp_path / "export.json"
+    assert gm("export", str(exported)).exit_code == 0
+    fresh = _fresh(tmp_path, "fresh")
+    own = {**item, "id": "r0000000002", "text": "Acks come after the commit.", "fingerprint": "f2"}
+    (fresh.root / "review.json").write_text(json.dumps({"version": 1, "items": [own]}), encoding="utf-8")
+    assert fresh("import", "gitmem", str(exported)).exit_code == 0
+    waiting = {i["id"] for i in fresh.json("review")["items"]}  # type: ignore[index]
+    assert waiting == {"r0000000001", "r0000000002"}
+    scoped = gm("export", "--scope", "global").stdout
+    assert '"review.json"' not in scoped
