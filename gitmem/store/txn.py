@@ -91,7 +91,8 @@ def refuse_written_secrets(root: Path, txn: WriteTxn, committed: Callable[[str],
         except (OSError, UnicodeDecodeError):
             continue  # removed, or not text
         added = scan.added_lines(committed(relpath), new)
-        found += [(f, dict(added)[f.line]) for f in scan.scan_lines(added, path=relpath)]
+        by_number = dict(added)
+        found += [(f, by_number[f.line]) for f in scan.scan_lines(added, path=relpath)]
     if not found:
         return
     held = "\n".join(text for text in map(committed, txn.touched) if text)
