@@ -16,6 +16,7 @@ idempotent (an add of existing text, a remove of an absent one do nothing).
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from dataclasses import dataclass, replace
 
 from gitmem.errors import ConflictError, InvalidInputError
@@ -96,13 +97,18 @@ def diff_lines(base: list[str], edited: list[tuple[int, str]]) -> list[Change]:
     """Changes turning the `base` items into the `edited` (line, content) items; a line that only
     moved is not a change."""
     new = [content for _line, content in edited]
+    before, after = Counter(base), Counter(new)
     changes: list[Change] = []
     matcher = difflib.SequenceMatcher(None, base, new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        olds, news = base[i1:i2], edited[j1:j2]
-        pairs = _pair_similar(olds, [content for _line, content in news]) if tag == "replace" else {}
+        # A line whose text stands elsewhere in the other version as often only moved (two
+        # similar lines swapped): neither removed, added, nor an edit of its neighbour. A text
+        # typed once more than it was is an addition (reported as a duplicate when applied).
+        olds = [old for old in base[i1:i2] if before[old] > after[old]]
+        news = [(line, content) for line, content in edited[j1:j2] if after[content] > before[content]]
+        pairs = _pair_similar(olds, [content for _line, content in news]) if olds and news else {}
         for index, (line, content) in enumerate(news):
             if index in pairs:
                 changes.append(Change("replace", olds[pairs[index]], content, line))

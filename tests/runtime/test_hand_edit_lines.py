@@ -73,3 +73,22 @@ def test_check_reports_a_line_holding_the_separator(gm: Cli, target: str) -> Non
     assert any(PROJECTIONS[target] in str(p) for p in status["problems"])  # type: ignore[index]
     path.write_text(path.read_text(encoding="utf-8").replace("Tabs § spaces", "Tabs and spaces"), encoding="utf-8")
     assert gm("check").exit_code == 0
+
+
+@pytest.mark.parametrize("target", sorted(PROJECTIONS))
+def test_two_similar_lines_swapped_by_hand_are_a_move_not_an_edit(gm: Cli, target: str) -> None:
+    """Swapping two lines that read alike (the diff pairs each with the other as an edit): no
+    text changed, so every item is kept as it was, ids and texts (one was lost)."""
+    texts = ["Deploy staging with make deploy-staging", "Prefers short answers", "Uses zsh with vi keys",
+             "Deploy production with make deploy-prod"]
+    for text in texts:
+        assert gm("runtime", "add", text, "--target", target).exit_code == 0
+    before = {i["id"]: i["content"] for i in _records(gm.root, target)}
+    path = gm.root / PROJECTIONS[target]
+    text = path.read_text(encoding="utf-8")
+    text = text.replace(texts[0], "@@").replace(texts[3], texts[0]).replace("@@", texts[3])
+    path.write_text(text, encoding="utf-8")
+    done = gm("runtime", "add", "Works from Berlin", "--target", target)
+    assert done.exit_code == 0, done.output
+    after = {i["id"]: i["content"] for i in _records(gm.root, target)}
+    assert {k: v for k, v in after.items() if k in before} == before and len(after) == len(before) + 1
