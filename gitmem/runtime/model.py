@@ -164,6 +164,7 @@ def load_records(text: str, path: str = RECORDS_FILE) -> RuntimeFile:
     if not raws and not extra:
         return RuntimeFile()
     items = []
+    taken: set[str] = set()
     for number, raw in enumerate(raws, 1):
         problem = invalid_record("items", number, raw)
         if problem is not None:
@@ -171,8 +172,9 @@ def load_records(text: str, path: str = RECORDS_FILE) -> RuntimeFile:
         target = raw.get("target", "memory")
         branches = raw.get("branches") or []
         importance = raw.get("importance")
+        ident = _unique_id(str(raw.get("id") or f"rt-item{number}"), raw["content"], taken)
         items.append(Item(
-            id=str(raw.get("id") or f"rt-item{number}"),
+            id=ident,
             content=raw["content"],
             target=target if target in TARGETS else "memory",
             importance=importance if isinstance(importance, str) and importance in IMPORTANCE else "normal",
@@ -182,6 +184,19 @@ def load_records(text: str, path: str = RECORDS_FILE) -> RuntimeFile:
             extra={k: v for k, v in raw.items() if k not in _KNOWN},
         ))
     return RuntimeFile(items, extra)
+
+
+def _unique_id(ident: str, content: str, taken: set[str]) -> str:
+    """The record's id; for a second record under an id (a block copied by hand to add an item),
+    one of its own derived from its text, the same at every read until a write saves it, so that
+    a verb naming one item never acts on both."""
+    candidate, salt = ident, 0
+    while candidate in taken:
+        salt += 1
+        digest = hashlib.sha256(f"{ident}\0{content}\0{salt}".encode()).hexdigest()[:8]
+        candidate = f"rt-{digest}"
+    taken.add(candidate)
+    return candidate
 
 
 def dump_records(records: RuntimeFile) -> str:

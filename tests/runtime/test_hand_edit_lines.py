@@ -92,3 +92,19 @@ def test_two_similar_lines_swapped_by_hand_are_a_move_not_an_edit(gm: Cli, targe
     assert done.exit_code == 0, done.output
     after = {i["id"]: i["content"] for i in _records(gm.root, target)}
     assert {k: v for k, v in after.items() if k in before} == before and len(after) == len(before) + 1
+
+
+def test_a_record_block_copied_by_hand_with_its_id_is_an_item_of_its_own(gm: Cli) -> None:
+    """Two records under one id in memories.json: the second reads with an id of its own (the
+    same at every read), and removing it leaves the first (both went)."""
+    assert gm("runtime", "add", "Deploy production with make deploy-prod").exit_code == 0
+    path = gm.root / "global/runtime/memories.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["items"].append(dict(data["items"][0], content="Old scratch note, delete me"))
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    git(gm.root, "commit", "-qam", "a record block copied by hand")
+    ids = [i["id"] for i in gm.json("runtime", "show", "--target", "memory")["scopes"][0]["items"]]  # type: ignore[index]
+    assert len(ids) == len(set(ids)) == 2
+    assert gm("runtime", "remove", "Old scratch note").exit_code == 0
+    assert [i["content"] for i in _records(gm.root, "memory")] == ["Deploy production with make deploy-prod"]
+    assert "deploy-prod" in (gm.root / "global/runtime/MEMORY.md").read_text(encoding="utf-8")
