@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from gitmem.errors import ConflictError, InvalidInputError
-from gitmem.runtime.model import Item, RuntimeFile, content_stamp, new_id, normalize_content
+from gitmem.runtime.model import Item, RuntimeFile, content_stamp, derived_id, normalize_content
 
 CANDIDATES_SHOWN = 8
 SIMILAR = 0.5  # a changed line is a replace of the line it resembles this much (else add + remove)
@@ -157,8 +157,8 @@ def apply_changes(records: RuntimeFile, target: str, changes: list[Change],
             done.append(f"not added: {where}\"{content}\" is already {items[found].id}; the duplicate "
                         "line was dropped")
             return
-        taken = {item.id for item in items}
-        item = Item(new_id(taken), content, target, "normal", when, when)
+        taken = {item.id for item in items}  # from the text: a refused write reads it the same
+        item = Item(derived_id(f"{target}{chr(0)}{content}", taken), content, target, "normal", when, when)
         items.append(item)
         done.append(f"added {item.id}: \"{content}\"")
 

@@ -188,15 +188,22 @@ def load_records(text: str, path: str = RECORDS_FILE) -> RuntimeFile:
 
 def _unique_id(ident: str, content: str, taken: set[str]) -> str:
     """The record's id; for a second record under an id (a block copied by hand to add an item),
-    one of its own derived from its text, the same at every read until a write saves it, so that
-    a verb naming one item never acts on both."""
-    candidate, salt = ident, 0
-    while candidate in taken:
-        salt += 1
-        digest = hashlib.sha256(f"{ident}\0{content}\0{salt}".encode()).hexdigest()[:8]
-        candidate = f"rt-{digest}"
+    one of its own derived from its text (derived_id), so that a verb naming one item never acts
+    on both."""
+    candidate = ident if ident not in taken else derived_id(f"{ident}\0{content}", taken)
     taken.add(candidate)
     return candidate
+
+
+def derived_id(seed: str, taken: set[str]) -> str:
+    """An id made from `seed` (an item's text), not taken yet: the same at every read of a file
+    until a write saves it, so an id a listing showed still names that item at the next call."""
+    salt = 0
+    while True:
+        candidate = f"rt-{hashlib.sha256(f'{seed}{chr(0)}{salt}'.encode()).hexdigest()[:8]}"
+        if candidate not in taken:
+            return candidate
+        salt += 1
 
 
 def dump_records(records: RuntimeFile) -> str:
