@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from gitmem.errors import GitLayerError, GitmemError, LockTimeoutError
+from gitmem.errors import ConflictError, GitLayerError, GitmemError, LockTimeoutError
 from gitmem.eventlog import log_event
 from gitmem.fsio import load_json_object, pid_alive, remove_file, write_json_atomic
 from gitmem.git.locks import (
@@ -331,3 +331,25 @@ def _clear_owned(root: Path, git_dir: Path, owner: Path, recorded: str, since: f
     if mtime is None or removed is not None:
         remove_file(owner)
     return removed
+
+
+def refuse_off_branch(git_dir: Path, verb: str) -> None:
+    """A write while HEAD is detached (a rebase stopped on a conflict, a checkout of a commit)
+    would commit where the branch never sees it (`git rebase --abort` or a checkout of the
+    branch drops the commit and its text): refused, as sync refuses. `resolve` settles the
+    conflict a rebase stopped on; the hooks that run once a rebase is done find HEAD on the
+    branch again."""
+    if verb == "resolve":
+        return
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="utf-8")
+    except OSError:
+        return  # no repository yet, or one git reads differently: the commit says what is wrong
+    if head.startswith("ref:"):
+        return
+    if (git_dir / "rebase-merge").exists() or (git_dir / "rebase-apply").exists():
+        raise ConflictError("a git rebase is in progress in the store: finish it (`gitmem resolve` "
+                            "settles a conflict it stopped on, then `git rebase --continue`) or "
+                            "`git rebase --abort`, then write again; nothing was written")
+    raise ConflictError("HEAD is detached in the store (a checkout of a commit): check out its "
+                        "branch again (`git switch -`), then write; nothing was written")

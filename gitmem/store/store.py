@@ -20,7 +20,7 @@ from gitmem.format.normalize import Outcome, Problem
 from gitmem.fsio import json_text, read_regular_text, read_text, sweep_temp
 from gitmem.observe.record import record
 from gitmem.resources import read_text as read_resource
-from gitmem.store import absorb, catchup, generated, handedits, journal, marks, tree
+from gitmem.store import absorb, catchup, generated, gitgate, handedits, journal, marks, tree
 from gitmem.store.aftercall import later as after_the_answer
 from gitmem.store.base import StoreBase
 from gitmem.store.registry import Registry, save_registry
@@ -60,6 +60,7 @@ class Store(StoreBase):
                 yield self._batch
             return
         self.require()
+        gitgate.refuse_off_branch(self.git.git_dir, verb)
         self._look = None  # a write (and every read after it) catches up for itself
         with self.locked():
             _ = self.registry  # a broken memory.json: git's last good one, a write into it refused

@@ -401,3 +401,32 @@ def test_a_runtime_record_in_conflict_points_to_the_verb_that_settles_it(
     settled = desktop("resolve", listed["ref"], "--ours")  # the ref the listing prints is taken
     assert settled.exit_code == 0, settled.output
     assert desktop("conflicts").exit_code == 1
+
+
+def test_writes_wait_for_a_stopped_rebase_and_a_detached_head(machines: tuple[Store, Store]) -> None:
+    """A write committed on a rebase's detached HEAD is dropped by `git rebase --abort`, its text
+    with it; one on a checked-out old commit is left behind by a checkout of the branch: both are
+    refused (exit 3, nothing written), as sync refuses them. `resolve` still settles the stop."""
+    a, b = (m.root for m in machines)
+    assert gm(b, "laptop-b", "hooks", "install").returncode == 0
+    edit(a, "10.0.0.7", "10.0.0.8")
+    assert gm(a, "laptop-a", "sync").returncode == 0
+    edit(b, "10.0.0.7", "10.0.0.9")
+    subprocess.run(["git", "commit", "-qam", "b edits the host"], cwd=b, check=True,
+                   env={**os.environ, **GIT_ENV, "GITMEM_MACHINE": "laptop-b"})
+    rebased = subprocess.run(["git", "pull", "-q", "--rebase", "origin", "main"], cwd=b,
+                             capture_output=True, text=True, env={**os.environ, **GIT_ENV})
+    assert rebased.returncode != 0
+    before = git(b, "rev-parse", "HEAD")
+    refused = gm(b, "laptop-b", "remember", "A precious fact", "--layer", "semantic")
+    assert refused.returncode == 3 and "git rebase is in progress" in refused.stderr
+    assert git(b, "rev-parse", "HEAD") == before and "precious" not in git(b, "log", "-p", "--all")
+    assert gm(b, "laptop-b", "resolve", "global-sem-0001", "--ours").returncode == 0
+    finished = subprocess.run(["git", "rebase", "--continue"], cwd=b, capture_output=True, text=True,
+                              env={**os.environ, **GIT_ENV, "GIT_EDITOR": "true"})
+    assert finished.returncode == 0, finished.stderr
+    git(b, "checkout", "-q", "HEAD~1")
+    detached = gm(b, "laptop-b", "remember", "A precious fact", "--layer", "semantic")
+    assert detached.returncode == 3 and "HEAD is detached" in detached.stderr
+    git(b, "checkout", "-q", "-")
+    assert gm(b, "laptop-b", "remember", "A precious fact", "--layer", "semantic").returncode == 0
