@@ -20,7 +20,7 @@ from gitmem.redaction import redact, secrets_in_force
 from gitmem.secrets.gate import candidate_lines, present_needles
 from gitmem.secrets.needles import fold
 from gitmem.secrets.rules import RULES, rule_needles
-from gitmem.secrets.scan import all_needles, detector_gate
+from gitmem.secrets.scan import all_needles, detector_gate, scan_lines, unescaped
 
 MASK = "***"
 # A block to its END line; one without (cut short, or only the header quoted) to the end of its
@@ -61,7 +61,18 @@ def hide_secrets(text: str, tokens: Iterable[str] = ()) -> str:
             spans.setdefault(i, []).extend(found)
     for i, found in spans.items():
         lines[i] = _masked(lines[i], found)
+    # A token escapes or colour codes hide: the whole line goes (the lines read at once).
+    hiding = [(i, unescaped(line)) for i, line in enumerate(lines) if i not in spans and _HIDING.search(line)]
+    hiding = [(i, shown) for i, shown in hiding if shown != lines[i]]
+    for finding in scan_lines(hiding) if hiding else ():
+        lines[finding.line] = MASK
     return "\n".join(lines)
+
+
+# What can hide a token from the rules in printed text (scan.unescaped undoes it): a terminal's
+# colour codes, percent-escapes, character references, backslash escapes, invisible characters,
+# full-width letters.
+_HIDING = re.compile(r"[\x1b%\\\u00ad\u200b-\u200f\u2060-\u2064\ufeff\uff01-\uff5e]|&#")
 
 
 def hide_all(texts: Sequence[str], tokens: Iterable[str] = ()) -> list[str]:

@@ -87,9 +87,10 @@ def scan_lines(lines: Iterable[tuple[int, str]], *, path: str = "",
     numbered = [(n, line) for n, line in lines if line.strip()]
     if not numbered:
         return []
-    # A JSON or C string's escapes hide a token from a pattern (`\u0078oxb-...`, `postgres:\/\/`):
-    # such a line is looked at as written and as it reads once its escapes are undone.
-    numbered += [(n, shown) for n, line in numbered if "\\" in line
+    # Escapes hide a token from a pattern (`\u0078oxb-...`, `%2F`, `&#103;hp_`, a terminal's
+    # colour codes, a zero-width space inside it): such a line is looked at as written and as it
+    # reads once they are undone.
+    numbered += [(n, shown) for n, line in numbered if _MAY_HIDE.search(line)
                  for shown in (unescaped(line),) if shown != line]
     tokens = sorted({t for t in (*known, *known_tokens()) if len(t) >= _MIN_TOKEN})
     found: dict[tuple[int, str], Finding] = {}
@@ -112,17 +113,34 @@ def scan_lines(lines: Iterable[tuple[int, str]], *, path: str = "",
 _ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|([nrtbf])|(.))")
 
 
+_MAY_HIDE = re.compile(r"[\\%&\x1b]|[^\x00-\x7f]")
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+
+
 def unescaped(line: str) -> str:
-    """A line with its backslash escapes undone: `\\uXXXX` and `\\xXX` as their characters,
-    `\\n` and its kin as a space (a pattern stops there, as at a line's end), any other escaped
-    character as itself."""
+    """A line as it reads with what can hide a token undone: a terminal's colour codes dropped,
+    HTML character references and URL percent-escapes decoded, backslash escapes undone
+    (`\\uXXXX`, `\\xXX` as their characters; `\\n` and its kin as a space, where a pattern
+    stops as at a line's end), look-alike letters folded (full-width to plain, NFKC) and
+    invisible characters (zero-width spaces, soft hyphens) dropped."""
+    import html
+    import unicodedata
+    from urllib.parse import unquote
+
     def undo(match: re.Match[str]) -> str:
         code = match.group(1) or match.group(2)
         if code:
             char = chr(int(code, 16))
             return char if char.isprintable() and not 0xD800 <= ord(char) <= 0xDFFF else " "
         return " " if match.group(3) else match.group(4)
-    return _ESCAPE.sub(undo, line)
+
+    text = _ANSI.sub("", line)
+    text = html.unescape(text) if "&" in text else text
+    text = unquote(text, errors="replace") if "%" in text else text
+    text = _ESCAPE.sub(undo, text) if "\\" in text else text
+    if not text.isascii():
+        text = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
+    return text
 
 
 def own_findings(numbered: list[tuple[int, str]], folded: list[str],

@@ -68,6 +68,32 @@ def test_a_token_in_markdown_emphasis_or_a_json_string_is_refused_and_masked(sha
     assert find_secrets(escaped), shape.name
 
 
+def _hidden_forms(value: str) -> dict[str, str]:
+    from urllib.parse import quote
+
+    first = value[0]
+    return {
+        "percent-escaped after a name": f"GET /cb?key%3D{quote(value, safe='')}&x=1",
+        "a whole encoded URL": "redirect=" + quote(f"https://api.example.com/?token={value}", safe=""),
+        "colour codes around it": f"TOKEN=\x1b[01;31m\x1b[K{value}\x1b[m\x1b[K",
+        "a character reference": f"token &#{ord(first)};{value[1:]} here",
+        "a hex character reference": f"token &#x{ord(first):x};{value[1:]} here",
+        "a zero-width space inside": f"token {value[:6]}\u200b{value[6:]} here",
+        "a soft hyphen inside": f"token {value[:6]}\u00ad{value[6:]} here",
+        "full-width letters": "token " + "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in value),
+    }
+
+
+@pytest.mark.parametrize("shape", SINGLE, ids=[s.name for s in SINGLE])
+def test_a_token_hidden_by_escapes_colour_codes_or_look_alikes_is_refused_and_masked(shape: Shape) -> None:
+    """Percent-escapes, a terminal's colour codes, HTML character references, invisible or
+    full-width characters: the gate reads the line as it reads once they are undone, and the
+    mask hides the whole line (its token cannot be cut out where it is written)."""
+    for form, text in _hidden_forms(shape.value).items():
+        assert find_secrets(text), (shape.name, form)
+        assert shape.secret not in hide_secrets(text) and "***" in hide_secrets(text), (shape.name, form)
+
+
 @pytest.mark.parametrize("text", ORDINARY)
 def test_ordinary_notes_are_neither_refused_nor_masked(text: str) -> None:
     assert find_secrets(text) == []
