@@ -10,3 +10,10 @@ def say(message: str) -> None:
     from gitmem.secrets.mask import hide_secrets
 
     print(f"gitmem: {hide_secrets(message)}", file=sys.stderr)
+
+
+def tell(problem: object) -> None:
+    """A `path:line: reason` line on stderr, masked as `say` masks (a path may be a token)."""
+    from gitmem.secrets.mask import hide_secrets
+
+    print(hide_secrets(str(problem)), file=sys.stderr)

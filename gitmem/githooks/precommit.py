@@ -11,7 +11,6 @@ Speaks to the git binary (gitmem.gitcli), never pygit2: a hook must start fast.
 from __future__ import annotations
 
 import contextlib
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from gitmem import caller
 from gitmem.errors import GitmemError
 from gitmem.format import layers as L
 from gitmem.git import binary as gitcli
-from gitmem.githooks.output import say
+from gitmem.githooks.output import say, tell
 from gitmem.githooks.renames import follow_renames
 from gitmem.githooks.secretcheck import other_staged_secret_problems, staged_secret_problems
 
@@ -67,7 +66,7 @@ def pre_commit(root: Path) -> int:
         secrets = other_staged_secret_problems(root, staged, {c.path for c in changes})
         if secrets:  # runtime memory and document copies: refused before anything is imported
             for problem in secrets:
-                print(problem, file=sys.stderr)
+                tell(problem)
             say("commit refused: remove the likely secrets above and commit again")
             return 1
         if runtime and _runtime_locked(root, runtime):
@@ -99,7 +98,7 @@ def _runtime_locked(root: Path, scopes: list[str]) -> int:
     problems = [problem for _result, found in results for problem in found]
     if problems:
         for problem in problems:
-            print(problem, file=sys.stderr)
+            tell(problem)
         say("commit refused: fix the runtime memory lines above and commit again")
         return 1
     for result, _found in results:
@@ -179,7 +178,7 @@ def _pre_commit_locked(root: Path, changes: list[gitcli.StagedChange], head: str
                         (root / relpath).read_bytes(), relpath)))
         if problems:
             for problem in problems:
-                print(problem, file=sys.stderr)
+                tell(problem)
             say("commit refused: fix the entries above and commit again (`gitmem check` lists them too)")
             return 1
         for hint in (p for o in outcomes for p in o.problems if not p.is_error and not p.fixable):

@@ -26,7 +26,8 @@ def staged_secret_problems(root: Path, staged: dict[str, str],
         return []
     modified = [c.path for c in changes if c.status in ("M", "T") and c.path in staged]
     committed = gitcli.read_blobs(root, [f"HEAD:{path}" for path in modified]) if modified else {}
-    problems = []
+    problems = [Problem(c.path, 1, f"its name holds a likely secret ({f.kind}): {WAY_OUT}")
+                for c in changes if c.status in ("A", "R", "C") for f in scan_lines([(1, c.path)])]
     for path, text in sorted(staged.items()):
         old = committed.get(f"HEAD:{path}")
         before = None if old is None else old.decode("utf-8", errors="replace")

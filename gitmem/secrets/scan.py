@@ -264,8 +264,11 @@ def hand_edit_findings(root: Path, paths: list[str],
         except GitmemError:
             old = None  # no committed version to compare with: every line is new
         changes[path] = (None if old is None else old.decode("utf-8", errors="replace"), new)
-    return [f for path, (old, new) in sorted(changes.items())
-            for f in scan_lines(added_lines(old, new), path=path)]
+    # A file's name is committed too (a topic file named by hand after a token).
+    named = [Finding(f.kind, 1, path) for path in paths if path in changes and changes[path][0] is None
+             for f in scan_lines([(1, path)])]
+    return named + [f for path, (old, new) in sorted(changes.items())
+                    for f in scan_lines(added_lines(old, new), path=path)]
 
 
 def refusal(found: list[Finding], what: str, way_out: str | None) -> InvalidInputError:

@@ -5,6 +5,7 @@ URL and branch) are refused always, and every write takes one last look at the l
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,19 @@ def test_check_lists_a_hand_edited_secret_and_fix_leaves_that_file_uncommitted(g
     assert "global/semantic/creds.md" in git(gm.root, "status", "--porcelain")
     assert TOKEN not in git(gm.root, "log", "-p", "--all")
     assert "No Id yet.\n\n**Id:** global-sem-" in git(gm.root, "show", "HEAD:global/semantic/notes.md")
+
+
+def test_a_file_named_by_hand_after_a_token_is_not_committed(gm: Cli) -> None:
+    """`--topic TOKEN` is refused; a file so named by hand is refused by the next write and by a
+    plain commit through the hooks, and its name never reaches a commit."""
+    assert gm("hooks", "install").exit_code == 0
+    named = gm.root / "global/semantic" / f"{TOKEN}.md"
+    named.parent.mkdir(parents=True, exist_ok=True)
+    named.write_text("# notes\n\n## Harmless\nNothing secret in here.\n")
+    before = commit_count(gm.root)
+    refused = gm("remember", "An unrelated fact", "--layer", "semantic", "--topic", "other")
+    assert refused.exit_code == 2 and "holds a likely secret" in refused.output and TOKEN not in refused.output
+    git(gm.root, "add", "-A")
+    plain = subprocess.run(["git", "commit", "-qm", "notes"], cwd=gm.root, capture_output=True, text=True)
+    assert plain.returncode != 0 and "its name holds a likely secret" in plain.stderr and TOKEN not in plain.stderr
+    assert commit_count(gm.root) == before and TOKEN not in git(gm.root, "log", "--all", "--name-only")
