@@ -42,8 +42,11 @@ def fail(message: str, code: int, as_json: bool) -> NoReturn:
 def print_notes(ctx: click.Context) -> None:
     """One-line notes the library left for the person (e.g. a search index that lags)."""
     for store in (ctx.obj or {}).get("stores", []):
-        for note in dict.fromkeys(store.notes):
-            click.echo(f"gitmem: note: {note}", err=True)
+        if store.notes:
+            from gitmem.secrets.mask import hide_secrets  # a note may name a file or a space
+
+            for note in dict.fromkeys(store.notes):
+                click.echo(f"gitmem: note: {hide_secrets(note)}", err=True)
 
 
 class GitmemGroup(click.Group):

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from gitmem.cli.options import emit, get_store
+from gitmem.secrets.mask import hide_secrets
 
 if TYPE_CHECKING:
     from gitmem.spaces.lookup import Ref
@@ -27,7 +28,7 @@ def print_routed(done: Routed, as_json: bool) -> None:
     a question."""
     emit(done.data, as_json, done.shown)
     if done.note:
-        click.echo(f"gitmem: {done.note}", err=True)
+        click.echo(f"gitmem: {hide_secrets(done.note)}", err=True)
 
 
 def entry_target(ctx: click.Context, ref: str, space: str | None) -> tuple[Store, Ref]:
@@ -45,4 +46,4 @@ def print_entry_write(home: Store, ref: Ref, result: Any, as_json: bool) -> None
     data, note = entry_write_report(home, ref, result)
     emit(data, as_json, result.id or result.path)
     if note:
-        click.echo(f"gitmem: {note}", err=True)
+        click.echo(f"gitmem: {hide_secrets(note)}", err=True)

@@ -72,7 +72,9 @@ def record_sync(root: Path, **fields: Any) -> dict[str, Any]:
     if fields.get("error") is None:
         state["lastSuccess"] = stamp
     state.update(fields)
-    state = _clean(state)
+    from gitmem.secrets.mask import masked_data  # conflict titles: a file people are sent to read
+
+    state = masked_data(_clean(state))
     write_json_atomic(root / SYNC_STATE, state, durable=False)
     return state
 
@@ -115,7 +117,9 @@ def render_conflict_file(records: list[ConflictRecord]) -> str:
         cells = [rec.path, str(rec.line or "—"), f"`{rec.settle}`", rec.title, rec.kind,
                  rec.ours, rec.theirs]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    return redact("\n".join(lines) + "\n")
+    from gitmem.secrets.mask import hide_secrets  # a title let through with --allow-secret
+
+    return hide_secrets(redact("\n".join(lines) + "\n"))
 
 
 _KEEP: dict[str, Any] = {}

@@ -430,3 +430,22 @@ def test_writes_wait_for_a_stopped_rebase_and_a_detached_head(machines: tuple[St
     assert detached.returncode == 3 and "HEAD is detached" in detached.stderr
     git(b, "checkout", "-q", "-")
     assert gm(b, "laptop-b", "remember", "A precious fact", "--layer", "semantic").returncode == 0
+
+
+def test_the_conflict_listing_masks_a_title_let_through_with_allow_secret(machines: tuple[Store, Store]) -> None:
+    """state/CONFLICT.md and state/sync.json are what a person is sent to read: a title holding a
+    token (recorded with --allow-secret) shows there as `gitmem conflicts` shows it."""
+    a, b = (m.root for m in machines)
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    made = gm(a, "laptop-a", "remember", "The deploy bot pushes to main", "--title",
+              f"Deploys push with {token}", "--layer", "semantic", "--topic", "deploy", "--allow-secret")
+    assert made.returncode == 0, made.stderr
+    assert gm(a, "laptop-a", "sync").returncode == 0 and gm(b, "laptop-b", "sync").returncode == 0
+    path = "global/semantic/deploy.md"
+    edit(a, "**Importance:** normal", "**Importance:** high", path)  # the token's line untouched
+    edit(b, "**Importance:** normal", "**Importance:** low", path)
+    assert gm(a, "laptop-a", "sync").returncode == 0
+    assert gm(b, "laptop-b", "sync").returncode == 3
+    for name in ("state/CONFLICT.md", "state/sync.json"):
+        text = read(b, name)
+        assert "Deploys" in text and token not in text, name
