@@ -73,10 +73,33 @@ def entropy(value: str) -> float:
     return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
 
 
+def a_path(value: str) -> bool:
+    """A file path (`/etc/keys/passphrase.txt`, `~/.config/gh/token2.txt`): where a secret is
+    kept, not the secret."""
+    return value.startswith(("/", "~/", "./", "../")) and "//" not in value and all(
+        part.replace("-", "").replace("_", "").replace(".", "").isalnum()
+        for part in value.split("/") if part not in ("", "~", ".", ".."))
+
+
+def named_thing(value: str) -> bool:
+    """A path, or a name made of words (`tls-cert-2024-prod-api-gateway`,
+    `aws_secretsmanager_secret.db_credentials_v2.id`): what a secret's name is often set to,
+    which no generated credential looks like. A word is lower case letters, or digits, or at
+    most six characters of both (`v3`, `oauth2`). (A password may be words: made_up asks a_path
+    only.)"""
+    if a_path(value):
+        return True
+    parts = [p for p in re.split(r"[-_./:]+", value) if p]
+    return len(parts) >= 2 and all(p.islower() and p.isalpha() or p.isdigit() or
+                                   (len(p) <= 6 and p.islower()) for p in parts)
+
+
 def made_up(value: str) -> bool:
     """A password-like value: 6+ characters, a digit or a symbol among letters, not a
-    placeholder (`${VAR}`, `<password>`, `{{ secret }}`, `****`, `xxxxxx`)."""
+    placeholder (`${VAR}`, `<password>`, `{{ secret }}`, `****`, `xxxxxx`), not a path."""
     if len(value) < 6 or value[0] in "$<{%" or not set(value.lower()) - set("*x."):
+        return False
+    if a_path(value):
         return False
     if any(c in "()[]{}" for c in value):  # code: `password = os.getenv("DB_PASSWORD")`
         return False
@@ -87,7 +110,7 @@ def made_up(value: str) -> bool:
 def random_looking(value: str) -> bool:
     """A generated credential: 16+ characters, letters and digits mixed, high entropy; a plain
     word, a version, a path or a hex commit hash is not one."""
-    if len(value) < 16 or value[0] in "$<{%":
+    if len(value) < 16 or value[0] in "$<{%" or named_thing(value):
         return False
     letters = sum(c.isalpha() for c in value)
     digits = sum(c.isdigit() for c in value)
