@@ -168,10 +168,11 @@ def replace_item(store: Store, old: str, new: str, *, target: str = "memory",
             others = [i for i in records.of(target) if i.id != found.id]
             leaving = plan_overflow(others, updated, limit, f"{key} {PROJECTIONS[target]}")
             if not make_room:
+                where = "the layers" if target == "memory" else "USER.archive.md"
                 raise InvalidInputError(
                     f"refused: {key} {PROJECTIONS[target]} would be {after} bytes, over its budget of "
                     f"{limit}; make room with --make-room (moves {', '.join(i.id for i in leaving)} into "
-                    f"the layers, as an add would), or remove or shorten items first; nothing changed")
+                    f"{where}, as an add would), or remove or shorten items first; nothing changed")
             moved = move_out(store, txn, key, leaving, updated.updated_at)
             items = [i for i in items if i not in leaving]
             after = size_of([i for i in items if i.target == target])

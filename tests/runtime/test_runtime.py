@@ -129,6 +129,11 @@ def test_replace_that_would_overflow_fails_with_nothing_changed(gm: Cli) -> None
     low = next(str(r["id"]) for r in records(gm.root) if str(r["content"]).startswith("a"))
     assert f"--make-room (moves {low} into the layers" in result.stderr
     assert snapshot(gm.root) == state
+    set_budgets(gm.root, userLimitBytes=100)  # a user item never enters the layers: the message says so
+    gm("runtime", "add", "a" * 40, "--importance", "low", "--target", "user")
+    gm("runtime", "add", "b" * 40, "--target", "user")
+    user = gm("runtime", "replace", "bbbb", "c" * 70, "--target", "user")
+    assert user.exit_code == 2 and "into USER.archive.md, as an add would" in user.stderr
 
 
 def test_replace_with_make_room_moves_the_least_important_items_out_in_one_commit(gm: Cli) -> None:
