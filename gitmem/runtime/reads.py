@@ -47,6 +47,10 @@ def show(store: Store, *, target: str | None = None, scope: str | None = None,
 def _show_scopes(store: Store, scope: str | None, workspace: str | None) -> list[str]:
     if scope == "global":
         return [L.GLOBAL]
+    if scope == "all":  # every scope that holds a hot file (the web page shows the whole store)
+        from gitmem.runtime.tier import scopes_with_runtime
+
+        return [L.GLOBAL, *(key for key in scopes_with_runtime(store) if key != L.GLOBAL)]
     if scope == "workspace" or workspace:
         return [store.resolve_workspace(workspace)]
     keys = [L.GLOBAL]

@@ -74,7 +74,7 @@ def hot(store: Store, csrf: str) -> str:
     from gitmem.documents.verbs import list_documents
     from gitmem.runtime.reads import show as runtime_show
 
-    data = runtime_show(store)
+    data = runtime_show(store, scope="all")
     parts = []
     for n, block in enumerate(data["scopes"]):
         items = "".join(_item(block, item, csrf, f"{n}-{k}") for k, item in enumerate(block["items"]))

@@ -131,3 +131,13 @@ def test_a_document_opened_archived_and_restored(web: WebPage, tmp_path: Path) -
     assert done.status == 303 and commits(web.root)[0] == f"doc restore: {doc_id} (Runbook)"
     assert web.get("/doc?id=global-doc-9999").status == 404
     assert git(web.root, "status", "--porcelain").strip() == ""
+
+
+def test_every_scope_s_hot_files_are_shown_wherever_the_page_was_started(web: WebPage) -> None:
+    for key in ("shop", "blog"):
+        done = run_gitmem("--root", str(web.root), "-w", key, "runtime", "add", f"{key} deploys on Fridays",
+                          "--scope", "workspace", env={"GITMEM_SERVE": "off"})
+        assert done.returncode == 0, done.stderr
+    page = web.get("/hot").text
+    for key in ("shop", "blog"):
+        assert f"workspaces/{key}/runtime/MEMORY.md" in page and f"{key} deploys on Fridays" in page
