@@ -182,11 +182,9 @@ def effective_records(store: Store, scope: str, limits: Limits) -> tuple[Runtime
         return records, notes
     before = {item.id: item.content for item in records.items}
     records, _ = with_hand_edits(records, edits)
-    for item in records.items:
+    for item in records.items:  # a new line's id is made from its text: the import gives it the same
         if before.get(item.id) != item.content:
             item.extra = {**item.extra, "pending": "hand edit, imported by the next runtime write"}
-            if item.id not in before:
-                item.id = "(new)"  # its id is given when the edit is imported
     return records, notes
 
 

@@ -141,3 +141,19 @@ def test_every_scope_s_hot_files_are_shown_wherever_the_page_was_started(web: We
     page = web.get("/hot").text
     for key in ("shop", "blog"):
         assert f"workspaces/{key}/runtime/MEMORY.md" in page and f"{key} deploys on Fridays" in page
+
+
+def test_a_line_typed_by_hand_can_be_acted_on_before_it_is_imported(web: WebPage) -> None:
+    """A line typed into MEMORY.md shows with the id its import will give it (made from its
+    text), so its Remove works (it carried `(new)`, which no write could find)."""
+    web.post("/runtime/add", {"scope": "global", "target": "memory", "text": "Build with make all"})
+    path = web.root / "global/runtime/MEMORY.md"
+    path.write_text(path.read_text(encoding="utf-8") + "§\nredis runs on port 6380\n", encoding="utf-8")
+    page = web.get("/hot").text
+    item = _hidden(page, "item", "redis runs on port 6380")
+    assert item.startswith("rt-")
+    seen = _hidden(page, "seen", "redis runs on port 6380")
+    done = web.post("/runtime/remove", {"scope": "global", "target": "memory", "item": item, "seen": seen})
+    assert done.status == 303, done.text[:300]
+    assert _items(web) == {"Build with make all": _items(web)["Build with make all"]}
+    assert "redis" not in path.read_text(encoding="utf-8")
