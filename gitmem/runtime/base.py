@@ -26,7 +26,12 @@ from collections.abc import Iterable
 
 from gitmem.errors import InvalidInputError
 from gitmem.runtime.edits import Change, diff_lines
-from gitmem.runtime.model import load_records, parse_projection, render_projection
+from gitmem.runtime.model import (
+    load_records,
+    normalize_content,
+    parse_projection,
+    render_projection,
+)
 
 HISTORY_DEPTH = 32  # commits of a projection's history looked at for its last rendering
 
@@ -73,6 +78,11 @@ def projection_changes(base: str | None, rendered: str, edited: str,
     """(changes the edited projection makes, (line, reason) of lines that break the rules).
     Without a base, only lines the rendering does not hold count: they are additions."""
     new, problems = parse_projection(edited, item_limit)
+    # A line gitmem wrote itself (an item longer than a limit lowered since) is no hand edit.
+    written = {normalize_content(line) for line in f"{base or ''}\n{rendered}".splitlines()}
+    typed = edited.lstrip("\ufeff").splitlines()
+    problems = [(line, reason) for line, reason in problems
+                if normalize_content(typed[line - 1]) not in written]
     lines = [(p.line, p.content) for p in new]
     if base is not None:
         old, _ = parse_projection(base, item_limit)

@@ -26,6 +26,7 @@ from gitmem.runtime.model import (
     RuntimeFile,
     dump_records,
     load_records,
+    normalize_content,
     parse_projection,
     render_projection,
     timestamp,
@@ -147,6 +148,10 @@ def projection_problems(store: Store, limits: Limits) -> list[Problem]:
             except (FileNotFoundError, ParseError):
                 continue  # absent: rendered again; unreadable: the normalization rules report it
             _items, bad = parse_projection(text, limits.item)
+            if bad:  # an item gitmem wrote before a limit was lowered is not a broken hand edit
+                written = {normalize_content(i.content) for i in readable_records(store, scope).items}
+                lines = text.lstrip("\ufeff").splitlines()
+                bad = [(n, why) for n, why in bad if normalize_content(lines[n - 1]) not in written]
             found += [Problem(relpath, line, f"{reason} (runtime memory: one item per line, no §)")
                       for line, reason in bad]
     return found

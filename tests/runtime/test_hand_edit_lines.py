@@ -108,3 +108,20 @@ def test_a_record_block_copied_by_hand_with_its_id_is_an_item_of_its_own(gm: Cli
     assert gm("runtime", "remove", "Old scratch note").exit_code == 0
     assert [i["content"] for i in _records(gm.root, "memory")] == ["Deploy production with make deploy-prod"]
     assert "deploy-prod" in (gm.root / "global/runtime/MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_an_item_gitmem_wrote_before_its_limit_was_lowered_is_no_broken_hand_edit(gm: Cli) -> None:
+    """`runtime.itemLimitBytes` lowered below an item already written: `check` stays clean and a
+    line typed by hand next to it is still imported (every runtime write was refused); a typed
+    line over the limit is still refused."""
+    long = "The release checklist: " + "run the tests, tag the commit, watch the canary; " * 6
+    assert gm("runtime", "add", long).exit_code == 0
+    assert gm("config", "set", "runtime.itemLimitBytes", "200").exit_code == 0
+    assert gm("check").exit_code == 0
+    path = gm.root / "global/runtime/MEMORY.md"
+    path.write_text(path.read_text(encoding="utf-8") + "§\nStaging uses port 5433\n", encoding="utf-8")
+    done = gm("runtime", "add", "Deploys go out at noon")
+    assert done.exit_code == 0, done.output
+    assert {"Staging uses port 5433", "Deploys go out at noon"} <= {i["content"] for i in _records(gm.root, "memory")}
+    path.write_text(path.read_text(encoding="utf-8") + "§\n" + "x" * 300 + "\n", encoding="utf-8")
+    assert gm("runtime", "add", "One more fact").exit_code == 2
