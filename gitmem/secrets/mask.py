@@ -20,7 +20,7 @@ from gitmem.redaction import redact, secrets_in_force
 from gitmem.secrets.gate import candidate_lines, present_needles
 from gitmem.secrets.needles import fold
 from gitmem.secrets.rules import RULES, rule_needles
-from gitmem.secrets.scan import all_needles, detector_gate, scan_lines, unescaped
+from gitmem.secrets.scan import all_needles, detector_gate, unescaped
 
 MASK = "***"
 # A block to its END line; one without (cut short, or only the header quoted) to the end of its
@@ -37,8 +37,9 @@ _SEEN: dict[tuple[str, tuple[frozenset[str], int]], str] = {}
 _seen_chars = 0
 
 
-def hide_secrets(text: str, tokens: Iterable[str] = ()) -> str:
-    """The text with every likely secret shown as ***."""
+def hide_secrets(text: str, tokens: Iterable[str] = (), *, undo: bool = True) -> str:
+    """The text with every likely secret shown as ***. (`undo`: also look at lines as they read
+    with escapes undone; the look itself passes False.)"""
     if not text:
         return text
     out = _PUTTY.sub(MASK, _PRIVATE_KEY.sub(MASK, text))  # whole blocks, before a rule splits one
@@ -61,11 +62,17 @@ def hide_secrets(text: str, tokens: Iterable[str] = ()) -> str:
             spans.setdefault(i, []).extend(found)
     for i, found in spans.items():
         lines[i] = _masked(lines[i], found)
-    # A token escapes or colour codes hide: the whole line goes (the lines read at once).
-    hiding = [(i, unescaped(line)) for i, line in enumerate(lines) if i not in spans and _HIDING.search(line)]
+    # A token escapes or colour codes hide: the whole line goes. The lines are read at once, by
+    # these same rules (no detector loaded for a read).
+    hiding = [(i, " ".join(unescaped(line).split("\n"))) for i, line in enumerate(lines)
+              if undo and i not in spans and _HIDING.search(line)]
     hiding = [(i, shown) for i, shown in hiding if shown != lines[i]]
-    for finding in scan_lines(hiding) if hiding else ():
-        lines[finding.line] = MASK
+    if hiding:
+        undone = "\n".join(shown for _i, shown in hiding)
+        for (i, shown), masked in zip(hiding, hide_secrets(undone, tokens, undo=False).split("\n"),
+                                      strict=True):
+            if masked != shown:
+                lines[i] = MASK
     return "\n".join(lines)
 
 
