@@ -250,6 +250,19 @@ def refuse_hand_edit_secrets(root: Path, paths: list[str],
         raise refusal(found, "", HAND_EDIT_WAY_OUT)
 
 
+STORE_TOKEN_FILE = "state/git-token"  # where `remote set` keeps a token no helper took
+
+
+def store_tokens(root: Path) -> list[str]:
+    """The store's own git token as saved in it (looked for verbatim: a 40-digit hex token
+    reads as a commit hash to every rule)."""
+    try:
+        token = read_text(root / STORE_TOKEN_FILE).strip()
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [token] if token and not any(c.isspace() for c in token) else []
+
+
 def hand_edit_findings(root: Path, paths: list[str],
                        read_head: Callable[[str], bytes | None]) -> list[Finding]:
     """Likely secrets in the lines hand edits of these files add to what HEAD holds."""
@@ -267,8 +280,9 @@ def hand_edit_findings(root: Path, paths: list[str],
     # A file's name is committed too (a topic file named by hand after a token).
     named = [Finding(f.kind, 1, path) for path in paths if path in changes and changes[path][0] is None
              for f in scan_lines([(1, path)])]
+    known = store_tokens(root)
     return named + [f for path, (old, new) in sorted(changes.items())
-                    for f in scan_lines(added_lines(old, new), path=path)]
+                    for f in scan_lines(added_lines(old, new), path=path, known=known)]
 
 
 def refusal(found: list[Finding], what: str, way_out: str | None) -> InvalidInputError:

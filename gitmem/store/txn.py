@@ -85,6 +85,7 @@ def refuse_written_secrets(root: Path, txn: WriteTxn, committed: Callable[[str],
     if scan.allowed_by_environment():
         return
     found = []  # (finding, its line): one file's text at a time (an import writes thousands)
+    known = scan.store_tokens(root)
     for relpath in txn.touched:
         try:
             new = read_text(root / relpath)
@@ -92,7 +93,7 @@ def refuse_written_secrets(root: Path, txn: WriteTxn, committed: Callable[[str],
             continue  # removed, or not text
         added = scan.added_lines(committed(relpath), new)
         by_number = dict(added)
-        found += [(f, by_number[f.line]) for f in scan.scan_lines(added, path=relpath)]
+        found += [(f, by_number[f.line]) for f in scan.scan_lines(added, path=relpath, known=known)]
     if not found:
         return
     held = "\n".join(text for text in map(committed, txn.touched) if text)

@@ -19,8 +19,8 @@ from urllib.parse import urlsplit, urlunsplit
 from gitmem import caller
 from gitmem.errors import InvalidInputError
 from gitmem.redaction import register_secret, strip_credentials
+from gitmem.secrets.scan import STORE_TOKEN_FILE as TOKEN_FILE  # the gate reads it too
 
-TOKEN_FILE = "state/git-token"
 DEFAULT_USERNAME = "x-access-token"
 # Token shapes of the big forges, for a token given as the user name of an https URL.
 _TOKEN_USER_RE = re.compile(r"^(?:gh[pousr]_|github_pat_|glpat-)|^[A-Za-z0-9_\-]{32,}$")

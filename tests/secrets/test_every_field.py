@@ -16,7 +16,7 @@ from fixtures.tokens import SHAPES
 from gitmem.errors import InvalidInputError
 from gitmem.store.store import Store
 from gitmem.verbs.entries import codebase as record_codebase
-from support import Cli, commit_count, git
+from support import Cli, commit_count, git, run_gitmem
 
 TOKEN = next(s for s in SHAPES if s.name == "GitHub classic token").secret
 SLACK = next(s for s in SHAPES if s.name.startswith("Slack bot")).secret
@@ -133,3 +133,17 @@ def test_a_file_named_by_hand_after_a_token_is_not_committed(gm: Cli) -> None:
     plain = subprocess.run(["git", "commit", "-qm", "notes"], cwd=gm.root, capture_output=True, text=True)
     assert plain.returncode != 0 and "its name holds a likely secret" in plain.stderr and TOKEN not in plain.stderr
     assert commit_count(gm.root) == before and TOKEN not in git(gm.root, "log", "--all", "--name-only")
+
+
+def test_the_store_s_saved_git_token_is_refused_in_a_later_process(gm: Cli, bare_remote: Path) -> None:
+    """A 40-digit hex token reads as a commit hash to every rule: the token `remote set` saved in
+    state/git-token is looked for verbatim by every later write, not only in the process that
+    saved it."""
+    token = "9f2c41d0e8b7a6c5d4e3f2a1b0c9d8e7f6a5b4c3"
+    assert gm("remote", "set", f"https://dana:{token}@git.example.com/dana/memory.git").exit_code == 0
+    assert token in (gm.root / "state/git-token").read_text()
+    before = commit_count(gm.root)
+    done = run_gitmem("--root", str(gm.root), "remember", f"Backups push with GITEA_TOKEN={token}",
+                      "--layer", "semantic", env={"GITMEM_SERVE": "off"})
+    assert done.returncode == 2 and "the git token of this store" in done.stderr and token not in done.stderr
+    assert commit_count(gm.root) == before and token not in git(gm.root, "log", "-p", "--all")
