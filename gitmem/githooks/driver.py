@@ -57,11 +57,6 @@ def _read(path: str) -> str | None:
         return handle.read().decode("utf-8")
 
 
-def _in_rebase(root: Path) -> bool:
-    gitdir = root / ".git"
-    return (gitdir / "rebase-merge").exists() or (gitdir / "rebase-apply").exists()
-
-
 def _taken_ids(root: Path) -> Callable[[str, str], set[int]] | None:
     """Id numbers in use in the store (from its catalog), or None when there is no catalog."""
     if not (root / "state" / "catalog.sqlite").is_file():
@@ -167,7 +162,9 @@ def run_merge_driver(base: str, ours: str, theirs: str, path: str, root: Path | 
     except (OSError, UnicodeDecodeError):
         return 1  # not text: leave ours in place and let git report the conflict
     base_text = texts[0] or None
-    rebase = _in_rebase(where)
+    from gitmem.store.gitgate import rebase_in_progress
+
+    rebase = rebase_in_progress(where / ".git")
     try:
         merged = merge_texts(path, base_text, texts[1], texts[2], root=where, rebase=rebase)
         if merged.conflicts or conflict_marker_lines(merged.text):

@@ -120,7 +120,7 @@ _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|
 def unescaped(line: str) -> str:
     """A line as it reads with what can hide a token undone: a terminal's colour codes dropped,
     HTML character references and URL percent-escapes decoded, backslash escapes undone
-    (`\\uXXXX`, `\\xXX` as their characters; `\\n` and its kin as a space, where a pattern
+    (`\\u` with four hex digits, `\\x` with two, as their characters; `\\n` and its kin as a space, where a pattern
     stops as at a line's end), look-alike letters folded (full-width to plain, NFKC) and
     invisible characters (zero-width spaces, soft hyphens) dropped."""
     import html

@@ -333,6 +333,11 @@ def _clear_owned(root: Path, git_dir: Path, owner: Path, recorded: str, since: f
     return removed
 
 
+def rebase_in_progress(git_dir: Path) -> bool:
+    """A `git rebase` (merge or apply backend) has started and not finished in this repository."""
+    return (git_dir / "rebase-merge").exists() or (git_dir / "rebase-apply").exists()
+
+
 def refuse_off_branch(git_dir: Path, verb: str) -> None:
     """A write while HEAD is detached (a rebase stopped on a conflict, a checkout of a commit)
     would commit where the branch never sees it (`git rebase --abort` or a checkout of the
@@ -347,7 +352,7 @@ def refuse_off_branch(git_dir: Path, verb: str) -> None:
         return  # no repository yet, or one git reads differently: the commit says what is wrong
     if head.startswith("ref:"):
         return
-    if (git_dir / "rebase-merge").exists() or (git_dir / "rebase-apply").exists():
+    if rebase_in_progress(git_dir):
         raise ConflictError("a git rebase is in progress in the store: finish it (`gitmem resolve` "
                             "settles a conflict it stopped on, then `git rebase --continue`) or "
                             "`git rebase --abort`, then write again; nothing was written")

@@ -166,9 +166,11 @@ def _resolve_runtime(store: Store, target: str, path: str, how: str) -> ResolveR
 
 def _git_operation_in_progress(store: Store) -> bool:
     """A plain git merge, rebase or cherry-pick stopped on a conflict: git finishes it, not us."""
+    from gitmem.store.gitgate import rebase_in_progress
+
     gitdir = store.root / ".git"
-    return any((gitdir / name).exists() for name in
-               ("MERGE_HEAD", "CHERRY_PICK_HEAD", "rebase-merge", "rebase-apply"))
+    return rebase_in_progress(gitdir) or any((gitdir / name).exists()
+                                             for name in ("MERGE_HEAD", "CHERRY_PICK_HEAD"))
 
 
 # -- finding the block ------------------------------------------------------------------------

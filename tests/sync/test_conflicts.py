@@ -178,8 +178,9 @@ def test_plain_git_pull_keeps_the_conflict_and_names_both_machines(machines: tup
     assert len(git(b, "rev-list", "--parents", "-1", "HEAD").split()) == 3  # the merge commit
 
 
-def test_in_a_rebase_the_labels_and_ours_still_mean_this_machine(machines: tuple[Store, Store]) -> None:
-    """git swaps ours and theirs in a rebase; labels by machine do not."""
+def stopped_rebase(machines: tuple[Store, Store]) -> Path:
+    """laptop-b (hooks installed) and laptop-a changed the host differently; laptop-a synced;
+    laptop-b's `git pull --rebase` stands stopped on the conflict. Returns laptop-b's root."""
     a, b = (m.root for m in machines)
     assert gm(b, "laptop-b", "hooks", "install").returncode == 0
     edit(a, "10.0.0.7", "10.0.0.8")
@@ -191,6 +192,12 @@ def test_in_a_rebase_the_labels_and_ours_still_mean_this_machine(machines: tuple
                              capture_output=True, text=True,
                              env={**os.environ, **GIT_ENV, "GITMEM_MACHINE": "laptop-b"})
     assert rebased.returncode != 0
+    return b
+
+
+def test_in_a_rebase_the_labels_and_ours_still_mean_this_machine(machines: tuple[Store, Store]) -> None:
+    """git swaps ours and theirs in a rebase; labels by machine do not."""
+    b = stopped_rebase(machines)
     [block] = BLOCK_RE.finditer(read(b))
     assert block["ours"].startswith("laptop-a ") and block["theirs"].startswith("laptop-b ")
     done = gm(b, "laptop-b", "resolve", "global-sem-0001", "--ours")
@@ -407,16 +414,7 @@ def test_writes_wait_for_a_stopped_rebase_and_a_detached_head(machines: tuple[St
     """A write committed on a rebase's detached HEAD is dropped by `git rebase --abort`, its text
     with it; one on a checked-out old commit is left behind by a checkout of the branch: both are
     refused (exit 3, nothing written), as sync refuses them. `resolve` still settles the stop."""
-    a, b = (m.root for m in machines)
-    assert gm(b, "laptop-b", "hooks", "install").returncode == 0
-    edit(a, "10.0.0.7", "10.0.0.8")
-    assert gm(a, "laptop-a", "sync").returncode == 0
-    edit(b, "10.0.0.7", "10.0.0.9")
-    subprocess.run(["git", "commit", "-qam", "b edits the host"], cwd=b, check=True,
-                   env={**os.environ, **GIT_ENV, "GITMEM_MACHINE": "laptop-b"})
-    rebased = subprocess.run(["git", "pull", "-q", "--rebase", "origin", "main"], cwd=b,
-                             capture_output=True, text=True, env={**os.environ, **GIT_ENV})
-    assert rebased.returncode != 0
+    b = stopped_rebase(machines)
     before = git(b, "rev-parse", "HEAD")
     refused = gm(b, "laptop-b", "remember", "A precious fact", "--layer", "semantic")
     assert refused.returncode == 3 and "git rebase is in progress" in refused.stderr
