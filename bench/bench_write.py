@@ -77,7 +77,10 @@ GITMEM = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "gitmem"
 
 
 def run_cli(args: list[str], root: Path) -> None:
-    subprocess.run([*GITMEM, "--root", str(root), *args], check=True, capture_output=True)
+    """One `gitmem` process doing the write itself (what this bench measures; the warm server,
+    on by default since, is bench_serve.py's)."""
+    subprocess.run([*GITMEM, "--root", str(root), *args], check=True, capture_output=True,
+                   env={**os.environ, "GITMEM_SERVE": "off"})
 
 
 def pygit2_reference(root: Path, repeat: int) -> list[float]:
